@@ -6,9 +6,10 @@
 // what one more client watching a run adds per streamed token.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { newThreadState } from '../../src-main/core/agent/types';
@@ -110,6 +111,61 @@ function dataWithThreads(folder: string, count: number): string {
 
 const MANY_THREADS = 10_000;
 
+/** Now, in milliseconds since the epoch with a fraction: comparable with the host's log and records. */
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
+/** One timed warm run's moments (epoch ms): spawned, the model asked, the command's exit. */
+interface WarmMoments {
+  spawned: number;
+  modelAsked?: number;
+  exited: number;
+}
+
+/**
+ * A Node that loads what `deepdesk run` loads before it connects (the CLI and its run command,
+ * with the compile cache as bin/deepdesk.mjs keeps it) and does nothing else.
+ */
+function runModulesOnly(): Promise<string> {
+  const cli = path.join(root, 'out', 'main', 'cli.js');
+  const chunk = /import\("\.\/(chunks\/run-command-[^"]+)"\)/.exec(readFileSync(cli, 'utf8'))?.[1];
+  if (chunk === undefined) return Promise.reject(new Error('the run command is not a chunk of out/main/cli.js'));
+  const script = `import module from 'node:module'; module.enableCompileCache?.(); await import(${JSON.stringify(pathToFileURL(cli).href)}); await import(${JSON.stringify(pathToFileURL(path.join(root, 'out', 'main', chunk)).href)});`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve('') : reject(new Error(`exit ${code}`))));
+  });
+}
+
+/**
+ * Where a warm run's time goes, from what each side leaves: the host's log says when it
+ * welcomed the client, the scripted server when the model was asked, the run's record when
+ * the run ended (its answer saved), and the command's exit ends it. Medians of each phase.
+ */
+function warmSplit(dataDir: string, runs: readonly WarmMoments[]): Record<'connected' | 'toModel' | 'modelToEnd' | 'endToExit', number[]> | undefined {
+  const attached = [...readFileSync(path.join(dataDir, 'host', 'host.log'), 'utf8').matchAll(/^(\S+Z) \[\d+\] c\d+: run \S+ attached$/gm)].map((m) => Date.parse(m[1]!));
+  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
+  let ends: number[];
+  try {
+    ends = db.prepare<[], { ended_at: string }>('SELECT ended_at FROM host_runs WHERE ended_at IS NOT NULL').all().map((row) => Date.parse(row.ended_at));
+  } finally {
+    db.close();
+  }
+  const split = { connected: [] as number[], toModel: [] as number[], modelToEnd: [] as number[], endToExit: [] as number[] };
+  for (const run of runs) {
+    // The log and the records have whole milliseconds: a moment may read up to 1 ms early.
+    const within = (t: number) => t >= Math.floor(run.spawned) && t <= run.exited;
+    const welcome = attached.filter(within).at(-1);
+    const ended = ends.filter(within).at(-1);
+    if (welcome === undefined || ended === undefined || run.modelAsked === undefined) return undefined;
+    split.connected.push(welcome - run.spawned);
+    split.toModel.push(run.modelAsked - welcome);
+    split.modelToEnd.push(ended - run.modelAsked);
+    split.endToExit.push(run.exited - ended);
+  }
+  return split;
+}
+
 /** `only: 'warm-run'`: issue 66's warm run beside its floors, and nothing else of the suite. */
 export async function benchAgentHost(report: Report, options: BenchOptions, scope: { only?: 'warm-run' } = {}): Promise<void> {
   const section = report.section('Issue 39 · the agent host');
@@ -126,6 +182,19 @@ export async function benchAgentHost(report: Report, options: BenchOptions, scop
   };
   const server: ScriptedServer = await startScriptedServer([], {});
   const answer = () => server.push(...Array.from({ length: 1 }, () => ({ text: 'hi' })));
+  // The warm runs' moments, for the split of where their time goes (the untimed first one dropped).
+  const warmMoments: WarmMoments[] = [];
+  const warmRun = async (): Promise<string> => {
+    const moments: WarmMoments = { spawned: epochMs(), exited: 0 };
+    warmMoments.push(moments);
+    server.push(() => {
+      moments.modelAsked = epochMs();
+      return { text: 'hi' };
+    });
+    const out = await deepdesk(bin, flags(warmData), {});
+    moments.exited = epochMs();
+    return out;
+  };
   const flags = (dataDir: string) => ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'hi'];
   // A cold host would wait 30 s for a client before it stops; these stop at once.
   const env = { DEEPDESK_HOST_IDLE_SECONDS: '0.5' };
@@ -135,11 +204,13 @@ export async function benchAgentHost(report: Report, options: BenchOptions, scop
     const old = onlyWarm ? undefined : preHostBuild();
     const contenders: Parameters<typeof timeInterleaved>[0] = {
       ...(onlyWarm ? {} : { cold: { before: answer, run: () => deepdesk(bin, flags(freshDataDir('cold')), env) } }),
-      warm: { before: answer, run: () => deepdesk(bin, flags(warmData), {}) },
+      warm: { run: warmRun },
       warmMany: { before: answer, run: () => deepdesk(bin, flags(manyData), {}) },
       // Issue 66's floors: a Node that does nothing, and the command that loads only the CLI.
       node: { run: () => nodeNothing() },
       version: { run: () => deepdesk(bin, ['--version'], {}) },
+      // Where a warm run's client start goes: what it loads before it connects.
+      modules: { run: () => runModulesOnly() },
       ...(old !== undefined ? { today: { before: answer, run: () => deepdesk(old, flags(freshDataDir('old')), {}) } } : {}),
     };
     // The warm host is up before the first timed run (the untimed round starts it).
@@ -176,6 +247,22 @@ export async function benchAgentHost(report: Report, options: BenchOptions, scop
           result: verdict(manyMs <= 1.2 * ms),
         });
       }
+      const modulesMs = results.modules!.error === undefined ? median(results.modules!.times) : undefined;
+      const split = warmSplit(warmData, warmMoments.slice(1));
+      if (split !== undefined && modulesMs !== undefined) {
+        const connected = median(split.connected);
+        section.rows.push({
+          name: '  where it goes: client start (node, then the run’s modules) · connect · host to the model · model and its answer saved · the end (ledger, fsync, run.end, exit)',
+          ours: [
+            `${formatMs(nodeMs ?? 0)} + ${formatMs(Math.max(0, modulesMs - (nodeMs ?? 0)))}`,
+            formatMs(Math.max(0, connected - modulesMs)),
+            formatMs(median(split.toModel)),
+            formatMs(median(split.modelToEnd)),
+            formatMs(median(split.endToExit)),
+          ].join(' · '),
+          target: '—',
+        });
+      } else section.rows.push({ name: '  where it goes', ours: 'failed', result: results.modules!.error ?? 'a run left no welcome, model call or end to read' });
     } else if (warm.error !== undefined) section.rows.push({ name: 'deepdesk run "hi", host warm', ours: 'failed', result: warm.error });
     if (onlyWarm) return;
     for (const name of ['cold', 'warm'] as const) {

@@ -6,7 +6,6 @@ import type { GoalJson } from '../core/goals/goal';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
-import { unifiedHunks } from '../core/text/unified-diff';
 import { askLine, writeContent } from './terminal-output';
 import type { ApprovalPreview } from '../app/approvals/approval-preview';
 import type { AgentEventTable } from '../app/contract/agent-events';
@@ -201,11 +200,12 @@ function firstLine(text: string): string {
 async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
   // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
   const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
+  const shown = await callShown(request, preview);
   output.write(
     // Another agent of the thread asking over ACP (SPEC §22) is named first.
     `\n${request.agent !== undefined ? `${terminalSafe(request.agent, { singleLine: true })} asks: ` : ''}${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
-      `${terminalSafe(callShown(request, preview))}\n` +
+      `${terminalSafe(shown)}\n` +
       (runsIn !== undefined ? `${terminalSafe(runsIn, { singleLine: true })}\n` : ''),
   );
   const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
@@ -218,8 +218,10 @@ async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, inpu
 const DIFF_LINES = 400;
 
 /** What a call would do, as the window's approval shows it: an edit's or a write's diff, a command, else its arguments. */
-function callShown(request: ApprovalRequest, preview: ApprovalPreview | undefined): string {
+async function callShown(request: ApprovalRequest, preview: ApprovalPreview | undefined): Promise<string> {
   if (preview !== undefined && (request.toolName === 'edit_file' || request.toolName === 'write_file')) {
+    // Loaded when a diff is shown: a run that asks nothing never loads the diff library.
+    const { unifiedHunks } = await import('../core/text/unified-diff');
     const hunks = unifiedHunks(preview.before, preview.after);
     const shown = hunks.length > DIFF_LINES ? [...hunks.slice(0, DIFF_LINES), `… ${hunks.length - DIFF_LINES} more lines of the diff`] : hunks;
     return [`--- ${preview.path}`, `+++ ${preview.path}`, ...(shown.length > 0 ? shown : ['(no change)'])].join('\n');

@@ -8,7 +8,7 @@
 import { checkedModelSpec } from '../app/base/flag-checks';
 import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
-import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
+import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/mode-names';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/base/data-dir';
 import type { HeadlessRunRequest } from '../app/session/headless-run';

@@ -3,6 +3,7 @@
 
 import type Database from 'better-sqlite3';
 import { runMigrations, type Migration } from '../../core/backends/store/store';
+import { lazyStatements, perConnection } from '../../core/backends/store/store-db';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { isShutdown, type ApprovalDecision, type ApprovalRequest } from '../../core/agent/types';
 import { AbortedError } from '../../core/models/errors';
@@ -32,6 +33,9 @@ interface Waiter {
   resolve(decision: ApprovalDecision): void;
 }
 
+/** This store's statements, prepared once per connection (store-db.ts perConnection); none is ever iterated. */
+const APPROVAL_STATEMENTS = Symbol('approval_statements');
+
 export class ApprovalService implements ApprovalBroker {
   private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(threadId: string) => void>();
@@ -43,17 +47,19 @@ export class ApprovalService implements ApprovalBroker {
     private readonly describe: (request: ApprovalRequest) => Promise<ApprovalExtras>,
   ) {
     runMigrations(db, MIGRATIONS);
-    this.stmts = {
-      get: db.prepare<[string, string], { pending_json: string; decision_json: string | null }>('SELECT pending_json, decision_json FROM approvals WHERE thread_id = ? AND tool_call_id = ?'),
-      insert: db.prepare('INSERT OR IGNORE INTO approvals (thread_id, tool_call_id, pending_json, created_at) VALUES (?, ?, ?, ?)'),
-      setDecision: db.prepare('UPDATE approvals SET decision_json = ? WHERE thread_id = ? AND tool_call_id = ?'),
-      remove: db.prepare('DELETE FROM approvals WHERE thread_id = ? AND tool_call_id = ?'),
-      forThread: db.prepare<[string], { pending_json: string }>('SELECT pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL ORDER BY created_at, rowid'),
-      undecided: db.prepare<[string], { tool_call_id: string; pending_json: string }>('SELECT tool_call_id, pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL'),
-      threads: db.prepare<[], { thread_id: string }>('SELECT DISTINCT thread_id FROM approvals'),
-      removeThread: db.prepare('DELETE FROM approvals WHERE thread_id = ?'),
-      ids: db.prepare<[string], { tool_call_id: string }>('SELECT tool_call_id FROM approvals WHERE thread_id = ?'),
-    };
+    this.stmts = perConnection(db, APPROVAL_STATEMENTS, () =>
+      lazyStatements({
+        get: () => db.prepare<[string, string], { pending_json: string; decision_json: string | null }>('SELECT pending_json, decision_json FROM approvals WHERE thread_id = ? AND tool_call_id = ?'),
+        insert: () => db.prepare('INSERT OR IGNORE INTO approvals (thread_id, tool_call_id, pending_json, created_at) VALUES (?, ?, ?, ?)'),
+        setDecision: () => db.prepare('UPDATE approvals SET decision_json = ? WHERE thread_id = ? AND tool_call_id = ?'),
+        remove: () => db.prepare('DELETE FROM approvals WHERE thread_id = ? AND tool_call_id = ?'),
+        forThread: () => db.prepare<[string], { pending_json: string }>('SELECT pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL ORDER BY created_at, rowid'),
+        undecided: () => db.prepare<[string], { tool_call_id: string; pending_json: string }>('SELECT tool_call_id, pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL'),
+        threads: () => db.prepare<[], { thread_id: string }>('SELECT DISTINCT thread_id FROM approvals'),
+        removeThread: () => db.prepare('DELETE FROM approvals WHERE thread_id = ?'),
+        ids: () => db.prepare<[string], { tool_call_id: string }>('SELECT tool_call_id FROM approvals WHERE thread_id = ?'),
+      }),
+    );
   }
 
   onChange(listener: (threadId: string) => void): () => void {

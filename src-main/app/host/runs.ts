@@ -26,6 +26,7 @@ import type { SecretStore } from '../base/secret-store';
 import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { DeferredSync } from '../../core/backends/store/store-db';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
@@ -117,6 +118,8 @@ interface LiveRun {
   end?: RunEnd;
   /** Where the thread came from, recorded once its row exists (a new thread's is made by the run's first save). */
   source?: ThreadSource;
+  /** Forces the run's commits to the disk (one fsync for all of them): called before its end is reported. */
+  synced?: () => void;
 }
 
 /** Events kept per run for clients that attach later; beyond it the oldest go. */
@@ -166,6 +169,8 @@ export class HostRuns {
   private readonly candidates: CandidateRecords;
   /** Folder sessions kept warm between runs (session-pool.ts). */
   private readonly sessions = new FolderSessionPool();
+  /** A run's commits are made durable together at its end, not one fsync each (store-db.ts). */
+  private readonly durability: DeferredSync;
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
@@ -174,6 +179,7 @@ export class HostRuns {
     this.threads = new ThreadStore(options.db);
     this.approvals = new ApprovalService(options.db, async () => ({}));
     this.candidates = new CandidateRecords(options.db);
+    this.durability = new DeferredSync(options.db);
   }
 
   /** Where else threads work (the host's windows and editors): a thread never has two runs, nor is deleted while it works. */
@@ -232,6 +238,7 @@ export class HostRuns {
     };
     this.live.set(threadId, run);
     connection.onClose(() => this.unwatch(run, connection.id));
+    run.synced = this.durability.hold();
     try {
       const { candidateSet, ...request } = params.request;
       const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
@@ -245,6 +252,11 @@ export class HostRuns {
       });
     } catch (err) {
       this.live.delete(threadId);
+      try {
+        run.synced();
+      } catch {
+        // The run's own error is the one to tell.
+      }
       throw asHostError(err);
     }
     run.folder = run.run.folder;
@@ -473,6 +485,12 @@ export class HostRuns {
 
   private ended(run: LiveRun, end: RunEnd): void {
     this.recordSource(run);
+    // Its thread, messages, record and ledger rows are on the disk before anyone hears it ended.
+    try {
+      run.synced?.();
+    } catch (err) {
+      end = { ...end, state: 'failed', reason: 'error', error: `its thread could not be written to the disk: ${err instanceof Error ? err.message : String(err)}` };
+    }
     run.end = end;
     run.state = end.state;
     this.tell(run, 'run.end', { threadId: run.threadId, ...end });

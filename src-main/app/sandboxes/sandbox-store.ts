@@ -4,7 +4,7 @@
 // A folder with a record here is opened as a sandbox place by every client (session-place.ts).
 
 import type Database from 'better-sqlite3';
-import { runMigrations } from '../../core/backends/store/store-db';
+import { lazyStatements, perConnection, runMigrations } from '../../core/backends/store/store-db';
 import type { Migration } from '../../core/backends/store/migration';
 import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
 import type { Manifest } from './folder-upload';
@@ -67,30 +67,35 @@ interface Row {
   upload_summary: string | null;
 }
 
+/** This store's statements, prepared once per connection (store-db.ts perConnection); none is ever iterated. */
+const SANDBOX_STATEMENTS = Symbol('sandbox_statements');
+
 export class SandboxStore {
   private readonly stmts;
 
   constructor(db: Database.Database) {
     runMigrations(db, MIGRATIONS);
-    this.stmts = {
-      put: db.prepare(
-        `INSERT INTO sandboxes (folder, worktree, provider, sandbox_id, state, created_at, last_used_at, manifest)
-         VALUES (@folder, @worktree, @provider, @sandboxId, @state, @createdAt, @lastUsedAt, @manifest)
-         ON CONFLICT(folder) DO UPDATE SET worktree = excluded.worktree, provider = excluded.provider, sandbox_id = excluded.sandbox_id,
-           state = excluded.state, created_at = excluded.created_at, last_used_at = excluded.last_used_at, manifest = excluded.manifest`,
-      ),
-      get: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE folder = ?'),
-      byId: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE sandbox_id = ?'),
-      list: db.prepare<[], Row>('SELECT * FROM sandboxes ORDER BY created_at'),
-      // The sandbox's age is from when it was made, not from when its folder was marked.
-      made: db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ?, created_at = ? WHERE folder = ?'),
-      state: db.prepare('UPDATE sandboxes SET state = ?, last_used_at = ? WHERE folder = ?'),
-      used: db.prepare('UPDATE sandboxes SET last_used_at = ? WHERE folder = ?'),
-      manifest: db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
-      summary: db.prepare('UPDATE sandboxes SET upload_summary = ? WHERE folder = ?'),
-      delete: db.prepare('DELETE FROM sandboxes WHERE folder = ?'),
-      forget: db.prepare("UPDATE sandboxes SET sandbox_id = NULL, state = 'pending', manifest = NULL, upload_summary = NULL WHERE folder = ?"),
-    };
+    this.stmts = perConnection(db, SANDBOX_STATEMENTS, () =>
+      lazyStatements({
+        put: () => db.prepare(
+          `INSERT INTO sandboxes (folder, worktree, provider, sandbox_id, state, created_at, last_used_at, manifest)
+           VALUES (@folder, @worktree, @provider, @sandboxId, @state, @createdAt, @lastUsedAt, @manifest)
+           ON CONFLICT(folder) DO UPDATE SET worktree = excluded.worktree, provider = excluded.provider, sandbox_id = excluded.sandbox_id,
+             state = excluded.state, created_at = excluded.created_at, last_used_at = excluded.last_used_at, manifest = excluded.manifest`,
+        ),
+        get: () => db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE folder = ?'),
+        byId: () => db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE sandbox_id = ?'),
+        list: () => db.prepare<[], Row>('SELECT * FROM sandboxes ORDER BY created_at'),
+        // The sandbox's age is from when it was made, not from when its folder was marked.
+        made: () => db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ?, created_at = ? WHERE folder = ?'),
+        state: () => db.prepare('UPDATE sandboxes SET state = ?, last_used_at = ? WHERE folder = ?'),
+        used: () => db.prepare('UPDATE sandboxes SET last_used_at = ? WHERE folder = ?'),
+        manifest: () => db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
+        summary: () => db.prepare('UPDATE sandboxes SET upload_summary = ? WHERE folder = ?'),
+        delete: () => db.prepare('DELETE FROM sandboxes WHERE folder = ?'),
+        forget: () => db.prepare("UPDATE sandboxes SET sandbox_id = NULL, state = 'pending', manifest = NULL, upload_summary = NULL WHERE folder = ?"),
+      }),
+    );
   }
 
   /** Marks `folder` to run in `provider`'s sandbox: `sandboxId` an existing one to reattach, else one is made when the folder opens. */

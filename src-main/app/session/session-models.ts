@@ -43,6 +43,9 @@ export interface SessionModels {
   described(): ChatModel;
 }
 
+/** Models a session keeps made (the main one, a subagent's or two). */
+const MADE_MODELS = 8;
+
 export function sessionModels(options: SessionModelsOptions): SessionModels {
   const { flags, env, wording } = options;
   const spec = (): string => {
@@ -50,6 +53,13 @@ export function sessionModels(options: SessionModelsOptions): SessionModels {
     return (flags.model ?? (fromCommand || undefined) ?? options.settings().model).trim();
   };
   const contextWindow = () => flags.contextWindow ?? options.settings().contextWindow;
+  /**
+   * Models made, by everything they were made from (the session's environment is fixed): a warm
+   * session's next run takes the same one instead of building its provider again (the SDK's
+   * response schemas, a few milliseconds a run). A model keeps nothing of a run; a changed key,
+   * URL, window or price is another entry.
+   */
+  const made = new Map<string, ChatModel>();
 
   const named: SessionModels['named'] = async (modelSpec, extra = {}) => {
     const { provider } = parseModelSpec(modelSpec);
@@ -59,16 +69,23 @@ export function sessionModels(options: SessionModelsOptions): SessionModels {
     const baseUrl = extra.baseUrl ?? flags.baseUrl ?? savedBaseUrl;
     const apiKey = extra.apiKey ?? flags.apiKey ?? (await options.apiKeyFor(provider));
     const window = contextWindow();
-    return createChatModel({
+    const given = {
       model: modelSpec,
-      env,
       ...(baseUrl ? { baseUrl } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(window ? { contextWindow: window } : {}),
       ...(saved.mediaInput ? { mediaInputOverrides: saved.mediaInput } : {}),
       ...(saved.prices ? { priceOverrides: saved.prices } : {}),
-      ...(extra.retry ? { retry: extra.retry } : {}),
-    });
+    };
+    // A retry policy of the caller's is its own model.
+    if (extra.retry) return createChatModel({ ...given, env, retry: extra.retry });
+    const key = JSON.stringify(given);
+    const kept = made.get(key);
+    if (kept !== undefined) return kept;
+    const model = createChatModel({ ...given, env });
+    if (made.size >= MADE_MODELS) made.delete(made.keys().next().value!);
+    made.set(key, model);
+    return model;
   };
 
   return {

@@ -6,7 +6,7 @@
 // interrupted (a run is never silently lost). `seen_at`: when a window last opened the thread.
 
 import type Database from 'better-sqlite3';
-import { runMigrations } from '../../core/backends/store/store-db';
+import { lazyStatements, perConnection, runMigrations } from '../../core/backends/store/store-db';
 import type { Migration } from '../../core/backends/store/migration';
 import { isProcessAlive } from '../../core/process/process-tree';
 
@@ -88,28 +88,33 @@ interface Row {
   seen_at: string | null;
 }
 
+/** This store's statements, prepared once per connection (store-db.ts perConnection); none is ever iterated. */
+const RUN_RECORD_STATEMENTS = Symbol('run_record_statements');
+
 export class RunRecords {
   private readonly stmts;
 
   constructor(db: Database.Database) {
     runMigrations(db, MIGRATIONS);
-    this.stmts = {
-      start: db.prepare(
-        `INSERT INTO host_runs (thread_id, folder, state, started_at, ended_at, message, host_pid) VALUES (?, ?, ?, ?, NULL, NULL, ?)
-         ON CONFLICT(thread_id) DO UPDATE SET folder = excluded.folder, state = excluded.state, started_at = excluded.started_at, ended_at = NULL, message = NULL, host_pid = excluded.host_pid`,
-      ),
-      seen: db.prepare('UPDATE host_runs SET seen_at = ? WHERE thread_id = ?'),
-      move: db.prepare('UPDATE host_runs SET folder = ? WHERE thread_id = ?'),
-      setState: db.prepare('UPDATE host_runs SET state = ? WHERE thread_id = ?'),
-      end: db.prepare('UPDATE host_runs SET state = ?, ended_at = ?, message = ? WHERE thread_id = ?'),
-      get: db.prepare<[string], Row>('SELECT * FROM host_runs WHERE thread_id = ?'),
-      list: db.prepare<[number], Row>('SELECT * FROM host_runs ORDER BY started_at DESC LIMIT ?'),
-      going: db.prepare<[], Row>("SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you')"),
-      goingIn: db.prepare<[string], Row>("SELECT * FROM host_runs WHERE folder = ? AND state IN ('queued', 'working', 'needs-you')"),
-      shown: db.prepare<[], Row>(
-        "SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at ORDER BY started_at DESC LIMIT 500",
-      ),
-    };
+    this.stmts = perConnection(db, RUN_RECORD_STATEMENTS, () =>
+      lazyStatements({
+        start: () => db.prepare(
+          `INSERT INTO host_runs (thread_id, folder, state, started_at, ended_at, message, host_pid) VALUES (?, ?, ?, ?, NULL, NULL, ?)
+           ON CONFLICT(thread_id) DO UPDATE SET folder = excluded.folder, state = excluded.state, started_at = excluded.started_at, ended_at = NULL, message = NULL, host_pid = excluded.host_pid`,
+        ),
+        seen: () => db.prepare('UPDATE host_runs SET seen_at = ? WHERE thread_id = ?'),
+        move: () => db.prepare('UPDATE host_runs SET folder = ? WHERE thread_id = ?'),
+        setState: () => db.prepare('UPDATE host_runs SET state = ? WHERE thread_id = ?'),
+        end: () => db.prepare('UPDATE host_runs SET state = ?, ended_at = ?, message = ? WHERE thread_id = ?'),
+        get: () => db.prepare<[string], Row>('SELECT * FROM host_runs WHERE thread_id = ?'),
+        list: () => db.prepare<[number], Row>('SELECT * FROM host_runs ORDER BY started_at DESC LIMIT ?'),
+        going: () => db.prepare<[], Row>("SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you')"),
+        goingIn: () => db.prepare<[string], Row>("SELECT * FROM host_runs WHERE folder = ? AND state IN ('queued', 'working', 'needs-you')"),
+        shown: () => db.prepare<[], Row>(
+          "SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at ORDER BY started_at DESC LIMIT 500",
+        ),
+      }),
+    );
   }
 
   start(threadId: string, folder: string, hostPid: number, state: 'queued' | 'working' = 'working'): void {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { runMigrations, type Migration } from '../../core/backends/store/store';
+import { lazyStatements, perConnection } from '../../core/backends/store/store-db';
 import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
@@ -217,6 +218,9 @@ interface RewindRow {
   created_at: string;
 }
 
+/** This store's statements, prepared once per connection (store-db.ts perConnection); none is ever iterated. */
+const THREAD_STATEMENTS = Symbol('thread_statements');
+
 export class ThreadStore {
   /** The message objects last saved per thread: a message replaced since (e.g. an edited call) is written again. */
   private readonly saved = new Map<string, readonly ChatMessage[]>();
@@ -226,50 +230,52 @@ export class ThreadStore {
 
   constructor(private readonly db: Database.Database) {
     runMigrations(db, MIGRATIONS);
-    this.stmts = {
-      get: db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
-      idsFrom: db.prepare<[string, number], { id: string }>('SELECT id FROM threads WHERE id >= ? ORDER BY id LIMIT ?'),
-      messages: db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
-      messagesFrom: db.prepare<[string, number, number], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
-      messageRange: db.prepare<[string, number, number], { seq: number; message_json: string }>(
-        'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
-      ),
-      insertThread: db.prepare(
-        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json, goal_state) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state, @goal)
-         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state, goal_state = @goal`,
-      ),
-      insertMessage: db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
-      deleteMessagesFrom: db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
-      list: db.prepare<[], RowShape>('SELECT * FROM threads ORDER BY updated_at DESC, id'),
-      rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
-      setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
-      delete: db.prepare('DELETE FROM threads WHERE id = ?'),
-      inFolder: db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
-      latest: db.prepare<[string], { id: string }>('SELECT id FROM threads WHERE folder = ? ORDER BY updated_at DESC, id LIMIT 1'),
-      move: db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
-      setSource: db.prepare('UPDATE threads SET source_json = ? WHERE id = ? AND source_json IS NULL'),
-      deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
-      files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
-        'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
-      ),
-      putFile: db.prepare('INSERT OR REPLACE INTO thread_files (thread_id, mount, path, version, file_json) VALUES (?, ?, ?, ?, ?)'),
-      deleteFile: db.prepare('DELETE FROM thread_files WHERE thread_id = ? AND mount = ? AND path = ?'),
-      deleteFiles: db.prepare('DELETE FROM thread_files WHERE thread_id = ?'),
-      addNote: db.prepare('INSERT INTO thread_notes (id, thread_id, created_at, note_json) VALUES (?, ?, ?, ?)'),
-      notes: db.prepare<[string], { note_json: string }>('SELECT note_json FROM thread_notes WHERE thread_id = ? ORDER BY rowid'),
-      deleteNote: db.prepare('DELETE FROM thread_notes WHERE id = ?'),
-      deleteNotes: db.prepare('DELETE FROM thread_notes WHERE thread_id = ?'),
-      addRewind: db.prepare(
-        'INSERT INTO thread_rewinds (thread_id, at_index, checkpoint_id, checkpoint_seq, removed_json, created_at) VALUES (@threadId, @index, @checkpointId, @checkpointSeq, @removed, @createdAt)',
-      ),
-      rewinds: db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
-      deleteRewind: db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
-      deleteRewinds: db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
-      goalsIn: db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
-      setGoal: db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
-      goalOf: db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
-      agentOf: db.prepare<[string], { label: unknown }>("SELECT json_extract(state_json, '$.externalAgent.label') AS label FROM threads WHERE id = ?"),
-    };
+    this.stmts = perConnection(db, THREAD_STATEMENTS, () =>
+      lazyStatements({
+        get: () => db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
+        idsFrom: () => db.prepare<[string, number], { id: string }>('SELECT id FROM threads WHERE id >= ? ORDER BY id LIMIT ?'),
+        messages: () => db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
+        messagesFrom: () => db.prepare<[string, number, number], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
+        messageRange: () => db.prepare<[string, number, number], { seq: number; message_json: string }>(
+          'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
+        ),
+        insertThread: () => db.prepare(
+          `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json, goal_state) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state, @goal)
+           ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state, goal_state = @goal`,
+        ),
+        insertMessage: () => db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
+        deleteMessagesFrom: () => db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
+        list: () => db.prepare<[], RowShape>('SELECT * FROM threads ORDER BY updated_at DESC, id'),
+        rename: () => db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
+        setTitleIfEmpty: () => db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
+        delete: () => db.prepare('DELETE FROM threads WHERE id = ?'),
+        inFolder: () => db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
+        latest: () => db.prepare<[string], { id: string }>('SELECT id FROM threads WHERE folder = ? ORDER BY updated_at DESC, id LIMIT 1'),
+        move: () => db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
+        setSource: () => db.prepare('UPDATE threads SET source_json = ? WHERE id = ? AND source_json IS NULL'),
+        deleteMessages: () => db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
+        files: () => db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
+          'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
+        ),
+        putFile: () => db.prepare('INSERT OR REPLACE INTO thread_files (thread_id, mount, path, version, file_json) VALUES (?, ?, ?, ?, ?)'),
+        deleteFile: () => db.prepare('DELETE FROM thread_files WHERE thread_id = ? AND mount = ? AND path = ?'),
+        deleteFiles: () => db.prepare('DELETE FROM thread_files WHERE thread_id = ?'),
+        addNote: () => db.prepare('INSERT INTO thread_notes (id, thread_id, created_at, note_json) VALUES (?, ?, ?, ?)'),
+        notes: () => db.prepare<[string], { note_json: string }>('SELECT note_json FROM thread_notes WHERE thread_id = ? ORDER BY rowid'),
+        deleteNote: () => db.prepare('DELETE FROM thread_notes WHERE id = ?'),
+        deleteNotes: () => db.prepare('DELETE FROM thread_notes WHERE thread_id = ?'),
+        addRewind: () => db.prepare(
+          'INSERT INTO thread_rewinds (thread_id, at_index, checkpoint_id, checkpoint_seq, removed_json, created_at) VALUES (@threadId, @index, @checkpointId, @checkpointSeq, @removed, @createdAt)',
+        ),
+        rewinds: () => db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
+        deleteRewind: () => db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
+        deleteRewinds: () => db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
+        goalsIn: () => db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
+        setGoal: () => db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
+        goalOf: () => db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
+        agentOf: () => db.prepare<[string], { label: unknown }>("SELECT json_extract(state_json, '$.externalAgent.label') AS label FROM threads WHERE id = ?"),
+      }),
+    );
   }
 
   /** The label of a thread's agent when it is another one over ACP (SPEC §22). */

@@ -271,7 +271,9 @@ export class HostClient {
       this.closedByUs = true;
       this.gone('the client closed the connection');
     }
-    this.socket.end();
+    // Once our last bytes are out the connection is done: the host's own close is not waited
+    // for (a busy host, or one not yet scheduled on a loaded machine, would hold this command's exit).
+    this.socket.end(() => this.socket.destroy());
     const timer = setTimeout(() => this.socket.destroy(), 1000);
     timer.unref();
     await this.ended;

@@ -38,6 +38,10 @@ const messageCache = new WeakMap<ChatMessage, MessageCount>();
 const mediaCache = new WeakMap<MediaPart, MediaCount>();
 const toolCache = new WeakMap<ToolSpec, number>();
 const textCache = new Map<string, number>();
+/** Tools by their text: a run's tool specs are new objects with the same text as the last run's. */
+const toolTextCache = new Map<string, number>();
+/** Tools told apart at most (the built-in ones, MCP servers' and subagents'): past it the cache starts over. */
+const TOOL_TEXTS = 512;
 
 /**
  * Byte-pair merging is quadratic in a run of text without spaces (190 KB of a model's
@@ -104,12 +108,18 @@ export function countMessageTokens(message: ChatMessage, costing: TokenCosting =
 export function countToolTokens(tool: ToolSpec): number {
   const cached = toolCache.get(tool);
   if (cached !== undefined) return cached;
-  const n = countTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+  const text = `${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`;
+  let n = toolTextCache.get(text);
+  if (n === undefined) {
+    n = countTextTokens(text);
+    if (toolTextCache.size >= TOOL_TEXTS) toolTextCache.clear();
+    toolTextCache.set(text, n);
+  }
   toolCache.set(tool, n);
   return n;
 }
 
-/** The system prompt changes rarely (memory files); a small cache keyed by the text avoids recounting. */
+/** The system prompt (and the parts it is made of, the skills' listing) changes rarely (memory files); a small cache keyed by the text avoids recounting. */
 export function countSystemTokens(system: string): number {
   const cached = textCache.get(system);
   if (cached !== undefined) return cached;

@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { runMigrations } from '../backends/store/store-db';
+import { perConnection, runMigrations } from '../backends/store/store-db';
 import type { Migration } from '../backends/store/migration';
 import { costAt } from '../models/model-info';
 import type { ModelPrice } from '../models/types';
@@ -218,6 +218,9 @@ interface RecordRow {
   error: string | null;
 }
 
+/** The ledger's queries by their SQL, per connection (UsageLedger.query). */
+const LEDGER_QUERIES = Symbol('ledger_queries');
+
 export class UsageLedger {
   private readonly insert;
   private readonly insertSandbox;
@@ -258,14 +261,27 @@ export class UsageLedger {
   }
 
   /**
+   * A query of the ledger's, prepared once per connection and SQL (a run's cost is asked for at
+   * its start; its ledger is made per run). Run to completion (all) only: never iterated.
+   */
+  private query<P extends unknown[], R>(sql: string): Database.Statement<P, R> {
+    const made = perConnection(this.db, LEDGER_QUERIES, () => new Map<string, Database.Statement<never[], unknown>>());
+    let statement = made.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      made.set(sql, statement);
+    }
+    return statement as unknown as Database.Statement<P, R>;
+  }
+
+  /**
    * Sandbox time by thread, day or provider (`sandbox:<provider>` for `by: 'model'`), each
    * group apart by provider: threads and providers most expensive first (then the longest),
    * days oldest first; with the total.
    */
   sandboxUsage(query: UsageQuery): { rows: SandboxUsageGroup[]; total: SandboxSums } {
     const { filter, params } = queryFilter(query);
-    const parts = this.db
-      .prepare<string[], SandboxPartRow>(
+    const parts = this.query<string[], SandboxPartRow>(
         `SELECT ${SANDBOX_KEY[query.by]} AS key, provider, cost_usd IS NULL AS unpriced, SUM(seconds) AS seconds,
           COALESCE(SUM(cost_usd), 0) AS costUsd, MIN(at) AS firstAt, MAX(at) AS lastAt
          FROM sandbox_time ${filter} GROUP BY key, provider, unpriced`,
@@ -342,8 +358,8 @@ export class UsageLedger {
     this.flush();
     const rows =
       threadId === undefined
-        ? this.db.prepare<[], RecordRow>('SELECT * FROM model_calls ORDER BY at, rowid').all()
-        : this.db.prepare<[string], RecordRow>('SELECT * FROM model_calls WHERE thread_id = ? ORDER BY at, rowid').all(threadId);
+        ? this.query<[], RecordRow>('SELECT * FROM model_calls ORDER BY at, rowid').all()
+        : this.query<[string], RecordRow>('SELECT * FROM model_calls WHERE thread_id = ? ORDER BY at, rowid').all(threadId);
     return rows.map(fromRow);
   }
 
@@ -372,9 +388,7 @@ export class UsageLedger {
   /** The calls `filter` keeps, summed in all and (with `groupKey`) by group, each priced as the ledger reads it. */
   private sums(filter: string, params: string[], groupKey = "''"): { groups: UsageGroup[]; total: UsageSums } {
     this.flush();
-    const parts = this.db
-      .prepare<string[], PartRow & { key: string }>(`SELECT ${groupKey} AS key, ${PART} FROM model_calls ${filter} GROUP BY key, provider, model, unpriced`)
-      .all(...params);
+    const parts = this.query<string[], PartRow & { key: string }>(`SELECT ${groupKey} AS key, ${PART} FROM model_calls ${filter} GROUP BY key, provider, model, unpriced`).all(...params);
     const groups = new Map<string, GroupTally>();
     const total = new GroupTally('');
     for (const part of parts) {

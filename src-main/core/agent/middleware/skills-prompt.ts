@@ -7,7 +7,7 @@
 
 import type { Middleware } from '../middleware';
 import type { RunContext } from '../run-context';
-import { countTextTokens } from '../token-count';
+import { countSystemTokens } from '../token-count';
 import type { Skill } from '../../extensions/skills/types';
 
 export const PROMPT_SHARE = 0.02;
@@ -51,7 +51,8 @@ export function skillPromptBudget(contextWindow: number | undefined): SkillPromp
 
 /** The size of a text in the budget's unit. */
 export function budgetSize(text: string, budget: SkillPromptBudget): number {
-  return budget.unit === 'tokens' ? countTextTokens(text) : text.length;
+  // The same listing run after run (a warm session's): counted once.
+  return budget.unit === 'tokens' ? countSystemTokens(text) : text.length;
 }
 
 /** `4,000 tokens` / `8,000 characters`. */

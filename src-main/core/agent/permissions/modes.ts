@@ -18,16 +18,13 @@ import { argsOf, isMcpTool, operationOf } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule } from './types';
 import { reasonWords, type ApprovalWhy } from './reason';
 
-export const APPROVAL_MODES = ['ask', 'edit', 'auto', 'plan'] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-export const DEFAULT_MODE: ApprovalMode = 'ask';
+import type { ApprovalMode } from './mode-names';
+
+// The modes' names alone live in mode-names.ts: a command that only checks a --mode flag loads no rules.
+export { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode, type ApprovalMode } from './mode-names';
 
 /** The tool result of a change or command in plan mode, after `Error: `. */
 export const PLAN_MODE_REFUSAL = 'plan mode is read-only; ask the user to switch modes to make changes';
-
-export function isApprovalMode(value: unknown): value is ApprovalMode {
-  return typeof value === 'string' && (APPROVAL_MODES as readonly string[]).includes(value);
-}
 
 type Kind = 'change' | 'command';
 /** rules: the rules decide; run: what only the default rules would ask runs; refuse: never runs. */
