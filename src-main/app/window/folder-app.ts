@@ -29,6 +29,7 @@ import { openFolderSession } from '../session/folder-session';
 import { ApprovalService, type ApprovalExtras } from '../approvals/approval-service';
 import { approvalPreview } from '../approvals/approval-preview';
 import { CheckpointsService, type UserMessageRef } from '../checkpoints/checkpoints-service';
+import { giveBackMemorySoon } from './give-back-memory';
 import {
   ContractError,
   type EventFrame,
@@ -334,9 +335,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
   const watching = workspace.start().then(() =>
-    checkpoints.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
-      // Stopped at close, or failed: the first step takes it instead.
-    }),
+    checkpoints.recorder.prepareBaseline(baselineAbort.signal).then(
+      // The walk and the snapshot's garbage is given back (a big folder's is tens of MB).
+      () => giveBackMemorySoon(),
+      () => {
+        // Stopped at close, or failed: the first step takes it instead.
+      },
+    ),
   );
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
 
