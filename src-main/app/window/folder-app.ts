@@ -334,10 +334,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
+  const takesBaseline = !session.checkpointStore.hasBaseline(checkpoints.recorder.root);
   const watching = workspace.start().then(() =>
     checkpoints.recorder.prepareBaseline(baselineAbort.signal).then(
-      // The walk and the snapshot's garbage is given back (a big folder's is tens of MB).
-      () => giveBackMemorySoon(),
+      // The snapshot's garbage (a big folder's is tens of MB) is given back once it is taken.
+      () => {
+        if (takesBaseline) giveBackMemorySoon();
+      },
       () => {
         // Stopped at close, or failed: the first step takes it instead.
       },
