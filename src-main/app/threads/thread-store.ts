@@ -371,8 +371,8 @@ export class ThreadStore {
     this.readFiles(id, state);
     const rows = this.stmts.messages.all(id);
     for (const r of rows) {
-      const message = safeJson(r.message_json) as ChatMessage | undefined;
-      if (message && typeof message === 'object' && 'role' in message) state.messages.push(message);
+      const message = storedMessage(r.message_json);
+      if (message !== undefined) state.messages.push(message);
     }
     state.contextStart = Math.min(state.contextStart, state.messages.length);
     this.saved.set(id, rows.length === state.messages.length ? state.messages.slice() : []);
@@ -432,11 +432,13 @@ export class ThreadStore {
 
   /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
   /**
-   * The thread as `load` reads it but without its messages (nor its files): each message is
-   * handed to `each` as it is parsed, in order, none kept here (an answer made from every
-   * message of a long thread). Undefined when there is no such thread.
+   * The thread as `load` reads it but without its messages (nor its files): each message row's
+   * stored JSON text is handed to `each`, in order, none kept here (an answer made from every
+   * message of a long thread). The rows are those load() reads; `storedMessage` parses a text
+   * as load() does, and a text it refuses (a corrupt row) is no message of the thread.
+   * Undefined when there is no such thread.
    */
-  readEach(id: string, each: (message: ChatMessage) => void): ThreadState | undefined {
+  readEachText(id: string, each: (json: string) => void): ThreadState | undefined {
     const row = this.stmts.get.get(id);
     if (row === undefined) return undefined;
     const state = rowState(row);
@@ -444,10 +446,7 @@ export class ThreadStore {
     // statement's iterator costs more per row; all the rows at once are held, and collected, old).
     for (let from = 0; ; ) {
       const rows = this.stmts.messagesFrom.all(id, from, READ_PAGE);
-      for (const r of rows) {
-        const message = safeJson(r.message_json) as ChatMessage | undefined;
-        if (message && typeof message === 'object' && 'role' in message) each(message);
-      }
+      for (const r of rows) each(r.message_json);
       if (rows.length < READ_PAGE) break;
       from = rows[rows.length - 1]!.seq + 1;
     }
@@ -631,7 +630,7 @@ interface RowShape {
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
-/** Message rows read at once by readEach. */
+/** Message rows read at once by readEachText. */
 const READ_PAGE = 2048;
 
 function rowState(row: RowShape): ThreadState {
@@ -662,6 +661,12 @@ function toSummary(row: RowShape): ThreadSummary {
   const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
   if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
   return summary;
+}
+
+/** A stored message row's text as load() takes it: undefined for a corrupt row (skipped, the thread kept). */
+export function storedMessage(json: string): ChatMessage | undefined {
+  const message = safeJson(json) as ChatMessage | undefined;
+  return message && typeof message === 'object' && 'role' in message ? message : undefined;
 }
 
 function safeJson(text: string): unknown {

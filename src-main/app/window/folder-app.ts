@@ -29,6 +29,7 @@ import { openFolderSession } from '../session/folder-session';
 import { ApprovalService, type ApprovalExtras } from '../approvals/approval-service';
 import { approvalPreview } from '../approvals/approval-preview';
 import { CheckpointsService, type UserMessageRef } from '../checkpoints/checkpoints-service';
+import { giveBackMemorySoon } from './give-back-memory';
 import {
   ContractError,
   type EventFrame,
@@ -333,10 +334,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
+  const takesBaseline = !session.checkpointStore.hasBaseline(checkpoints.recorder.root);
   const watching = workspace.start().then(() =>
-    checkpoints.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
-      // Stopped at close, or failed: the first step takes it instead.
-    }),
+    checkpoints.recorder.prepareBaseline(baselineAbort.signal).then(
+      // The snapshot's garbage (a big folder's is tens of MB) is given back once it is taken.
+      () => {
+        if (takesBaseline) giveBackMemorySoon();
+      },
+      () => {
+        // Stopped at close, or failed: the first step takes it instead.
+      },
+    ),
   );
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
 

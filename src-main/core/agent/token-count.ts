@@ -5,7 +5,8 @@
 // alone, the media's measure (pixels, pages, seconds) per block, so another provider is
 // only arithmetic.
 
-import { countTokens } from 'gpt-tokenizer';
+import type * as GptTokenizer from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import { takesMedia } from '../media/capabilities';
 import { base64Bytes, notTakenNotice } from '../media/kinds';
 import { measureMedia, mediaKindOf, type MediaMeasure } from '../media/measure';
@@ -13,6 +14,19 @@ import { mediaTokens } from '../media/tokens';
 import { isMediaPart, type ChatMessage, type ChatModel, type ContentPart, type MediaPart, type ToolSpec } from '../models/types';
 
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+
+type Tokenizer = typeof GptTokenizer;
+let tokenizer: Tokenizer | undefined;
+
+/**
+ * The tokenizer is loaded when text is first counted, not with the module: its table of
+ * 200,000 pieces holds ~20 MB, which a process that never counts (`deepdesk serve` and its
+ * host before a run, a client) does not pay.
+ */
+function countTokens(text: string, options: typeof NO_SPECIAL): number {
+  tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as Tokenizer;
+  return tokenizer.countTokens(text, options);
+}
 /** Per-message framing the providers add (role markers, separators). */
 const MESSAGE_OVERHEAD = 4;
 

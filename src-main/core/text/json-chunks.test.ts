@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { jsonArrayPieces, JsonArrayText, jsonChunks } from './json-chunks';
+import { JsonArrayText, jsonChunks } from './json-chunks';
 
-const joined = (value: unknown): string => [...jsonChunks(value)].join('');
+const joined = (value: unknown): string => Buffer.concat([...jsonChunks(value)].map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece))).toString('utf8');
+/** Members' text a batch at a time, every other batch as UTF-8 bytes. */
+const pieces = (members: readonly unknown[]): Array<string | Uint8Array> =>
+  Array.from({ length: Math.ceil(members.length / 64) }, (_, b) => {
+    const text = JSON.stringify(members.slice(b * 64, b * 64 + 64)).slice(1, -1);
+    return b % 2 === 0 ? text : Buffer.from(text);
+  });
 
 describe('jsonChunks', () => {
   it('joins to exactly what JSON.stringify writes', () => {
@@ -28,9 +34,9 @@ describe('jsonChunks', () => {
   });
 
   it('writes an array given as its JSON text as it is: the same text JSON.stringify writes of the array', () => {
-    const members = Array.from({ length: 150 }, (_, i) => (i % 9 === 0 ? undefined : { i, s: `"m${i}"\u2028`, nested: [i, null] }));
+    const members = Array.from({ length: 150 }, (_, i) => (i % 9 === 0 ? undefined : { i, s: `"m${i}"\u2028 é 😀`, nested: [i, null] }));
     for (const list of [members, members.slice(0, 1), []]) {
-      const value = { values: { messages: new JsonArrayText(jsonArrayPieces(list)), todos: [] }, next: [] };
+      const value = { values: { messages: new JsonArrayText(pieces(list)), todos: [] }, next: [] };
       const expected = JSON.stringify({ values: { messages: list, todos: [] }, next: [] });
       expect(joined(value)).toBe(expected);
       expect(JSON.stringify(value)).toBe(expected);

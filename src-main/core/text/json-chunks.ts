@@ -10,33 +10,29 @@ const LONG_ARRAY = 64;
 const ARRAY_BATCH = 64;
 
 /**
- * An array already written as JSON: `pieces` are its members' text (JSON.stringify's), each
- * piece one member or several joined by commas, without the brackets. jsonChunks writes it
- * as it is; JSON.stringify (toJSON) writes the same text, parsed back.
+ * An array already written as JSON: `pieces` are its members' text (JSON.stringify's), as a
+ * string or UTF-8 bytes, each piece one member or several joined by commas, without the
+ * brackets. jsonChunks writes it as it is; JSON.stringify (toJSON) writes the same text,
+ * parsed back.
  */
 export class JsonArrayText {
-  constructor(readonly pieces: readonly string[]) {}
+  constructor(readonly pieces: readonly (string | Uint8Array)[]) {}
 
   /** Written as the array it stands for (slow: parsed back), so any writer agrees with jsonChunks. */
   toJSON(): unknown[] {
-    return JSON.parse(`[${this.pieces.join(',')}]`) as unknown[];
+    return JSON.parse(`[${this.pieces.map((piece) => (typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8'))).join(',')}]`) as unknown[];
   }
 }
 
-/** The members' text of `members` as JsonArrayText pieces: a batch of them at a time. */
-export function jsonArrayPieces(members: readonly unknown[]): string[] {
-  const pieces: string[] = [];
-  for (let i = 0; i < members.length; i += ARRAY_BATCH) pieces.push(JSON.stringify(members.slice(i, i + ARRAY_BATCH)).slice(1, -1));
-  return pieces;
-}
-
-export function* jsonChunks(value: unknown): Generator<string> {
+/** The pieces of JSON.stringify(value)'s text, a JsonArrayText's bytes among them as they are (UTF-8). */
+export function* jsonChunks(value: unknown): Generator<string | Uint8Array> {
   if (value instanceof JsonArrayText) {
     yield '[';
     let first = true;
     for (const piece of value.pieces) {
-      if (piece === '') continue;
-      yield first ? piece : `,${piece}`;
+      if (piece.length === 0) continue;
+      if (!first) yield ',';
+      yield piece;
       first = false;
     }
     yield ']';

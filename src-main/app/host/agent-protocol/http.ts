@@ -275,16 +275,16 @@ const JSON_PIECE_CHARS = 64 * 1024;
 async function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
   let pending = '';
   let started = false;
-  const send = async (text: string): Promise<void> => {
+  const send = async (piece: string | Uint8Array): Promise<void> => {
     if (!started) {
       res.writeHead(status, { ...headers, 'content-type': 'application/json' });
       started = true;
     }
     // Encoded once here: a string would be measured, then encoded, by the chunked writer.
-    if (!res.destroyed && !res.write(Buffer.from(text))) await drained(res);
+    if (!res.destroyed && !res.write(typeof piece === 'string' ? Buffer.from(piece) : piece)) await drained(res);
   };
   for (const piece of jsonChunks(body ?? null)) {
-    if (piece.length < JSON_PIECE_CHARS) {
+    if (typeof piece === 'string' && piece.length < JSON_PIECE_CHARS) {
       pending += piece;
       if (pending.length < JSON_PIECE_CHARS) continue;
       await send(pending);

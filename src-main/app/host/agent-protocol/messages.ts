@@ -3,7 +3,8 @@
 // type), and a run's input `messages` back into the prompt a Deepdesk run takes.
 
 import { isNote, isPersonMessage } from '../../../core/agent/notes';
-import { jsonArrayPieces, JsonArrayText } from '../../../core/text/json-chunks';
+import { JsonArrayText } from '../../../core/text/json-chunks';
+import { storedMessage } from '../../threads/thread-store';
 import type { ChatMessage, ContentPart } from '../../../core/models/types';
 import { attachmentsSchema, type AttachmentInput } from '../../contract/attachments';
 import { ProtocolHttpError } from './http';
@@ -60,24 +61,42 @@ export function toLangChainMessages(threadId: string, messages: readonly ChatMes
 }
 
 /**
- * A thread's messages as LangChain dicts written as JSON text as they are read, a batch at a
- * time (a long thread's state is never held as objects, issue 66): the text is exactly
- * JSON.stringify(toLangChainMessages(threadId, messages)). Also the message counts at which
- * the thread's turns end (thread-state.ts's turnEnds).
+ * A thread's messages as LangChain dicts written as JSON text as they are read, from their
+ * stored rows (a long thread's state is never held as objects, issue 66): the text is exactly
+ * JSON.stringify(toLangChainMessages(threadId, messages)) of the messages the thread's load()
+ * reads, encoded as UTF-8 a batch at a time (the text of a batch is let go young). Also the
+ * message counts at which the thread's turns end (thread-state.ts's turnEnds).
+ *
+ * A row of one of the shapes the store writes for a plain message (a tool's text result, the
+ * person's text, the model's text without calls) is not parsed and written again: its strings
+ * are put in as they are stored, once the expression has shown the whole row is that shape with
+ * nothing else in it, and each string is written as JSON.stringify writes it (no escape but
+ * \" \\ \b \f \n \r \t; no control character or surrogate): the same bytes. Any other row
+ * is parsed as load() parses it and converted.
  */
 export class LangChainMessagesText {
-  private readonly pieces: string[] = [];
-  private batch: LangChainMessage[] = [];
+  private readonly pieces: Buffer[] = [];
+  private text = '';
   private readonly turnEnds: number[] = [];
   private count = 0;
 
   constructor(private readonly threadId: string) {}
 
+  /** A stored message row's JSON text (thread-store's readEachText); a corrupt row is no message, as load() skips it. */
+  addStored(json: string): void {
+    const member = this.plainMember(json);
+    if (member !== undefined) {
+      this.append(member);
+      return;
+    }
+    const message = storedMessage(json);
+    if (message !== undefined) this.add(message);
+  }
+
   add(message: ChatMessage): void {
     const index = this.count++;
     if (index >= 1 && isPersonMessage(message)) this.turnEnds.push(index);
-    this.batch.push(toLangChainMessage(message, messageId(this.threadId, index)));
-    if (this.batch.length >= TEXT_BATCH) this.flush();
+    this.append(JSON.stringify(toLangChainMessage(message, messageId(this.threadId, index))));
   }
 
   /** The messages' JSON, how many there are, and where their turns end (the last: their count). */
@@ -86,15 +105,43 @@ export class LangChainMessagesText {
     return { json: new JsonArrayText(this.pieces), count: this.count, ends: this.count > 0 ? [...this.turnEnds, this.count] : [] };
   }
 
+  /** The member's text (toLangChainMessage's, written) for a row of a plain shape, counted; undefined to parse the row. */
+  private plainMember(json: string): string | undefined {
+    let m = PLAIN_TOOL.exec(json);
+    if (m !== null) {
+      const id = JSON.stringify(messageId(this.threadId, this.count++));
+      return `{"type":"tool","content":${m[3]},"id":${id},"additional_kwargs":{},"response_metadata":{},"name":${m[2]},"tool_call_id":${m[1]},"status":${m[4] === 'true' ? '"error"' : '"success"'}}`;
+    }
+    m = PLAIN_TEXT.exec(json);
+    if (m === null) return undefined;
+    const index = this.count++;
+    const id = JSON.stringify(messageId(this.threadId, index));
+    if (m[1] === 'assistant') return `{"type":"ai","content":${m[2]},"id":${id},"additional_kwargs":{},"response_metadata":{},"tool_calls":[],"invalid_tool_calls":[]}`;
+    // The person's words (a note has a `note`: not this shape).
+    if (index >= 1) this.turnEnds.push(index);
+    return `{"type":"human","content":${m[2]},"id":${id},"additional_kwargs":{},"response_metadata":{}}`;
+  }
+
+  private append(member: string): void {
+    this.text = this.text === '' ? member : `${this.text},${member}`;
+    if (this.text.length >= TEXT_PIECE_CHARS) this.flush();
+  }
+
   private flush(): void {
-    if (this.batch.length === 0) return;
-    this.pieces.push(...jsonArrayPieces(this.batch));
-    this.batch = [];
+    if (this.text === '') return;
+    this.pieces.push(Buffer.from(this.text));
+    this.text = '';
   }
 }
 
-/** Messages converted and written together (then let go). */
-const TEXT_BATCH = 64;
+/** Members' text encoded together (then let go). */
+const TEXT_PIECE_CHARS = 256 * 1024;
+/** A JSON string exactly as JSON.stringify writes it (see LangChainMessagesText). */
+const PLAIN_STRING = String.raw`"[^"\\\x00-\x1f\ud800-\udfff]*(?:\\["\\bfnrt][^"\\\x00-\x1f\ud800-\udfff]*)*"`;
+/** A tool's text result as the store writes it: its call's id, its tool, its text, whether it failed; nothing else. */
+const PLAIN_TOOL = new RegExp(String.raw`^\{"role":"tool","toolCallId":(${PLAIN_STRING}),"toolName":(${PLAIN_STRING}),"content":(${PLAIN_STRING})(?:,"isError":(true|false))?\}$`);
+/** The person's text (not a note), or the model's text with no calls, provider or reasoning: nothing else. */
+const PLAIN_TEXT = new RegExp(String.raw`^\{"role":"(user|assistant)","content":(${PLAIN_STRING})\}$`);
 
 export function toLangChainMessage(message: ChatMessage, id: string): LangChainMessage {
   const base = { id, additional_kwargs: {}, response_metadata: {} };

@@ -222,6 +222,44 @@ describe('the Agent Protocol /threads routes', () => {
     }
   });
 
+  it('answers getState byte for byte from stored rows the store would not write: other escapes, repeated keys, spaces, more keys, corrupt rows (issue 66)', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000ef');
+    for (let i = 0; i < 4; i++) state.messages.push(...turn(i));
+    store.save(state, { folder: '/work/project', title: 'Odd rows' });
+    // Rows as an older build or another writer may have left them: each is read as load() reads it.
+    const rows = [
+      String.raw`{"role":"tool","toolCallId":"c\/1","toolName":"ls","content":"a\u0041 \u00e9 \/ \u001f \u2028"}`,
+      String.raw`{"role":"user","content":"first","content":"second"}`,
+      String.raw`{"role":"tool","toolCallId":"c2","toolName":"ls","content":"x","toolCallId":"c3"}`,
+      String.raw`{ "role":"assistant","content":"spaced"}`,
+      String.raw`{"role":"assistant","content":"with provider","provider":"openai"}`,
+      String.raw`{"role":"tool","toolCallId":"c4","toolName":"ls","content":"failed","isError":true,"exitCode":2}`,
+      String.raw`{"role":"tool","toolCallId":"c5","toolName":"ls","content":"ok","isError":false}`,
+      String.raw`{"role":"tool","toolCallId":"c6","toolName":7,"content":"named by a number"}`,
+      String.raw`{"role":"user","content":"a note, null","note":null}`,
+      String.raw`{"role":"user","content":"😀 \ud800 raw tab:	"}`,
+      String.raw`{"role":"user","content":"😀 \ud800 \udc00"}`,
+      String.raw`{"role":"user","content":"cut`,
+      String.raw`["role","user"]`,
+      String.raw`{"role":"user","content":"\"quoted\" \\ \b\f\n\r\t end"}`,
+    ];
+    const update = h.context.db.prepare('UPDATE thread_messages SET message_json = ? WHERE thread_id = ? AND seq = ?');
+    rows.forEach((json, i) => update.run(json, state.id, i));
+    const headers = { 'x-api-key': h.key };
+    const text = await (await fetch(`${server.url}/threads/${state.id}/state`, { headers })).text();
+    const [newest] = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers })).json()) as unknown[];
+    expect(text).toBe(JSON.stringify(newest));
+    const messages = (JSON.parse(text) as { values: { messages: Array<{ content: unknown; type: string; name?: unknown; status?: string }> } }).values.messages;
+    // The three corrupt rows (a raw tab in a string, a cut row, an array) are no messages; the rest are read as JSON.parse reads them.
+    expect(messages).toHaveLength(state.messages.length - 3);
+    expect(messages[0]).toMatchObject({ type: 'tool', content: 'aA é / \u001f \u2028' });
+    expect(messages[1]).toMatchObject({ type: 'human', content: 'second' });
+    expect(messages[5]).toMatchObject({ type: 'tool', status: 'error' });
+    expect(messages[7]).toMatchObject({ type: 'tool', name: 7 });
+    expect(messages[8]).toMatchObject({ type: 'system' });
+    expect(messages[9]).toMatchObject({ type: 'human', content: '😀 \ud800 \udc00' });
+  });
+
   it('shows a pending approval as an interrupt of the thread and a task of its state', async () => {
     const state = newThreadState('0190a1b2-0000-7000-8000-0000000000bb');
     state.messages.push(...turn(1).slice(0, 2));

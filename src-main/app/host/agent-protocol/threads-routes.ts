@@ -92,7 +92,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
    */
   function newestState(view: ThreadView): ProtocolThreadState {
     const text = new LangChainMessagesText(view.threadId);
-    const state = store.readEach(view.threadId, (message) => text.add(message));
+    const state = store.readEachText(view.threadId, (json) => text.addStored(json));
     if (state === undefined) return latestState(view);
     return latestStateOfText({ ...view, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) }, text.finish());
   }
