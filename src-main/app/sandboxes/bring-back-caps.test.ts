@@ -111,7 +111,7 @@ describe('what comes back streams to disk', () => {
 });
 
 describe('small files come back many to a download', () => {
-  it('cuts a batch at the listed sizes: what changed since the listing (grown, shrunk, a link to a device) makes no download longer and does not come back; the rest does', async () => {
+  it('cuts a batch at the listed sizes: what changed since the listing (grown, shrunk, a link to a device) makes no answer or download longer and does not come back; the rest does, bytes that are not UTF-8 included', async () => {
     const { sandbox: inner } = await started();
     const names = ['a', 'c', 'd', 'e', 'b'].map((n) => `f/${n}.txt`);
     const made = await inner.execute(`mkdir f && ${names.map((n, i) => `seq ${100 * (i + 1)} > ${n}`).join(' && ')}`, { timeoutMs: 30_000 });
@@ -122,9 +122,14 @@ describe('small files come back many to a download', () => {
     const change = await inner.execute('echo more >> f/b.txt && rm f/c.txt && ln -s /dev/zero f/c.txt && seq 3 > f/d.txt', { timeoutMs: 30_000 });
     expect(change.exitCode).toBe(0);
     const downloads: number[][] = [];
+    const printed: number[] = [];
     const sandbox: ProviderSandbox = {
       ...inner,
-      execute: (c, o) => inner.execute(c, o),
+      execute: async (c, o) => {
+        const r = await inner.execute(c, o);
+        printed.push(Buffer.byteLength(r.output));
+        return r;
+      },
       upload: (f, sig) => inner.upload(f, sig),
       close: () => inner.close(),
       download: async (paths, signal) => {
@@ -147,17 +152,31 @@ describe('small files come back many to a download', () => {
       expect(there).toBe(got.has(f.rel));
       if (there) expect(posixCksumFile(path.join(dest, f.rel))).toEqual({ crc: f.crc, size: f.size });
     }
-    // The batch: one file, never longer than the listed sizes and a byte, whatever /dev/zero gives.
+    // Printed first: never longer than the listed sizes and a byte (and the marker's line), whatever /dev/zero gives.
+    expect(printed[0]).toBeLessThanOrEqual(total + 1 + 64);
+    // What did not match came again staged: one file, never longer than its files' listed sizes and a byte.
     expect(downloads[0]).toHaveLength(1);
     expect(downloads[0]![0]).toBeLessThanOrEqual(total + 1);
-    // Unchanged, 40 files come in one download.
+    // Unchanged, 40 text files come printed with one script's answer: one call, nothing downloaded.
     downloads.length = 0;
+    printed.length = 0;
     const many = Array.from({ length: 40 }, (_, i) => `g/${i}.txt`);
     expect((await inner.execute(`mkdir g && for i in $(seq 0 39); do seq $i > g/$i.txt; done`, { timeoutMs: 30_000 })).exitCode).toBe(0);
     const again = await scanSandbox(inner, ['./g']);
     const back = await downloadToDisk(sandbox, many.map((rel) => ({ rel, ...again.files.get(rel)! })), destOf);
     expect(back.size).toBe(40);
-    expect(downloads).toHaveLength(1);
+    expect(printed).toHaveLength(1);
+    expect(downloads).toHaveLength(0);
+    // Not UTF-8, and one with a U+FFFD of its own: the printed copy fails the cksum, and they come staged, exact.
+    printed.length = 0;
+    const odd = ['h/bin.dat', 'h/fffd.txt', 'h/plain.txt'];
+    expect((await inner.execute('mkdir h && printf "\\377\\376\\000x" > h/bin.dat && printf "a \\357\\277\\275 b" > h/fffd.txt && echo plain > h/plain.txt', { timeoutMs: 30_000 })).exitCode).toBe(0);
+    const listedOdd = await scanSandbox(inner, ['./h']);
+    const oddBack = await downloadToDisk(sandbox, odd.map((rel) => ({ rel, ...listedOdd.files.get(rel)! })), destOf);
+    expect([...oddBack].sort()).toEqual(odd);
+    expect(fs.readFileSync(path.join(dest, 'h/bin.dat'))).toEqual(Buffer.from([0xff, 0xfe, 0, 0x78]));
+    expect(fs.readFileSync(path.join(dest, 'h/fffd.txt'), 'utf8')).toBe('a \uFFFD b');
+    expect(fs.readFileSync(path.join(dest, 'h/plain.txt'), 'utf8')).toBe('plain\n');
     expect(fs.readFileSync(path.join(dest, 'g/39.txt'), 'utf8')).toBe(Array.from({ length: 39 }, (_, i) => `${i + 1}\n`).join(''));
   }, 60_000);
 });

@@ -6,21 +6,25 @@
 // its place in the layer folder as they arrive, and is kept only when its size and cksum are what
 // the sandbox listed.
 //
-// How, over every provider alike: the four SDKs' file APIs download a whole file into memory
-// (Daytona `fs.downloadFiles`, E2B `files.read`, Modal `open().read()`, Deno `fs.readFile`), and
-// base64 through a command's output is what §18 rules out. So a piece is first copied in the
-// sandbox with `dd` (`bs=PIECE_BYTES skip=i count=1`: never more than a piece, whatever the file
-// became since it was listed) into a staging folder of Deepdesk's, and the staged pieces come
-// down through the provider's file API, a batch of at most BATCH_BYTES at a time. Files of one
-// piece (most of a change) are staged many to a file instead — their `cat`, cut by `head -c` at
-// the sum of their listed sizes and one byte, so nothing a file became makes it longer — and cut
-// here at the listed sizes: a process pair per batch, where a `dd` per file costs milliseconds
-// each in a sandbox. What does not match its listing there comes again piece by piece.
+// How, over every provider alike: a change of small text files (most of a step) comes printed
+// with the answer of one script — the `cat` of a batch's files cut by `head -c` at their listed
+// sizes' sum and one byte, after a fresh marker — and is cut here at the listed sizes: one call
+// per batch, nothing staged. A provider's output is text, so what is not UTF-8 comes back
+// changed, fails its cksum and comes again through the file API (never as base64 through a
+// command, which §18 rules out). The four SDKs' file APIs download a whole file into memory
+// (Daytona `fs.downloadFiles`, E2B `files.read`, Modal `open().read()`, Deno `fs.readFile`), so
+// such files are staged in the sandbox first, in a staging folder of Deepdesk's: files of one
+// piece many to a file (the same cut `cat`; a process pair per batch, where a `dd` per file costs
+// milliseconds each in a sandbox), cut here at the listed sizes; what does not match its listing
+// there, and larger files, piece by piece, each piece copied by `dd` (`bs=PIECE_BYTES skip=i
+// count=1`: never more than a piece, whatever the file became since it was listed). The staged
+// files come down through the provider's file API, a batch of at most BATCH_BYTES at a time.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import { shQuote } from '../../core/text/shell-quote';
+import { mediaTypeOf } from '../../core/media/kinds';
 import { formatBytes } from './folder-upload';
 import { posixCksum, posixCksumFile } from './posix-cksum';
 
@@ -117,16 +121,23 @@ const SCRIPT_PATH_BYTES = 64 * 1024;
  */
 export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
   const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
-  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
+  let staging = false;
   try {
     const small = files.filter((f) => f.size <= PIECE_BYTES);
-    const whole = small.length > 1 ? await downloadJoined(small, destOf, stage, exec, sandbox, signal) : new Set<string>();
+    // Text by its name: printed with the answer first (media would only come again).
+    const printable = small.filter((f) => mediaTypeOf(f.rel) === null);
+    const whole = printable.length > 0 ? await downloadPrinted(printable, destOf, exec) : new Set<string>();
+    const joined = small.filter((f) => !whole.has(f.rel));
+    staging = joined.length > 1;
+    if (staging) for (const rel of await downloadJoined(joined, destOf, stage, exec, sandbox, signal)) whole.add(rel);
     const rest = files.filter((f) => !whole.has(f.rel));
+    staging ||= rest.length > 0;
     for (const rel of await downloadPieces(rest, destOf, stage, exec, sandbox, signal)) whole.add(rel);
     return whole;
   } finally {
     // Waited for: a step's calls are done when it is (the sandbox may be stopped right after).
-    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    if (staging) await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
   }
 }
 
@@ -147,13 +158,8 @@ function keepIfListed(file: WantedFile, dest: string): boolean {
   return false;
 }
 
-/**
- * Files of one piece each, in batches of at most BATCH_BYTES: each batch staged as one file, the
- * `cat` of its files cut at their listed sizes' sum plus one byte (a file that grew, or became a
- * link to anything, never makes it longer), downloaded one batch at a time and cut here at the
- * listed sizes. The files that match their listing.
- */
-async function downloadJoined(files: readonly WantedFile[], destOf: (rel: string) => string, stage: string, exec: Exec, sandbox: ProviderSandbox, signal?: AbortSignal): Promise<Set<string>> {
+/** Files of one piece each in batches of at most BATCH_BYTES and BATCH_PIECES files, their quoted paths at most SCRIPT_PATH_BYTES. */
+function batchesOf(files: readonly WantedFile[]): WantedFile[][] {
   const batches: WantedFile[][] = [];
   let batch: WantedFile[] = [];
   let bytes = 0;
@@ -171,23 +177,63 @@ async function downloadJoined(files: readonly WantedFile[], destOf: (rel: string
     pathBytes += quoted;
   }
   if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * `joined` cut at the group's listed sizes, in order: each file whose bytes have its listed cksum
+ * is written to its place and added to `whole`. A file short of its listed bytes ends the cut (it
+ * and the rest changed since the listing).
+ */
+function cutAtListedSizes(group: readonly WantedFile[], joined: Uint8Array, destOf: (rel: string) => string, whole: Set<string>): void {
+  let at = 0;
+  for (const f of group) {
+    if (at + f.size > joined.length) break;
+    const bytes = joined.subarray(at, at + f.size);
+    at += f.size;
+    if (posixCksum(bytes) !== f.crc) continue;
+    fs.writeFileSync(destOf(f.rel), bytes, { mode: 0o600 });
+    whole.add(f.rel);
+  }
+}
+
+/**
+ * Files of one piece each, printed with the answer of one script per batch (one call, nothing
+ * staged): a fresh marker, then the `cat` of the batch's files cut by `head -c` at their listed
+ * sizes' sum and one byte (a file that grew, or became a link to anything, never makes it
+ * longer), cut here at the listed sizes. A provider's output is text: bytes that are not UTF-8
+ * come back changed, so their file (and the ones after it) fail the cksum and come again by
+ * download. The files that match their listing.
+ */
+async function downloadPrinted(files: readonly WantedFile[], destOf: (rel: string) => string, exec: Exec): Promise<Set<string>> {
   const whole = new Set<string>();
-  for (const [k, group] of batches.entries()) {
+  for (const group of batchesOf(files)) {
+    const total = group.reduce((sum, f) => sum + f.size, 0);
+    const marker = `deepdesk-back-${randomBytes(12).toString('hex')}`;
+    const r = await exec([`printf '%s\\n' ${marker}`, `cat -- ${group.map((f) => shQuote(`./${f.rel}`)).join(' ')} 2>/dev/null | head -c ${total + 1}`].join('\n'));
+    if (r.timedOut || r.exitCode === null) continue;
+    const at = r.output.indexOf(`${marker}\n`);
+    if (at < 0) continue;
+    // What came after the marker, never more than the batch's listed bytes and one are looked at.
+    const printed = Buffer.from(r.output.slice(at + marker.length + 1), 'utf8');
+    cutAtListedSizes(group, printed.subarray(0, total + 1), destOf, whole);
+  }
+  return whole;
+}
+
+/**
+ * Files of one piece each, in batches of at most BATCH_BYTES: each batch staged as one file, the
+ * `cat` of its files cut at their listed sizes' sum plus one byte (a file that grew, or became a
+ * link to anything, never makes it longer), downloaded one batch at a time and cut here at the
+ * listed sizes. The files that match their listing.
+ */
+async function downloadJoined(files: readonly WantedFile[], destOf: (rel: string) => string, stage: string, exec: Exec, sandbox: ProviderSandbox, signal?: AbortSignal): Promise<Set<string>> {
+  const whole = new Set<string>();
+  for (const [k, group] of batchesOf(files).entries()) {
     const total = group.reduce((sum, f) => sum + f.size, 0);
     await staged(exec, [`S=${shQuote(stage)}`, STAGE_DIR, `cat -- ${group.map((f) => shQuote(`./${f.rel}`)).join(' ')} 2>/dev/null | head -c ${total + 1} > "$S/${k}"`]);
     const [got] = await sandbox.download([`${stage}/${k}`], signal);
-    const joined = got?.content;
-    if (joined === undefined) continue;
-    let at = 0;
-    for (const f of group) {
-      // Short of this file's listed bytes: it and the rest changed since the listing.
-      if (at + f.size > joined.length) break;
-      const bytes = joined.subarray(at, at + f.size);
-      at += f.size;
-      if (posixCksum(bytes) !== f.crc) continue;
-      fs.writeFileSync(destOf(f.rel), bytes, { mode: 0o600 });
-      whole.add(f.rel);
-    }
+    if (got?.content !== undefined) cutAtListedSizes(group, got.content, destOf, whole);
   }
   return whole;
 }
