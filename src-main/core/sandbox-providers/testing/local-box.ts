@@ -1,8 +1,10 @@
 // What the providers' stand-ins (for tests only) keep a sandbox in: a "box" on this machine.
 // A box is a few folders that appear at fixed absolute paths inside it (its home, /tmp), and
-// every command runs in bubblewrap with the system read-only, only the box's folders
-// writable, no network and its own process namespace — so a command in a box can neither
-// see the person's files nor reach a service on 127.0.0.1, as in a real provider's sandbox.
+// its commands run in one bubblewrap held for the box's life (its daemon's: started with its
+// first command, as a provider's daemon lives in its sandbox) with the system read-only, only
+// the box's folders writable, no network and its own process namespace — so a command in a box
+// can neither see the person's files nor reach a service on 127.0.0.1, as in a real provider's
+// sandbox. Each command is a process group of its own there, ended whole when it ends or is killed.
 // File operations (the providers' file APIs) resolve paths as the box sees them: a symlink
 // is followed inside the box, never to this machine's file of that name.
 
@@ -11,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { findBwrap } from '../../sandbox/bwrap';
 
 export interface LocalBoxOptions {
@@ -52,6 +55,35 @@ export type BoxFileError = 'file_not_found' | 'permission_denied' | 'is_director
 export class BoxFileFailure extends Error {
   constructor(readonly code: BoxFileError, message: string) {
     super(message);
+  }
+}
+
+const DAEMON_LINE = z.union([
+  z.strictObject({ id: z.number().int().positive(), fd: z.union([z.literal(1), z.literal(2)]), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/) }),
+  z.strictObject({ id: z.number().int().positive(), code: z.number().int().nullable(), signal: z.string().regex(/^SIG[A-Z0-9]+$/).nullable() }),
+]);
+
+/** One line of the daemon's, or undefined when it is not of its form. */
+export function daemonLine(line: string): { id: number; fd: 1 | 2; data: string } | { id: number; code: number | null; signal: NodeJS.Signals | null } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const m = DAEMON_LINE.safeParse(parsed);
+  if (!m.success) return undefined;
+  return 'fd' in m.data ? m.data : { id: m.data.id, code: m.data.code, signal: m.data.signal as NodeJS.Signals | null };
+}
+
+/** Ends the daemon's bubblewrap, and with it everything in the box's namespaces. */
+function killDaemon(daemon: BoxDaemon): void {
+  const { child } = daemon;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Ended meanwhile.
   }
 }
 
@@ -341,28 +373,33 @@ export class LocalBox {
       },
     };
     child.stdin!.on('error', () => undefined);
-    let pending = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (text: string) => {
-      pending += text;
-      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        const m = JSON.parse(line) as { id: number; fd?: 1 | 2; data?: string; code?: number | null; signal?: NodeJS.Signals | null };
-        const command = daemon.commands.get(m.id);
-        if (!command) continue;
-        if (m.fd !== undefined) (m.fd === 1 ? command.out : command.err)(Buffer.from(m.data ?? '', 'base64'));
-        else {
-          daemon.commands.delete(m.id);
-          command.end({ code: m.code ?? null, signal: m.signal ?? null });
-        }
-      }
-    });
     const ended = (): void => {
       if (this.daemon === daemon) this.daemon = undefined;
       for (const command of daemon.commands.values()) command.end({ code: null, signal: 'SIGKILL' });
       daemon.commands.clear();
     };
+    let pending = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (text: string) => {
+      pending += text;
+      // No line of the daemon's is longer than a chunk of output in base64.
+      if (pending.length > 16 * 1024 * 1024) return void (killDaemon(daemon), ended());
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        // The daemon lives in the box, where a command can reach it: its lines are data, and one
+        // that is not of its form ends the daemon (every command it ran ends killed).
+        const m = daemonLine(line);
+        if (m === undefined) return void (killDaemon(daemon), ended());
+        const command = daemon.commands.get(m.id);
+        if (!command) continue;
+        if ('fd' in m) (m.fd === 1 ? command.out : command.err)(Buffer.from(m.data, 'base64'));
+        else {
+          daemon.commands.delete(m.id);
+          command.end({ code: m.code, signal: m.signal });
+        }
+      }
+    });
     child.on('close', ended);
     child.on('error', ended);
     return daemon;
@@ -372,13 +409,7 @@ export class LocalBox {
     const daemon = this.daemon;
     if (!daemon) return;
     this.daemon = undefined;
-    if (daemon.child.pid !== undefined && daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      try {
-        process.kill(-daemon.child.pid, 'SIGKILL');
-      } catch {
-        // Ended meanwhile.
-      }
-    }
+    killDaemon(daemon);
   }
 
   /** Runs to the end (or `timeoutMs`, ending the tree) and collects the output. */
