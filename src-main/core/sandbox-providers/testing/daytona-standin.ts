@@ -95,6 +95,10 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
       else res.destroy();
     });
   });
+  // As the service's proxies, an idle connection is kept well past the SDK's pause between calls:
+  // Node's 5 s default closes one just as a client reuses it (a dropped connection, not Daytona's).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
