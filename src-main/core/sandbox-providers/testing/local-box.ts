@@ -364,7 +364,8 @@ export class LocalBox {
       '--chdir', '/',
       DAEMON_NODE, '-e', DAEMON_SOURCE,
     ];
-    const child = spawn(bwrap, args, { env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    // This process's binary may be Electron's: as Node, then.
+    const child = spawn(bwrap, args, { env: { PATH: '/usr/bin:/bin', ELECTRON_RUN_AS_NODE: '1' }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
     const daemon: BoxDaemon = {
       child,
       commands: new Map(),
