@@ -117,7 +117,7 @@ const SCRIPT_PATH_BYTES = 64 * 1024;
  */
 export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
   const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
-  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
   try {
     const small = files.filter((f) => f.size <= PIECE_BYTES);
     const whole = small.length > 1 ? await downloadJoined(small, destOf, stage, exec, sandbox, signal) : new Set<string>();

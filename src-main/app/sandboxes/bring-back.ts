@@ -53,7 +53,7 @@ function relOfFound(p: string): string | undefined {
 
 export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal): Promise<SandboxState> {
   const marker = `deepdesk-scan-${randomBytes(12).toString('hex')}`;
-  const r = await sandbox.execute(scanScript(starts, marker), { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  const r = await sandbox.execute(scanScript(starts, marker), { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
   if (r.exitCode === null || r.timedOut) throw new Error(r.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
   const at = r.output.indexOf(`\0${marker}\0`);
   if (at < 0) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);

@@ -41,6 +41,13 @@ export interface SandboxExecOptions {
   signal?: AbortSignal;
   /** Output as it arrives, where the provider streams (stdout and stderr interleaved). */
   onOutput?: (chunk: string) => void;
+  /**
+   * A short script that starts nothing meant to outlive it and needs no output as it arrives (the
+   * file tools' and bring-back's): one call to the provider where it has one, with no session
+   * made and ended around it. Its timeout still ends its process group; a cancel stops the
+   * waiting at once, and the script ends by itself or at that timeout.
+   */
+  oneCall?: boolean;
 }
 
 export interface SandboxExecResult {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderSandbox, SandboxExecOptions } from '../../sandbox-providers/provider';
 import { LocalBoxProvider } from '../../sandbox-providers/testing/local-box-provider';
 import { withTargetGuard } from '../target-guard';
+import { INLINE_READ_BYTES, inlineBytes } from '../script/script-backend';
 import { ProviderBackend } from './provider-backend';
 
 const provider = new LocalBoxProvider();
@@ -106,18 +107,34 @@ describe('ProviderBackend', () => {
     expect((await backend.read('/f')).fileData?.content).toBe('two');
     await run('printf "three and more\\n" > f.new && mv f.new f');
     expect((await backend.read('/f')).fileData?.content).toBe('three and more');
-    // A link out of the workdir in its place, to a file of the very size last read: the download
-    // made while the script checked is thrown away, and the read refused.
+    // A link out of the workdir in its place: refused by the same call that would have printed it.
     await run('mkdir -p /tmp/outside && printf "outside secret\\n" > /tmp/outside/s.txt && rm f && ln -s /tmp/outside/s.txt f');
     const refused = await counted(() => backend.read('/f'));
     expect(refused.result).toEqual({ error: "Path '/f' is outside the project folder" });
-    expect(refused).toMatchObject({ execute: 1, download: 1 });
+    expect(refused).toMatchObject({ execute: 1, download: 0 });
+    // A file over INLINE_READ_BYTES read before, then a link out to a file of the very size last
+    // read: the download made while the script checked is thrown away, and the read refused.
+    const big = 'b'.repeat(INLINE_READ_BYTES + 10) + '\n';
+    await run(`rm f && head -c ${big.length - 1} /dev/zero | tr "\\0" b > f && echo >> f`);
+    expect((await backend.read('/f')).fileData?.content).toBe(big.slice(0, -1));
+    await run(`head -c ${big.length} /dev/zero | tr "\\0" s > /tmp/outside/big.txt && rm f && ln -s /tmp/outside/big.txt f`);
+    const refusedBig = await counted(() => backend.read('/f'));
+    expect(refusedBig.result).toEqual({ error: "Path '/f' is outside the project folder" });
+    expect(refusedBig).toMatchObject({ execute: 1, download: 1 });
     expect((await backend.read('/f')).error).toBe("Path '/f' is outside the project folder");
     // A file again, then binary bytes: base64 file data, as the script's check and the sniff say.
     await run('rm f && printf "text\\n" > f');
     expect((await backend.read('/f')).fileData?.content).toBe('text');
     await run('printf "\\000\\001\\002\\003\\004" > f');
     expect((await backend.read('/f')).fileData).toMatchObject({ content: Buffer.from([0, 1, 2, 3, 4]).toString('base64'), encoding: 'base64' });
+    // Bytes a provider's text output cannot carry (not UTF-8), and a U+FFFD of the file's own: the
+    // printed copy is not trusted, the file is downloaded, and its bytes come back exactly.
+    await run('printf "\\377\\376\\000binary\\200" > f');
+    const notUtf8 = await counted(() => backend.read('/f'));
+    expect(notUtf8.result.fileData).toMatchObject({ content: Buffer.from([0xff, 0xfe, 0, ...Buffer.from('binary'), 0x80]).toString('base64'), encoding: 'base64' });
+    expect(notUtf8).toMatchObject({ execute: 1, download: 1 });
+    await run('printf "caf\\303\\251 \\357\\277\\275 ok\\n" > f');
+    expect((await backend.read('/f')).fileData?.content).toBe('café \uFFFD ok');
     // Grown past what is downloaded whole: its window, cut at the place.
     await run('printf "small\\n" > f');
     expect((await backend.read('/f')).fileData?.content).toBe('small');
@@ -132,10 +149,51 @@ describe('ProviderBackend', () => {
     expect((await backend.read('/f')).error).toMatch(/director/i);
   });
 
+  it('prints no more of a file than its size says, and reads a file over the printed size by download', async () => {
+    const outputs: number[] = [];
+    const watched = new ProviderBackend({
+      ...sandbox,
+      id: sandbox.id,
+      provider: sandbox.provider,
+      workdir: sandbox.workdir,
+      execute: async (command: string, options: SandboxExecOptions) => {
+        const r = await sandbox.execute(command, options);
+        outputs.push(Buffer.byteLength(r.output));
+        return r;
+      },
+    });
+    // Over the printed size: the script answers with the path only, and the bytes come by download.
+    const text = 'x'.repeat(INLINE_READ_BYTES) + '\n';
+    expect((await sandbox.execute(`head -c ${INLINE_READ_BYTES} /dev/zero | tr "\\0" x > over && echo >> over`, { timeoutMs: 30_000 })).exitCode).toBe(0);
+    const over = await counted(() => watched.read('/over'));
+    expect(over.result.fileData?.content).toBe(text.slice(0, -1));
+    expect(over).toMatchObject({ execute: 1, download: 1 });
+    expect(Math.max(...outputs)).toBeLessThan(4096);
+    // A device that never ends, through a link and in the folder: refused, and nothing is printed.
+    outputs.length = 0;
+    expect((await sandbox.execute('ln -s /dev/zero zero && mkfifo fifo', { timeoutMs: 30_000 })).exitCode).toBe(0);
+    expect((await watched.read('/zero')).error).toBe("Path '/zero' is outside the project folder");
+    expect((await watched.read('/fifo')).error).toBe("'/fifo' is not a regular file");
+    expect(Math.max(...outputs)).toBeLessThan(4096);
+  });
+
+  it('keeps printed bytes only when they are exactly the file’s', () => {
+    const payload = (real: string, bytes: Buffer): Buffer => Buffer.concat([Buffer.from(real), Buffer.from([0]), bytes]);
+    expect(inlineBytes(payload('/w/a.txt', Buffer.from('one\n')), 4)).toEqual({ real: '/w/a.txt', data: Buffer.from('one\n') });
+    // Fewer or more bytes than stat said (the file changed meanwhile), or a replacement character: downloaded instead.
+    expect(inlineBytes(payload('/w/a.txt', Buffer.from('one')), 4)?.data).toBeNull();
+    expect(inlineBytes(payload('/w/a.txt', Buffer.from('one\n\n')), 4)?.data).toBeNull();
+    expect(inlineBytes(payload('/w/a.txt', Buffer.from('\uFFFD')), 3)?.data).toBeNull();
+    // A malformed answer is refused whole.
+    expect(inlineBytes(Buffer.from('/w/a.txt'), 0)).toBeNull();
+    expect(inlineBytes(payload('w/a.txt', Buffer.from('x')), 1)).toBeNull();
+    expect(inlineBytes(payload('', Buffer.from('x')), 1)).toBeNull();
+  });
+
   it('costs one call per operation where it can, a batch included', async () => {
     await backend.write('/a.txt', 'one\n');
     expect(await counted(() => backend.ls('/'))).toMatchObject({ execute: 1, upload: 0, download: 0 });
-    expect(await counted(() => backend.read('/a.txt'))).toMatchObject({ execute: 1, download: 1 });
+    expect(await counted(() => backend.read('/a.txt'))).toMatchObject({ execute: 1, download: 0 });
     expect(await counted(() => backend.edit('/a.txt', 'one', 'two'))).toMatchObject({ execute: 1, upload: 1, download: 1 });
     expect(await counted(() => backend.glob('*.txt'))).toMatchObject({ execute: 1 });
     expect(await counted(() => backend.grep('two'))).toMatchObject({ execute: 2 });

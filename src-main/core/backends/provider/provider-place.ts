@@ -1,6 +1,8 @@
 // One sandbox of a provider (Daytona, Modal, E2B, Deno) as a Place (script/place.ts) for the
-// script backend (SPEC §18): scripts run through the provider's execute in `/`, whose output is
-// text only, so file contents travel through its upload and download (`files`). A provider's
+// script backend (SPEC §18): scripts run through the provider's execute in `/`, each in one call
+// where the provider has one (`oneCall`: they start nothing and stream nothing), whose output is
+// text only, so file contents travel through its upload and download (`files`; a small file read
+// comes with the answer of the script that checked it). A provider's
 // failure (SandboxProviderError) is a PlaceError in its plain words.
 
 import { PlaceError, type Place, type PlaceFileError, type PlaceRun, type PlaceRunOptions } from '../script/place';
@@ -23,7 +25,7 @@ export class ProviderPlace implements Place {
 
   async run(script: string, options: PlaceRunOptions = {}): Promise<PlaceRun> {
     const r = await said(() =>
-      this.sandbox.execute(script, { cwd: '/', timeoutMs: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) }),
+      this.sandbox.execute(script, { cwd: '/', timeoutMs: options.timeoutMs ?? 60_000, oneCall: true, ...(options.signal ? { signal: options.signal } : {}) }),
     );
     return { output: Buffer.from(r.output, 'utf8'), exitCode: r.exitCode, timedOut: r.timedOut };
   }

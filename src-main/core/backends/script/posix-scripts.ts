@@ -2,7 +2,8 @@
 // provider's sandbox, SPEC §18), one per file operation, as Deep Agents' BaseSandbox builds its
 // file tools on execute: they look, list, check and move files, and file contents travel only
 // through the place's upload and download (a write is uploaded to a temp file in the workdir, then checked and renamed into
-// place by COMMIT; a read resolves the path here, then downloads it).
+// place by COMMIT; a read resolves the path here, then downloads it, or a small file comes with
+// the answer of the script that checked it, as Deep Agents' BaseSandbox reads text).
 //
 // Every script runs after PRELUDE, with the workdir then its own arguments as positional
 // parameters (always shQuote'd by the caller), never spliced into its text. A reply is the
@@ -75,9 +76,12 @@ echo "ok $st"
 
 /**
  * $1 rel, $2 largest size downloaded whole, $3 first line, $4 last line (1-based), $5 byte
- * cap of the window: `ok <info>` + the real path to download, or, for a larger file,
- * `window <info>` + `dir\0newlines\0last byte hex\0` where dir holds `head` (the first 8 KiB)
- * and `window` (the lines; the caller removes dir). `isdir`, `notfile`, `denied`.
+ * cap of the window, $6 largest size printed with the answer: `inline <info>` + the real path,
+ * a NUL and at most the size stat gave of the file's bytes (the caller keeps them only when they
+ * are exactly that many, come through the place's text output unchanged, and are text); `ok
+ * <info>` + the real path to download; or, for a larger file, `window <info>` +
+ * `dir\0newlines\0last byte hex\0` where dir holds `head` (the first 8 KiB) and `window` (the
+ * lines; the caller removes dir). `isdir`, `notfile`, `denied`.
  */
 export const READ = String.raw`
 exists "$1"
@@ -85,6 +89,7 @@ st=$(info "$R") || { echo denied; exit 0; }
 case $st in 4*) echo isdir; exit 0;; 8*) ;; *) echo notfile; exit 0;; esac
 [ -r "$R" ] || { echo denied; exit 0; }
 size=${D}{st#* }; size=${D}{size%% *}
+if [ "$size" -le "$6" ]; then echo "inline $st"; printf '%s\0' "$R"; head -c "$size" -- "$R"; exit 0; fi
 if [ "$size" -le "$2" ]; then echo "ok $st"; printf '%s' "$R"; exit 0; fi
 d=$(mktemp -d) || { echo failed; exit 0; }
 head -c 8192 -- "$R" > "$d/head"

@@ -14,9 +14,11 @@
 //   and download; posix-scripts.ts resolve, check and rename into place (a write goes up to a
 //   temp file in the folder first).
 //
-// Round trips (`files`): ls, stat, delete, glob: one script. read, readRaw: one script + one
-// download (a text file over 10 MB: the window is cut at the place, + one script to remove it);
-// a read of a path read before downloads while its script checks, so it waits for one of them.
+// Round trips (`files`): ls, stat, delete, glob: one script. read: one script for a file up to
+// INLINE_READ_BYTES (its bytes come with the answer; + one download when they did not come
+// through the text output unchanged), else one script + one download (a text file over 10 MB: the
+// window is cut at the place, + one script to remove it); a read of a larger path read before
+// downloads while its script checks, so it waits for one of them. readRaw: one script + one download.
 // write: one upload + one script (a BOM or CRLF file: twice). edit: one download + one upload +
 // one script (+ one script to name a failure). grep: two scripts. uploadFiles, downloadFiles:
 // one transfer + one script for the whole batch. (`bytes`: one script each, a read of a large or
@@ -67,6 +69,12 @@ export interface ScriptBackendOptions {
 export const WHOLE_READ_BYTES = 512 * 1024;
 /** `files`: text files up to this size are downloaded whole and windowed here; larger ones are windowed at the place. */
 export const WHOLE_DOWNLOAD_BYTES = MAX_BINARY_READ_BYTES;
+/**
+ * `files`: files up to this size come with the answer of the script that checked them, in its
+ * text output (one round trip); kept only when they came through unchanged (inlineBytes), else
+ * downloaded as larger files are.
+ */
+export const INLINE_READ_BYTES = 256 * 1024;
 /** `files`: how many paths' last reads readByDownload remembers. */
 const LAST_READS = 64;
 /** Edits read the whole file; beyond this they are refused (as on disk). */
@@ -323,16 +331,28 @@ export class ScriptBackend implements Backend {
   private async readByDownload(virtual: string, start: number, count: number): Promise<ReadResult> {
     const hint = this.lastRead.get(virtual);
     const early = hint === undefined ? undefined : this.place.download([hint.real]).then(([got]) => got?.content, () => undefined);
-    const reply = await this.call(READ, [relOf(virtual), String(WHOLE_DOWNLOAD_BYTES), String(start + 1), String(start + count), String(MAX_WINDOW_BYTES)]);
+    const args = [relOf(virtual), String(WHOLE_DOWNLOAD_BYTES), String(start + 1), String(start + count), String(MAX_WINDOW_BYTES), String(INLINE_READ_BYTES)];
+    const reply = await this.call(READ, args);
     this.lastRead.delete(virtual);
-    if (reply.status !== 'ok' && reply.status !== 'window') return { error: replyError(reply, virtual, 'file') };
-    const st = parseStat(reply.args)!;
+    if (reply.status !== 'ok' && reply.status !== 'window' && reply.status !== 'inline') return { error: replyError(reply, virtual, 'file') };
+    const st = parseStat(reply.args);
+    if (st === null) return { error: replyError({ ...reply, status: 'failed' }, virtual, 'file') };
     const times = timesOf(st);
     if (reply.status === 'window') return await this.downloadWindow(reply.payload, virtual, st.size, count, start, times);
-    const real = reply.payload.toString('utf8');
-    this.rememberRead(virtual, real);
-    const ahead = early !== undefined && hint?.real === real ? await early : undefined;
-    const bytes = ahead !== undefined && ahead.length === st.size ? { data: ahead } : await this.downloadOne(real, virtual);
+    let bytes: { data: Uint8Array } | { error: string } | undefined;
+    let real: string;
+    if (reply.status === 'inline') {
+      const inline = inlineBytes(reply.payload, st.size);
+      if (inline === null) return { error: replyError({ ...reply, status: 'failed' }, virtual, 'file') };
+      real = inline.real;
+      if (inline.data !== null) bytes = { data: inline.data };
+    } else {
+      real = reply.payload.toString('utf8');
+      this.rememberRead(virtual, real);
+      const ahead = early !== undefined && hint?.real === real ? await early : undefined;
+      if (ahead !== undefined && ahead.length === st.size) bytes = { data: ahead };
+    }
+    bytes ??= await this.downloadOne(real, virtual);
     if ('error' in bytes) return bytes;
     const kind = classifyContent(virtual, bytes.data.subarray(0, SNIFF_BYTES));
     if (!kind.text) return { fileData: { content: Buffer.from(bytes.data).toString('base64'), encoding: 'base64', mimeType: kind.mimeType, ...times } };
@@ -744,6 +764,24 @@ export function windowLines(window: Buffer, count: number, file: { newlines: num
   }
   const lines = count === 0 ? [] : splitLines(lossy.decode(body)).slice(0, count);
   return { lines, total };
+}
+
+const REPLACEMENT_CHAR = Buffer.from('\uFFFD', 'utf8');
+
+/**
+ * READ's `inline` payload: the real path, a NUL, then the file's bytes as the place's text
+ * output carried them. null when it is malformed (no NUL, no absolute path: the place's answer
+ * is refused); `data` null when the bytes may not be the file's: fewer or more than the size
+ * stat gave (the file changed meanwhile), or a U+FFFD among them (a provider's output is text,
+ * where bytes that are not UTF-8 became that character; a file that holds one is downloaded).
+ */
+export function inlineBytes(payload: Buffer, size: number): { real: string; data: Uint8Array | null } | null {
+  const nul = payload.indexOf(0);
+  if (nul <= 0) return null;
+  const real = payload.subarray(0, nul).toString('utf8');
+  if (!real.startsWith('/') || real.includes('\uFFFD')) return null;
+  const data = payload.subarray(nul + 1);
+  return { real, data: data.length === size && !data.includes(REPLACEMENT_CHAR) ? data : null };
 }
 
 /** A script's failure status as the disk backend's error text (`missing`: which not-found message). */

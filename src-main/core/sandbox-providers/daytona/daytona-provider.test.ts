@@ -95,6 +95,34 @@ describe('daytona execute', () => {
     expect(missing.exitCode).not.toBe(0);
   });
 
+  it('runs a short script (oneCall) in one call to the toolbox’s execute, with no session: output, exit code, cwd, stdin closed, and its timeout ends the group', async () => {
+    const before = standin.requests.length;
+    // `cat` would read the rest of the script from the daemon shell's stdin, were it not closed.
+    const r = await sb.execute('echo out; echo err >&2; pwd; cat; exit 3\necho never', { cwd: '/tmp', timeoutMs: 10_000, oneCall: true });
+    expect(r).toMatchObject({ exitCode: 3, timedOut: false });
+    expect(r.output.split('\n').sort()).toEqual(['', '/tmp', 'err', 'out']);
+    expect(standin.requests.slice(before)).toEqual([`POST /toolbox/${sb.id}/process/execute`]);
+    // Quotes, a heredoc-looking line and `$S` in the script are its own.
+    const quoted = await sb.execute(`S=mine; printf '%s|%s\\n' "$S" 'it'"'"'s'\nEOF`, { timeoutMs: 10_000, oneCall: true });
+    expect(quoted.output.split('\n')[0]).toBe("mine|it's");
+    const marker = '/home/daytona/one-call-marker';
+    const started = Date.now();
+    const slow = await sb.execute(`(sleep 1.5; touch ${marker}) & sleep 30`, { timeoutMs: 700, oneCall: true });
+    expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
+    expect(standin.boxes.get(sb.id)?.stat(marker)).toBeUndefined();
+    // The stand-in's execute is the daemon's: the command is the shell's stdin, and an empty one is a 400.
+    const raw = await new Daytona({ apiKey: standin.env.DAYTONA_API_KEY, apiUrl: standin.env.DAYTONA_API_URL, useDeprecatedPolling: true }).get(sb.id);
+    expect((await raw.process.executeCommand('read line; echo "[$line]"\nsecond', undefined, undefined, 10)).result).toBe('[second]\n');
+    await expect(raw.process.executeCommand('  ', undefined, undefined, 10)).rejects.toMatchObject({ statusCode: 400 });
+    // Output as it arrives is a session's: asked for it, the session runs the command.
+    const streamed: string[] = [];
+    const at = standin.requests.length;
+    await sb.execute('echo streamed', { timeoutMs: 10_000, oneCall: true, onOutput: (c) => streamed.push(c) });
+    expect(streamed.join('')).toBe('streamed\n');
+    expect(standin.requests.slice(at)).toContain(`POST /toolbox/${sb.id}/process/session`);
+  });
+
   it('ends the whole process tree at the timeout: exit code 124, and a background child never writes', async () => {
     const marker = '/home/daytona/timeout-marker';
     const started = Date.now();

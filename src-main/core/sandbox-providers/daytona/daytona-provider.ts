@@ -2,7 +2,9 @@
 // own: the toolbox's plain `/process/execute` neither streams nor can be cancelled, while a
 // session's command streams its output and deleting the session ends its whole process tree
 // (the daemon signals the session shell's process group and every descendant) — which is how
-// a timeout and a cancel end background children too.
+// a timeout and a cancel end background children too. A short script (`oneCall`: the file
+// tools', bring-back's) goes through the plain execute, one call: it starts nothing to end, and
+// the daemon kills its process group at its timeout.
 
 import { randomUUID } from 'node:crypto';
 import type { Daytona, Sandbox } from '@daytonaio/sdk';
@@ -217,8 +219,17 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
   /** Whether the toolbox has sessions (each command one, so it streams and can be ended early). */
   let sessions = true;
   /** One command through the toolbox's plain execute: its group is killed at the timeout (a 408, output lost); a cancel stops waiting. */
-  const executePlain = async (wrapped: string, options: SandboxExecOptions): Promise<SandboxExecResult> => {
+  const executePlain = async (command: string, options: SandboxExecOptions): Promise<SandboxExecResult> => {
     const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+    // The daemon's shell reads this from its stdin (one shell per call, ended with it): when it is
+    // bash, the command runs in it; else bash (or sh) takes its place, found with no fork
+    // (`command -v` is a builtin). Either way its stdin is closed, as in a local run.
+    const wrapped = [
+      `S=${shQuote(command)}`,
+      `cd ${shQuote(options.cwd ?? workdir)} || exit 1`,
+      'if [ -n "${BASH_VERSION-}" ]; then eval "$S" < /dev/null; exit; fi',
+      'if command -v bash >/dev/null 2>&1; then exec bash -c "$S" < /dev/null; else exec sh -c "$S" < /dev/null; fi',
+    ].join('\n');
     try {
       const r = await untilAborted(sb.process.executeCommand(wrapped, undefined, undefined, seconds), options.signal);
       if (r.result) options.onOutput?.(r.result);
@@ -256,7 +267,9 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
       });
       let sessionOpen = false;
       try {
-        if (!sessions) return await executePlain(wrapped, options);
+        // A short script (the file tools', bring-back's): the toolbox's one-shot execute, one call
+        // where a session costs its making, the command, the polls of its state and its deletion.
+        if (!sessions || (options.oneCall === true && options.onOutput === undefined)) return await executePlain(command, options);
         try {
           await sb.process.createSession(session);
         } catch (err) {
@@ -264,7 +277,7 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
           // which cannot stream or be cancelled but ends the command's group at its timeout.
           if (!sessionsMissing(err) || !(await stillThere())) throw err;
           sessions = false;
-          return await executePlain(wrapped, options);
+          return await executePlain(command, options);
         }
         sessionOpen = true;
         const { cmdId } = await sb.process.executeSessionCommand(session, { command: wrapped, runAsync: true });

@@ -3,7 +3,7 @@
 // `openapi-specs/toolbox.json` and the daemon `apps/daemon/pkg/toolbox`), with the paths, bodies,
 // status codes and error envelopes @daytonaio/sdk 0.218 reads, each sandbox a LocalBox.
 // Faithful where the adapter depends on it: the toolbox URL comes from the sandbox record;
-// `/process/execute` gives combined output and, at its timeout, kills the process group and
+// `/process/execute` runs the command as the shell's stdin, gives combined output and, at its timeout, kills the process group and
 // answers 408 PROCESS_EXECUTION_TIMEOUT; session logs carry the daemon's 01 01 01 / 02 02 02
 // stream markers (JSON and followed over a WebSocket, closed when the command ends or the
 // session is deleted); deleting a session ends its commands' whole trees; bulk upload/download
@@ -95,6 +95,10 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
       else res.destroy();
     });
   });
+  // As the service's proxies, an idle connection is kept well past the SDK's pause between calls:
+  // Node's 5 s default closes one just as a client reuses it (a dropped connection, not Daytona's).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -281,9 +285,12 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     const m = req.method;
     if (m === 'GET' && (route === '/work-dir' || route === '/user-home-dir')) return send(res, 200, { dir: HOME });
     if (m === 'POST' && route === '/process/execute') {
-      const { command, cwd, envs, timeout } = json(body) as { command: string; cwd?: string; envs?: { [k: string]: string }; timeout?: number };
+      const { command, cwd, envs, timeout } = json(body) as { command?: unknown; cwd?: string; envs?: { [k: string]: string }; timeout?: number };
+      // As the daemon (toolbox/process/execute.go): the command is the shell's stdin (no ARG_MAX), in a process group of its own.
+      if (typeof command !== 'string') throw new HttpError(400, daemonError(req, 400, 'BAD_REQUEST', 'invalid request body: command is required'));
+      if (command.trim() === '') throw new HttpError(400, daemonError(req, 400, 'BAD_REQUEST', 'command cannot be empty or whitespace-only'));
       const out: Buffer[] = [];
-      const p = box.run(command, { cwd: cwd || HOME, env: envs, onStdout: (c) => out.push(c), onStderr: (c) => out.push(c) });
+      const p = box.run(command, { shell: ['bash'], commandOn: 'stdin', cwd: cwd || HOME, env: envs, onStdout: (c) => out.push(c), onStderr: (c) => out.push(c) });
       let timedOut = false;
       const timer = timeout && timeout > 0 ? setTimeout(() => ((timedOut = true), p.kill()), timeout * 1000) : undefined;
       const { code } = await p.done;

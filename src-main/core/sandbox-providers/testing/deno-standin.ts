@@ -291,7 +291,7 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
         try {
           if (!running) throw new Error('no such process');
           // The command's process group: bash and whatever it started.
-          process.kill(-running.proc.pid, ((p.signal as string | undefined) ?? 'SIGTERM') as NodeJS.Signals);
+          running.proc.signal(((p.signal as string | undefined) ?? 'SIGTERM') as NodeJS.Signals);
         } catch {
           throw denoError('NotFound', 'No such process (os error 3)', 'ENOENT');
         }

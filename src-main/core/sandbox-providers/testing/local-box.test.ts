@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalBox } from './local-box';
+import { LocalBox, daemonLine } from './local-box';
 
 const boxes: LocalBox[] = [];
 afterEach(() => {
@@ -31,6 +31,18 @@ describe('LocalBox (the stand-ins’ sandbox)', () => {
     expect(fs.readFileSync(`${secret}/key`, 'utf8')).toBe('host');
     const seen = await b.exec(`cat ${secret}/key`);
     expect(seen.code).not.toBe(0);
+  });
+
+  it('takes its daemon’s lines as data: only lines of their form are read, and a command cannot write into them', async () => {
+    expect(daemonLine('{"id":3,"fd":1,"data":"aGk="}')).toEqual({ id: 3, fd: 1, data: 'aGk=' });
+    expect(daemonLine('{"id":3,"code":null,"signal":"SIGKILL"}')).toEqual({ id: 3, code: null, signal: 'SIGKILL' });
+    for (const bad of ['not json', '{"id":3,"code":0,"signal":null,"x":1}', '{"id":-1,"code":0,"signal":null}', '{"id":3,"fd":3,"data":""}', '{"id":3,"fd":1,"data":"*"}', '{"id":3,"code":0,"signal":"rm -rf"}', '[]']) {
+      expect(daemonLine(bad)).toBeUndefined();
+    }
+    // Its pipes are sockets: not to be opened again through /proc by a command in the box.
+    const b = box();
+    const forged = await b.exec('for p in /proc/[0-9]*; do [ "$(readlink "$p/exe")" = /.deepdesk-standin/node ] && echo \'{"id":1,"code":0,"signal":null}\' > "$p/fd/1" && echo written; done; echo done', { timeoutMs: 30_000 });
+    expect(forged).toMatchObject({ code: 0, stdout: 'done\n' });
   });
 
   it('ends a command’s whole tree on kill, and has no network', async () => {

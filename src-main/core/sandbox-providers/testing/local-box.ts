@@ -1,8 +1,10 @@
 // What the providers' stand-ins (for tests only) keep a sandbox in: a "box" on this machine.
 // A box is a few folders that appear at fixed absolute paths inside it (its home, /tmp), and
-// every command runs in bubblewrap with the system read-only, only the box's folders
-// writable, no network and its own process namespace — so a command in a box can neither
-// see the person's files nor reach a service on 127.0.0.1, as in a real provider's sandbox.
+// its commands run in one bubblewrap held for the box's life (its daemon's: started with its
+// first command, as a provider's daemon lives in its sandbox) with the system read-only, only
+// the box's folders writable, no network and its own process namespace — so a command in a box
+// can neither see the person's files nor reach a service on 127.0.0.1, as in a real provider's
+// sandbox. Each command is a process group of its own there, ended whole when it ends or is killed.
 // File operations (the providers' file APIs) resolve paths as the box sees them: a symlink
 // is followed inside the box, never to this machine's file of that name.
 
@@ -11,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { findBwrap } from '../../sandbox/bwrap';
 
 export interface LocalBoxOptions {
@@ -28,17 +31,21 @@ export interface BoxRunOptions {
   stdin?: Uint8Array | string;
   /** The shell that runs `command` (default `bash -c`); `['sh', '-c']` etc. */
   shell?: readonly string[];
+  /** `stdin`: `shell` alone runs, reading `command` from its stdin (as Daytona's daemon runs a plain execute); default after `shell`. */
+  commandOn?: 'argv' | 'stdin';
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
 }
 
 export interface BoxProcess {
-  /** This machine's pid of the command's launcher (its process group). */
+  /** The command's number in its box (a provider's pid for it). */
   pid: number;
-  /** Resolves when the command and its launcher have ended. */
+  /** Resolves when the command and what it started have ended. */
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Ends the command's whole tree (its own process namespace). */
+  /** Ends the command's whole tree (its process group). */
   kill(): void;
+  /** Sends `signal` to the command's process group. */
+  signal(signal: NodeJS.Signals): void;
   stdout: Buffer[];
   stderr: Buffer[];
 }
@@ -50,6 +57,95 @@ export class BoxFileFailure extends Error {
     super(message);
   }
 }
+
+const DAEMON_LINE = z.union([
+  z.strictObject({ id: z.number().int().positive(), fd: z.union([z.literal(1), z.literal(2)]), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/) }),
+  z.strictObject({ id: z.number().int().positive(), code: z.number().int().nullable(), signal: z.string().regex(/^SIG[A-Z0-9]+$/).nullable() }),
+]);
+
+/** One line of the daemon's, or undefined when it is not of its form. */
+export function daemonLine(line: string): { id: number; fd: 1 | 2; data: string } | { id: number; code: number | null; signal: NodeJS.Signals | null } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const m = DAEMON_LINE.safeParse(parsed);
+  if (!m.success) return undefined;
+  return 'fd' in m.data ? m.data : { id: m.data.id, code: m.data.code, signal: m.data.signal as NodeJS.Signals | null };
+}
+
+/** Ends the daemon's bubblewrap, and with it everything in the box's namespaces. */
+function killDaemon(daemon: BoxDaemon): void {
+  const { child } = daemon;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Ended meanwhile.
+  }
+}
+
+interface BoxDaemon {
+  child: ChildProcess;
+  commands: Map<number, { out: (c: Buffer) => void; err: (c: Buffer) => void; end: (r: { code: number | null; signal: NodeJS.Signals | null }) => void }>;
+  send(message: object): void;
+}
+
+/** Where the daemon's Node (this process's own binary) appears in the box. */
+const DAEMON_NODE = '/.deepdesk-standin/node';
+
+/**
+ * The daemon's program, run by Node inside the box: JSON lines in (`run`, `signal`), JSON lines
+ * out (`{id, fd, data}` output in base64, `{id, code, signal}` at the end). Each command is the
+ * leader of its own process group; when it exits, the group is killed (what it left running goes
+ * with it, as when each command had its own process namespace), then its end is said once its
+ * output is closed.
+ */
+const DAEMON_SOURCE = String.raw`
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const procs = new Map();
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+const killGroup = (pid, signal) => { try { process.kill(-pid, signal); } catch {} };
+function run(m) {
+  let dir = false;
+  try { dir = fs.statSync(m.cwd).isDirectory(); } catch {}
+  if (!dir) {
+    send({ id: m.id, fd: 2, data: Buffer.from('cannot change to ' + m.cwd + ': No such file or directory\n').toString('base64') });
+    return send({ id: m.id, code: 1, signal: null });
+  }
+  let ended = false;
+  const end = (code, signal) => { if (!ended) { ended = true; procs.delete(m.id); send({ id: m.id, code, signal }); } };
+  let c;
+  try {
+    c = spawn(m.argv[0], m.argv.slice(1), { cwd: m.cwd, env: m.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (e) {
+    return end(127, null);
+  }
+  procs.set(m.id, c);
+  c.stdout.on('data', (b) => send({ id: m.id, fd: 1, data: b.toString('base64') }));
+  c.stderr.on('data', (b) => send({ id: m.id, fd: 2, data: b.toString('base64') }));
+  c.on('error', () => end(127, null));
+  c.on('exit', () => { if (c.pid) killGroup(c.pid, 'SIGKILL'); });
+  c.on('close', (code, signal) => end(code, signal));
+  c.stdin.on('error', () => {});
+  c.stdin.end(Buffer.from(m.stdin, 'base64'));
+}
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+    const m = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    if (m.op === 'run') run(m);
+    else if (m.op === 'signal') { const c = procs.get(m.id); if (c && c.pid) killGroup(c.pid, m.signal); }
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+`;
 
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
 const MAX_LINKS = 40;
@@ -64,6 +160,8 @@ export class LocalBox {
   private destroyed = false;
   /** The temporary folder this box made for itself (none when given a base): removed with it. */
   private readonly ownBase: string | undefined;
+  private daemon: BoxDaemon | undefined;
+  private nextId = 0;
 
   constructor(options: LocalBoxOptions) {
     if (!path.posix.isAbsolute(options.home) || options.home === '/') throw new Error('a box home is an absolute path below /');
@@ -205,57 +303,117 @@ export class LocalBox {
     fs.rmSync(this.hostPath(abs, { followLast: false, forWrite: true }), { recursive: true, force: true });
   }
 
-  /** Runs `command` in the box (see the top of this file). */
+  /**
+   * Runs `command` in the box (see the top of this file): through the box's daemon, started with
+   * the box's first command, as a provider's sandbox runs commands through the daemon inside it.
+   */
   run(command: string, options: BoxRunOptions = {}): BoxProcess {
     this.alive();
+    const daemon = (this.daemon ??= this.startDaemon());
+    const cwd = options.cwd ?? this.home;
+    const env = { PATH: '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin', HOME: this.home, LANG: 'C.UTF-8', ...options.env };
+    const id = ++this.nextId;
+    let resolveDone!: (r: { code: number | null; signal: NodeJS.Signals | null }) => void;
+    const proc: BoxProcess = {
+      pid: id,
+      stdout: [],
+      stderr: [],
+      kill: () => proc.signal('SIGKILL'),
+      signal: (signal: NodeJS.Signals) => {
+        if (daemon.commands.has(id)) daemon.send({ op: 'signal', id, signal });
+      },
+      done: new Promise((resolve) => (resolveDone = resolve)),
+    };
+    daemon.commands.set(id, {
+      out: (c) => {
+        proc.stdout.push(c);
+        options.onStdout?.(c);
+      },
+      err: (c) => {
+        proc.stderr.push(c);
+        options.onStderr?.(c);
+      },
+      end: (r) => resolveDone(r),
+    });
+    const onStdin = options.commandOn === 'stdin';
+    const stdin = Buffer.from(onStdin ? command : (options.stdin ?? '')).toString('base64');
+    daemon.send({ op: 'run', id, argv: [...(options.shell ?? ['bash', '-c']), ...(onStdin ? [] : [command])], cwd, env, stdin });
+    this.live.add(proc);
+    void proc.done.then(() => this.live.delete(proc));
+    return proc;
+  }
+
+  /**
+   * The box's daemon: one bubblewrap for the box's life (its folders bound, the system read-only,
+   * every namespace its own, so no network) holding a small Node program that starts each
+   * command in a process group of its own, streams its output and ends the group when the
+   * command ends (what it left behind goes with it) or is killed. A bubblewrap per command would
+   * cost its namespaces' set-up every time (tens of milliseconds on a loaded machine), which no
+   * provider's daemon does.
+   */
+  private startDaemon(): BoxDaemon {
     const bwrap = findBwrap();
     if (!bwrap) throw new Error('bubblewrap is needed for a stand-in sandbox');
-    const cwd = options.cwd ?? this.home;
+    const node = fs.realpathSync(process.execPath);
     const args = [
       '--unshare-all',
       '--die-with-parent',
       ...SYSTEM_DIRS.flatMap((d) => ['--ro-bind-try', d, d]),
+      '--ro-bind', node, DAEMON_NODE,
       '--proc', '/proc',
       '--dev', '/dev',
       ...this.mounts.flatMap((m) => ['--bind', m.host, m.inBox]),
       '--hostname', 'sandbox',
-      '--chdir', cwd,
-      ...(options.shell ?? ['bash', '-c']),
-      command,
+      '--chdir', '/',
+      DAEMON_NODE, '-e', DAEMON_SOURCE,
     ];
-    const env = { PATH: '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin', HOME: this.home, LANG: 'C.UTF-8', ...options.env };
-    const child: ChildProcess = spawn(bwrap, args, { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const proc: BoxProcess = {
-      pid: child.pid ?? -1,
-      stdout: [],
-      stderr: [],
-      kill: () => {
-        if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // Ended meanwhile.
-          }
-        }
+    // This process's binary may be Electron's: as Node, then.
+    const child = spawn(bwrap, args, { env: { PATH: '/usr/bin:/bin', ELECTRON_RUN_AS_NODE: '1' }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const daemon: BoxDaemon = {
+      child,
+      commands: new Map(),
+      send: (message) => {
+        if (child.stdin?.writable) child.stdin.write(JSON.stringify(message) + '\n');
       },
-      done: new Promise((resolve) => {
-        child.on('close', (code, signal) => resolve({ code, signal }));
-        child.on('error', () => resolve({ code: 127, signal: null }));
-      }),
     };
-    child.stdout!.on('data', (c: Buffer) => {
-      proc.stdout.push(c);
-      options.onStdout?.(c);
-    });
-    child.stderr!.on('data', (c: Buffer) => {
-      proc.stderr.push(c);
-      options.onStderr?.(c);
-    });
     child.stdin!.on('error', () => undefined);
-    child.stdin!.end(options.stdin ?? '');
-    this.live.add(proc);
-    void proc.done.then(() => this.live.delete(proc));
-    return proc;
+    const ended = (): void => {
+      if (this.daemon === daemon) this.daemon = undefined;
+      for (const command of daemon.commands.values()) command.end({ code: null, signal: 'SIGKILL' });
+      daemon.commands.clear();
+    };
+    let pending = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (text: string) => {
+      pending += text;
+      // No line of the daemon's is longer than a chunk of output in base64.
+      if (pending.length > 16 * 1024 * 1024) return void (killDaemon(daemon), ended());
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        // The daemon lives in the box, where a command can reach it: its lines are data, and one
+        // that is not of its form ends the daemon (every command it ran ends killed).
+        const m = daemonLine(line);
+        if (m === undefined) return void (killDaemon(daemon), ended());
+        const command = daemon.commands.get(m.id);
+        if (!command) continue;
+        if ('fd' in m) (m.fd === 1 ? command.out : command.err)(Buffer.from(m.data, 'base64'));
+        else {
+          daemon.commands.delete(m.id);
+          command.end({ code: m.code, signal: m.signal });
+        }
+      }
+    });
+    child.on('close', ended);
+    child.on('error', ended);
+    return daemon;
+  }
+
+  private stopDaemon(): void {
+    const daemon = this.daemon;
+    if (!daemon) return;
+    this.daemon = undefined;
+    killDaemon(daemon);
   }
 
   /** Runs to the end (or `timeoutMs`, ending the tree) and collects the output. */
@@ -268,9 +426,9 @@ export class LocalBox {
     return { code: timedOut ? null : code, stdout: Buffer.concat(p.stdout).toString('utf8'), stderr: Buffer.concat(p.stderr).toString('utf8'), timedOut };
   }
 
-  /** Ends every running command (a stopped sandbox keeps its files). */
+  /** Ends every running command and the box's daemon, with whatever they started (a stopped sandbox keeps its files). */
   stopAll(): void {
-    for (const p of this.live) p.kill();
+    this.stopDaemon();
   }
 
   /**
@@ -296,7 +454,7 @@ export class LocalBox {
 
   /** Ends every command and removes the box's files. */
   destroy(): void {
-    this.stopAll();
+    this.stopDaemon();
     this.destroyed = true;
     fs.rmSync(this.ownBase ?? this.dir, { recursive: true, force: true });
   }
