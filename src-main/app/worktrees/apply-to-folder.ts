@@ -59,15 +59,35 @@ export interface ApplyWhere {
   since?: string | null;
 }
 
+/** One side's working state: its snapshot and that snapshot as a commit. */
+interface SnapshotSide {
+  snapshot: Snapshot;
+  commit: string;
+}
+
 export async function planApply(git: GitRunner, where: ApplyWhere, signal?: AbortSignal, now = new Date()): Promise<ApplyPlan> {
   const { worktree, repoRoot } = where;
-  const settled = await Promise.allSettled([snapshotTree(git, worktree, signal), snapshotTree(git, repoRoot, signal)]);
+  const parent = where.since ?? undefined;
+  // Each side snapshotted and made a commit on its own, neither waiting for the other.
+  const side = async (top: string, message: string): Promise<SnapshotSide> => {
+    const snapshot = await snapshotTree(git, top, signal);
+    try {
+      return { snapshot, commit: await snapshotCommit(git, top, snapshot.tree, message, parent, signal) };
+    } catch (err) {
+      snapshot.dispose();
+      throw err;
+    }
+  };
+  const settled = await Promise.allSettled([
+    side(worktree, `deepdesk: the working state of worktree ${where.name}`),
+    side(repoRoot, `deepdesk: the folder before applying worktree ${where.name}`),
+  ]);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed !== undefined) {
-    for (const s of settled) if (s.status === 'fulfilled') s.value.dispose();
+    for (const s of settled) if (s.status === 'fulfilled') s.value.snapshot.dispose();
     throw failed.reason;
   }
-  const [worktreeSnapshot, personSnapshot] = settled.map((s) => (s as PromiseFulfilledResult<Snapshot>).value) as [Snapshot, Snapshot];
+  const [{ snapshot: worktreeSnapshot, commit: worktreeCommit }, { snapshot: personSnapshot, commit: personCommit }] = settled.map((s) => (s as PromiseFulfilledResult<SnapshotSide>).value) as [SnapshotSide, SnapshotSide];
   const dispose = () => {
     worktreeSnapshot.dispose();
     personSnapshot.dispose();
@@ -75,11 +95,6 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
   try {
     const W = worktreeSnapshot.tree;
     const P = personSnapshot.tree;
-    const parent = where.since ?? undefined;
-    const [worktreeCommit, personCommit] = await Promise.all([
-      snapshotCommit(git, worktree, W, `deepdesk: the working state of worktree ${where.name}`, parent, signal),
-      snapshotCommit(git, repoRoot, P, `deepdesk: the folder before applying worktree ${where.name}`, parent, signal),
-    ]);
     const base = { name: where.name, repoRoot, worktreeTree: W, personTree: P, personCommit, worktreeCommit, personSnapshot, worktreeSnapshot, dispose, discard: async () => dispose() };
     // P is kept while the merge is worked out: the ref goes again when there is nothing to apply.
     const savedRef = `refs/deepdesk/before-apply/${where.name}/${now.toISOString().replace(/[-:.]/g, '')}`;
