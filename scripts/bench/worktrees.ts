@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorktreeService } from '../../src-main/app/worktrees/worktree-service';
+import { heldOffListings } from '../../src-main/core/git/run-git';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report } from './report';
@@ -145,10 +146,15 @@ export async function benchWorktrees(report: Report, options: BenchOptions): Pro
       30_000,
     );
     putBack();
+    // The held-off config verdict is kept between calls: a warm Apply lists the config no more.
+    const listedBefore = heldOffListings.count;
+    await service.apply('change');
+    const listedInApply = heldOffListings.count - listedBefore;
+    putBack();
     section.rows.push(row(`Apply to folder: a ${CHANGED}-file change into a ${FILES.toLocaleString('en')}-file repository (vs git merge of it)`, applied.ours!, applied.git!));
     section.notes.push(
       `worktrees: WorktreeService on a generated repository of ${FILES.toLocaleString('en')} files in 200 folders; "make" is create() without carrying changes beside \`git worktree add -b\` of the same commit, each removed before the next round; ` +
-        `"Apply to folder" merges a worktree branch's ${CHANGED}-file commit into the working tree (the person's branch has another commit since) beside \`git merge\` of that branch, the folder reset between rounds`,
+        `"Apply to folder" merges a worktree branch's ${CHANGED}-file commit into the working tree (the person's branch has another commit since) beside \`git merge\` of that branch, the folder reset between rounds; a warm Apply listed the repository config ${listedInApply} time(s) (the held-off verdict is kept while the config files are unchanged)`,
     );
   } catch (err) {
     section.rows.push({ name: 'worktrees', ours: `error: ${errorText(err)}` });

@@ -2,9 +2,11 @@
 // untracked work) merged into the person's working tree with a three-way merge, in two steps:
 //
 // 1. planApply: W = the worktree's working state, P = the person's (snapshot trees, see
-//    snapshot.ts), each made a commit (W on the worktree's HEAD, P on the person's HEAD) so
-//    that `git merge-tree --write-tree` merges them from their merge base, the worktree's
-//    base. When the worktree took the folder's state in (mergeFolderIn: the folder's state
+//    snapshot.ts), each made a commit (W on the worktree's HEAD, P on the person's HEAD; a
+//    side with nothing uncommitted is its HEAD commit itself) so that `git merge-tree
+//    --write-tree` merges them from their merge base, the worktree's base. When neither side
+//    has anything uncommitted, that is the merge of the two HEADs, worked out while the
+//    snapshots are read. When the worktree took the folder's state in (mergeFolderIn: the folder's state
 //    then is its base since), both are made on that state's commit instead, so the merge is
 //    from there. Conflicts end it here: nothing was changed; the merged tree (with git's
 //    conflict markers) says what conflicts. Clean, it yields the merged tree M. P is kept
@@ -29,9 +31,9 @@ export interface ApplyPlan {
   worktreeTree: string;
   /** P: the person's working state. */
   personTree: string;
-  /** P as a commit on the person's HEAD (what the saved ref points at). */
+  /** P as a commit on the person's HEAD, or that HEAD itself when P is its tree (what the saved ref points at). */
   personCommit: string;
-  /** W as a commit on the worktree's HEAD. */
+  /** W as a commit on the worktree's HEAD, or that HEAD itself when W is its tree. */
   worktreeCommit: string;
   /** Paths both sides changed in ways that do not merge; when any, nothing is to be applied. */
   conflicts: string[];
@@ -59,15 +61,48 @@ export interface ApplyWhere {
   since?: string | null;
 }
 
+/** One side's working state: its snapshot and that snapshot as a commit. */
+interface SnapshotSide {
+  snapshot: Snapshot;
+  commit: string;
+  /** The snapshot is its HEAD's tree: `commit` is that HEAD. */
+  atHead: boolean;
+}
+
 export async function planApply(git: GitRunner, where: ApplyWhere, signal?: AbortSignal, now = new Date()): Promise<ApplyPlan> {
   const { worktree, repoRoot } = where;
-  const settled = await Promise.allSettled([snapshotTree(git, worktree, signal), snapshotTree(git, repoRoot, signal)]);
+  const parent = where.since ?? undefined;
+  // Both HEADs, and meanwhile their merge: when both working states turn out to be their HEAD's
+  // trees (nothing uncommitted on either side), that is the merge of the working states and
+  // their HEADs are their commits (P's kept under the saved ref). Not when merging from `since`.
+  let resolveHeads!: (heads: Promise<[Head | undefined, Head | undefined]>) => void;
+  const heads = new Promise<[Head | undefined, Head | undefined]>((resolve) => (resolveHeads = resolve));
+  const early = heads.then(([w, p]) => (parent === undefined && w !== undefined && p !== undefined ? mergeTrees(git, repoRoot, p.commit, w.commit, signal) : undefined));
+  early.catch(() => undefined);
+  // Each side snapshotted and made a commit on its own, neither waiting for the other.
+  const side = async (top: string, which: 0 | 1, message: string): Promise<SnapshotSide> => {
+    const snapshot = await snapshotTree(git, top, signal);
+    try {
+      const head = (await heads)[which];
+      if (parent === undefined && head?.tree === snapshot.tree) return { snapshot, commit: head.commit, atHead: true };
+      return { snapshot, commit: await snapshotCommit(git, top, snapshot.tree, message, parent ?? head?.commit, signal), atHead: false };
+    } catch (err) {
+      snapshot.dispose();
+      throw err;
+    }
+  };
+  const sides = [side(worktree, 0, `deepdesk: the working state of worktree ${where.name}`), side(repoRoot, 1, `deepdesk: the folder before applying worktree ${where.name}`)];
+  // Asked once the snapshots are under way (they are the longest part).
+  resolveHeads(Promise.all([headOf(git, worktree, signal), headOf(git, repoRoot, signal)]));
+  const settled = await Promise.allSettled(sides);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed !== undefined) {
-    for (const s of settled) if (s.status === 'fulfilled') s.value.dispose();
+    for (const s of settled) if (s.status === 'fulfilled') s.value.snapshot.dispose();
     throw failed.reason;
   }
-  const [worktreeSnapshot, personSnapshot] = settled.map((s) => (s as PromiseFulfilledResult<Snapshot>).value) as [Snapshot, Snapshot];
+  const [worktreeSide, personSide] = settled.map((s) => (s as PromiseFulfilledResult<SnapshotSide>).value) as [SnapshotSide, SnapshotSide];
+  const { snapshot: worktreeSnapshot, commit: worktreeCommit } = worktreeSide;
+  const { snapshot: personSnapshot, commit: personCommit } = personSide;
   const dispose = () => {
     worktreeSnapshot.dispose();
     personSnapshot.dispose();
@@ -75,18 +110,11 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
   try {
     const W = worktreeSnapshot.tree;
     const P = personSnapshot.tree;
-    const parent = where.since ?? undefined;
-    const [worktreeCommit, personCommit] = await Promise.all([
-      snapshotCommit(git, worktree, W, `deepdesk: the working state of worktree ${where.name}`, parent, signal),
-      snapshotCommit(git, repoRoot, P, `deepdesk: the folder before applying worktree ${where.name}`, parent, signal),
-    ]);
     const base = { name: where.name, repoRoot, worktreeTree: W, personTree: P, personCommit, worktreeCommit, personSnapshot, worktreeSnapshot, dispose, discard: async () => dispose() };
     // P is kept while the merge is worked out: the ref goes again when there is nothing to apply.
     const savedRef = `refs/deepdesk/before-apply/${where.name}/${now.toISOString().replace(/[-:.]/g, '')}`;
-    const [merged, saved] = await Promise.all([
-      git.run(['merge-tree', '--write-tree', '--name-only', '-z', personCommit, worktreeCommit], { cwd: repoRoot, signal, timeoutMs: LONG_TIMEOUT_MS }),
-      git.run(['update-ref', savedRef, personCommit], { cwd: repoRoot, signal }),
-    ]);
+    const merging = worktreeSide.atHead && personSide.atHead ? early.then((m) => m ?? mergeTrees(git, repoRoot, personCommit, worktreeCommit, signal)) : mergeTrees(git, repoRoot, personCommit, worktreeCommit, signal);
+    const [merged, saved] = await Promise.all([merging, git.run(['update-ref', savedRef, personCommit], { cwd: repoRoot, signal })]);
     const [M] = nulFields(merged.stdout);
     if (merged.code !== 0 || M === P || saved.code !== 0) {
       if (saved.code === 0) await dropRef(git, repoRoot, savedRef);
@@ -112,6 +140,24 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
     dispose();
     throw err;
   }
+}
+
+/** `git merge-tree` of two commits from their merge base: the merged tree, and on conflicts (exit 1) what conflicts. */
+function mergeTrees(git: GitRunner, cwd: string, ours: string, theirs: string, signal?: AbortSignal) {
+  return git.run(['merge-tree', '--write-tree', '--name-only', '-z', ours, theirs], { cwd, signal, timeoutMs: LONG_TIMEOUT_MS });
+}
+
+/** A HEAD commit and its tree. */
+interface Head {
+  commit: string;
+  tree: string;
+}
+
+/** A working tree's HEAD; undefined on a branch with no commit yet (or when git cannot say). */
+async function headOf(git: GitRunner, cwd: string, signal?: AbortSignal): Promise<Head | undefined> {
+  const read = await git.run(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}', '--'], { cwd, signal });
+  const [commit, tree] = read.stdout.split('\n');
+  return read.code === 0 && commit && tree ? { commit, tree } : undefined;
 }
 
 /** `tree` as a commit on `parent` or `cwd`'s HEAD (no parent on a branch with no commit yet), by Deepdesk, on no branch. */

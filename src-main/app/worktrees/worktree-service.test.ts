@@ -361,6 +361,50 @@ describe('Apply to folder', () => {
     expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1 (agent)\nline 2\nline 3\nline 4\nline 5 (typed meanwhile)\n');
     expect(readFileSync(join(repo, 'sub', 'b.txt'), 'utf8')).toBe('typed meanwhile\n');
   });
+
+  it('with nothing uncommitted on either side merges the two HEADs: the folder’s HEAD is what is kept; a conflict changes nothing; dirty files are kept', async () => {
+    const wt = (await service.create({ folder: repo, name: 'committed', carry: false })).path;
+    write(join(wt, 'a.txt'), 'one\ntwo (agent)\nthree\n');
+    git(wt, 'commit', '-q', '-am', 'agent commit');
+    // The person's branch moved on meanwhile; their folder is clean.
+    write(join(repo, 'sub', 'b.txt'), 'bee (person)\n');
+    git(repo, 'commit', '-q', '-am', 'person commit');
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+
+    const result = await service.apply('committed');
+    expect(result).toMatchObject({ applied: ['a.txt'], conflicts: [] });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\ntwo (agent)\nthree\n');
+    expect(readFileSync(join(repo, 'sub', 'b.txt'), 'utf8')).toBe('bee (person)\n');
+    expect(git(repo, 'rev-parse', result.savedRef!).trim()).toBe(head);
+    expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(git(repo, 'diff', '--cached', '--name-only')).toBe('');
+    expect(git(repo, 'status', '--porcelain')).toBe(' M a.txt\n');
+
+    // A committed change against the person's committed one: listed, nothing changed.
+    git(repo, 'checkout', '-q', '--', 'a.txt');
+    const clash = (await service.create({ folder: repo, name: 'clash-committed', carry: false })).path;
+    write(join(clash, 'sub', 'b.txt'), 'bee (agent)\n');
+    git(clash, 'commit', '-q', '-am', 'agent commit');
+    write(join(repo, 'sub', 'b.txt'), 'bee (person again)\n');
+    git(repo, 'commit', '-q', '-am', 'person commit again');
+    const before = personState();
+    expect(await service.apply('clash-committed')).toMatchObject({ applied: [], conflicts: ['sub/b.txt'] });
+    expect(personState()).toBe(before);
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/before-apply/')).toContain(result.savedRef!);
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/before-apply/clash-committed/')).toBe('');
+
+    // A dirty file and an untracked one in the folder, the worktree's work committed: both kept, and kept in the saved ref.
+    write(join(repo, 'shared.txt'), 'line 1\nline 2\nline 3\nline 4\nline 5 (person, uncommitted)\n');
+    write(join(repo, 'mine.txt'), 'untracked\n');
+    const again = await service.apply('committed');
+    expect(again).toMatchObject({ applied: ['a.txt'], conflicts: [] });
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\ntwo (agent)\nthree\n');
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1\nline 2\nline 3\nline 4\nline 5 (person, uncommitted)\n');
+    expect(readFileSync(join(repo, 'mine.txt'), 'utf8')).toBe('untracked\n');
+    expect(git(repo, 'show', `${again.savedRef!}:shared.txt`)).toBe('line 1\nline 2\nline 3\nline 4\nline 5 (person, uncommitted)\n');
+    expect(git(repo, 'show', `${again.savedRef!}:mine.txt`)).toBe('untracked\n');
+    expect(git(repo, 'show', `${again.savedRef!}:a.txt`)).toBe('one\ntwo\nthree\n');
+  });
 });
 
 describe('Commit… and Remove worktree', () => {

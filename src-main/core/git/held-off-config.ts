@@ -174,7 +174,7 @@ export function includedPaths(config: readonly OriginValue[], cwd: string, home:
 }
 
 /** The repository's own scopes: what arrives with a folder. */
-const REPOSITORY_SCOPES = new Set(['local', 'worktree']);
+export const REPOSITORY_SCOPES: ReadonlySet<string> = new Set(['local', 'worktree']);
 
 /** Whether a key names a program git runs. */
 export function codeKey(key: string): CodeKey | undefined {

@@ -3,13 +3,17 @@
 // an AbortSignal that end git's whole process group (ssh included), and on every call the
 // settings that keep anything in a repository or fetched from a remote from running code
 // (held-off-config.ts: no hook, filter, driver, helper or editor the repository's own config
-// names ever runs).
+// names ever runs). That verdict is kept from call to call while the config files it was made
+// from are unchanged (config-files.ts): a repository whose config changes between two calls is
+// listed again before the second.
 
 import { allowedEnv, ENV_OPT_INS } from '../process/child-env';
 import { runToEnd } from '../process/spawn';
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { ALWAYS_HELD, heldOffSettings, includedPaths, includeTarget, isIncludeKey, namesGitProxy, parseKeyValues, parseOriginList, type ScopedValue } from './held-off-config';
+import { join, resolve } from 'node:path';
+import { ConfigFiles, personsFiles, repositoryFolders, unchanged } from './config-files';
+import { ALWAYS_HELD, heldOffSettings, includedPaths, includeTarget, isIncludeKey, namesGitProxy, parseKeyValues, parseOriginList, REPOSITORY_SCOPES, type OriginValue, type ScopedValue } from './held-off-config';
 
 /** `protocol.allow`-style list for GIT_ALLOW_PROTOCOL: git refuses any other transport, even one reached by a redirect or a submodule. */
 export const ALLOWED_PROTOCOLS = 'file:ssh:git:http:https';
@@ -73,18 +77,89 @@ export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
   const place = [...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), ...(options.workTree !== undefined ? [`--work-tree=${options.workTree}`] : [])];
+  const verdict = await heldOff(place, options);
+  if (!('held' in verdict)) return verdict;
+  const env = verdict.namesProxy && options.env.GIT_PROXY_COMMAND === undefined ? { ...options.env, GIT_PROXY_COMMAND: '' } : options.env;
+  return spawnGit([...verdict.held.flatMap((c) => ['-c', c]), ...place, ...args], { ...options, env });
+}
+
+/** What a call gives git to hold off what the repository's config runs: `-c` settings, and whether GIT_PROXY_COMMAND is set empty. */
+interface Verdict {
+  held: readonly string[];
+  namesProxy: boolean;
+}
+
+/**
+ * Verdicts kept while the config files they were made from are unchanged (config-files.ts),
+ * by place and environment: a call finds its verdict with a few stats instead of a listing.
+ */
+const kept = new Map<string, { verdict: Verdict; files: ReadonlyMap<string, string | null> }>();
+const KEPT_AT_MOST = 128;
+
+/** How many times the config was listed (tests: a kept verdict is used, not listed again). */
+export const heldOffListings = { count: 0 };
+
+/** Variables that never change what git reads as config: Deepdesk's snapshot identity varies by call. */
+const NOT_CONFIG_VARS = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/;
+
+function verdictKey(place: readonly string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  const vars = Object.entries(env).filter(([name, value]) => value !== undefined && !NOT_CONFIG_VARS.test(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify([place, cwd, vars])).digest('hex');
+}
+
+async function heldOff(place: readonly string[], options: GitRunOptions): Promise<Verdict | GitRunResult> {
+  const cwd = placeOf(options);
+  const key = verdictKey(place, cwd, options.env);
+  const known = kept.get(key);
+  if (known !== undefined && unchanged(known.files)) return known.verdict;
+  kept.delete(key);
+  // The repository's and the person's config files, noted before git reads them.
+  const files = new ConfigFiles();
+  const folders = repositoryFolders(files, cwd, options.gitDir);
+  const repositoryConfig = folders !== undefined ? join(folders.commonDir, 'config') : undefined;
+  if (folders !== undefined) for (const file of [repositoryConfig!, join(folders.gitDir, 'config.worktree')]) files.note(file);
+  for (const file of personsFiles(options.env, cwd)) files.note(file);
   // What the repository's own config runs is found first, to be given again on the command line; a config git cannot list fails the call.
+  heldOffListings.count++;
   const listed = await spawnGit([...place, 'config', '--list', '--show-scope', '--show-origin', '-z'], { ...options, maxBytes: LISTING_BYTES });
   if (listed.spawnError !== undefined || listed.aborted || listed.timedOut) return listed;
   if (listed.code !== 0 || listed.truncated) return unreadable(listed);
   const listing = parseOriginList(listed.stdout);
+  const home = options.env.HOME ?? homedir();
   // Every file the repository's config includes, whatever the condition (held-off-config.ts: CONDITIONAL INCLUDES).
-  const included = await readIncludes(includedPaths(listing, placeOf(options), options.env.HOME ?? homedir()), options);
+  const included = await readIncludes(includedPaths(listing, cwd, home), options, files);
   if (!Array.isArray(included)) return included;
   const config = [...listing, ...included];
-  const held = [...ALWAYS_HELD, ...heldOffSettings(config)];
-  const env = namesGitProxy(config) && options.env.GIT_PROXY_COMMAND === undefined ? { ...options.env, GIT_PROXY_COMMAND: '' } : options.env;
-  return spawnGit([...held.flatMap((c) => ['-c', c]), ...place, ...args], { ...options, env });
+  const verdict: Verdict = { held: [...ALWAYS_HELD, ...heldOffSettings(config)], namesProxy: namesGitProxy(config) };
+  if (repositoryConfig !== undefined && files.keepable && madeOfNoted(listing, repositoryConfig, files, cwd, home) && files.keepable) {
+    if (kept.size >= KEPT_AT_MOST) kept.delete(kept.keys().next().value!);
+    kept.set(key, { verdict, files: files.identities });
+  }
+  return verdict;
+}
+
+/**
+ * Whether the listing was made of the noted files only: every entry of the repository's
+ * scopes from its noted config or an include read, its own config among them; the person's
+ * files and what they include noted too. Otherwise the verdict is used once and not kept.
+ */
+function madeOfNoted(listing: readonly OriginValue[], repositoryConfig: string, files: ConfigFiles, cwd: string, home: string): boolean {
+  let ownConfig = false;
+  for (const entry of listing) {
+    if (!entry.origin.startsWith('file:')) return false;
+    const file = resolve(cwd, entry.origin.slice('file:'.length));
+    if (REPOSITORY_SCOPES.has(entry.scope)) {
+      if (!files.holds(file)) return false;
+      ownConfig ||= entry.scope === 'local' && files.holds(file, [repositoryConfig]);
+      continue;
+    }
+    files.note(file);
+    if (!isIncludeKey(entry.key)) continue;
+    const target = includeTarget(entry.value, file, home);
+    if (target === undefined) return false;
+    files.note(target);
+  }
+  return ownConfig;
 }
 
 const LISTING_BYTES = 16 * 1024 * 1024;
@@ -97,10 +172,11 @@ function unreadable(result: GitRunResult): GitRunResult {
 
 /**
  * The entries of the files the repository's config includes, and of what those include in turn,
- * as the repository's own: each read alone (`--no-includes`), each once. A file that is not there
- * is skipped as git skips it; one git cannot read, or too many, fail the call (closed).
+ * as the repository's own: each read alone (`--no-includes`), each once, noted before it is
+ * read. A file that is not there is skipped as git skips it; one git cannot read, or too many,
+ * fail the call (closed).
  */
-async function readIncludes(paths: readonly string[], options: GitRunOptions): Promise<ScopedValue[] | GitRunResult> {
+async function readIncludes(paths: readonly string[], options: GitRunOptions, files: ConfigFiles): Promise<ScopedValue[] | GitRunResult> {
   const queue = [...paths];
   const seen = new Set<string>();
   const out: ScopedValue[] = [];
@@ -109,14 +185,10 @@ async function readIncludes(paths: readonly string[], options: GitRunOptions): P
     if (seen.has(file)) continue;
     seen.add(file);
     if (seen.size > MAX_INCLUDED_FILES) return unreadable({ code: 1, stdout: '', stderr: `more than ${MAX_INCLUDED_FILES} included config files`, timedOut: false, aborted: false });
-    let isFile: boolean;
-    try {
-      isFile = statSync(file).isFile();
-    } catch {
-      continue; // Not there: git skips it too.
-    }
+    const stats = files.note(file);
+    if (stats === undefined) continue; // Not there: git skips it too.
     // A fifo or a device would hold the listing up (git would wait on it as well): not read, and the call fails.
-    if (!isFile) return unreadable({ code: 1, stdout: '', stderr: `${file} is not a file`, timedOut: false, aborted: false });
+    if (!stats.isFile()) return unreadable({ code: 1, stdout: '', stderr: `${file} is not a file`, timedOut: false, aborted: false });
     const read = await spawnGit(['config', '--file', file, '--no-includes', '--list', '-z'], { ...options, maxBytes: LISTING_BYTES });
     if (read.spawnError !== undefined || read.aborted || read.timedOut) return read;
     if (read.code !== 0 || read.truncated) return unreadable(read);
