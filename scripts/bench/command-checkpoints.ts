@@ -55,6 +55,11 @@ async function longestHold<T>(fn: () => Promise<T>): Promise<{ result: T; heldMs
   }
 }
 const COMMAND = 'echo run > bench-command-out.txt';
+// Each recorded step hands its attribution to the command, as the agent's checkpoints
+// middleware does (core/agent/middleware/checkpoints.ts): a command on the write layer then
+// applies its layer through the recorder (only the layer's paths are snapshotted), one
+// without it says it ran blind (the folder is looked at before and after). A step whose
+// command is not given it is recorded as one that said nothing of how it ran (walked after).
 
 function gitStatusMs(folder: string, gitDir: string): number {
   const env = { ...process.env, GIT_DIR: gitDir, GIT_WORK_TREE: folder };
@@ -125,7 +130,7 @@ export async function benchCommandCheckpoints(report: Report, options: BenchOpti
           fs.rmSync(out, { force: true });
 
           t0 = performance.now();
-          const one = await longestHold(() => recorder.step(info(i), 'command', () => backend.execute(COMMAND, { timeoutS: 60 })));
+          const one = await longestHold(() => recorder.step(info(i), 'command', (attribution) => backend.execute(COMMAND, { timeoutS: 60, attribution })));
           layered.push(performance.now() - t0);
           held = Math.max(held, one.heldMs);
           heldWall = Math.max(heldWall, one.wallMs);
@@ -138,7 +143,7 @@ export async function benchCommandCheckpoints(report: Report, options: BenchOpti
 
           // Without a layer (outside the sandbox): the watcher's paths, as in the app.
           t0 = performance.now();
-          const blind = await longestHold(() => recorder.step(info(100 + i), 'command', () => backend.execute(COMMAND, { timeoutS: 60, sandbox: false })));
+          const blind = await longestHold(() => recorder.step(info(100 + i), 'command', (attribution) => backend.execute(COMMAND, { timeoutS: 60, sandbox: false, attribution })));
           fed.push(performance.now() - t0);
           held = Math.max(held, blind.heldMs);
           heldWall = Math.max(heldWall, blind.wallMs);
@@ -147,7 +152,7 @@ export async function benchCommandCheckpoints(report: Report, options: BenchOpti
           if (i < 3) {
             // The command line: walked before and after.
             t0 = performance.now();
-            await cli.step(info(200 + i), 'command', () => backend.execute(COMMAND, { timeoutS: 60, sandbox: false }));
+            await cli.step(info(200 + i), 'command', (attribution) => backend.execute(COMMAND, { timeoutS: 60, sandbox: false, attribution }));
             walked.push(performance.now() - t0);
             fs.rmSync(out, { force: true });
           }
