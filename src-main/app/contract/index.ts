@@ -440,7 +440,10 @@ export type Result<M extends MethodName> = z.output<(typeof methods)[M]['result'
 // ---------------------------------------------------------------- events (main → window)
 
 export const events = {
-  /** `seq` counts a thread's events, so a window can drop the ones its threads.get snapshot already has. */
+  /**
+   * `seq` counts a thread's events, so a window can drop the ones its threads.get snapshot already has.
+   * A window's text deltas come joined, at most about one message a frame (the first at once).
+   */
   'thread.event': z.object({ threadId: z.string(), seq: z.number().int().nonnegative(), event: agentEventSchema }),
   'threads.changed': z.object({}),
   'approvals.changed': z.object({ threadId: z.string() }),

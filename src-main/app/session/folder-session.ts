@@ -88,6 +88,8 @@ export interface SessionClient {
   emit(event: ThreadServiceEvent): void;
   /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal); default the place's. */
   folderBackendFor?: (threadId: string) => Backend;
+  /** Text deltas joined over this many milliseconds (a window: one message a frame, not one a token). */
+  coalesceTextMs?: number;
 }
 
 export interface FolderSession {
@@ -214,6 +216,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           folder: place.text,
           approvals: client.approvals,
           emit: client.emit,
+          ...(client.coalesceTextMs !== undefined ? { coalesceTextMs: client.coalesceTextMs } : {}),
           folderBackendFor: client.folderBackendFor ?? (() => place.shell),
           createModel: () => models.main(),
           resolveModel: (spec) => models.named(spec),

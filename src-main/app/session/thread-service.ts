@@ -41,6 +41,8 @@ export interface ThreadServiceOptions extends RunAssemblyOptions, Pick<RunQueueO
   lastRunUsage?: (threadId: string) => UsageTotals | undefined;
   /** Where the folder's checkpoint history is kept: a deleted thread's goes with it (delete-thread.ts). */
   checkpointStore?: CheckpointStore;
+  /** Text deltas joined over this many milliseconds before they are emitted (a window's stream). */
+  coalesceTextMs?: number;
 }
 
 export class ThreadService {
@@ -58,7 +60,7 @@ export class ThreadService {
   constructor(private readonly options: ThreadServiceOptions) {
     const { db, folder, emit } = options;
     this.assembly = new RunAssembly(options);
-    this.book = new ThreadBook({ db, folder, emit, mountsFor: (state) => this.assembly.mountsFor(state), isRunning: (threadId) => this.queue.isRunning(threadId) });
+    this.book = new ThreadBook({ db, folder, emit, ...(options.coalesceTextMs !== undefined ? { coalesceTextMs: options.coalesceTextMs } : {}), mountsFor: (state) => this.assembly.mountsFor(state), isRunning: (threadId) => this.queue.isRunning(threadId) });
     this.store = this.book.store;
     const records = new RunRecords(db);
     this.approvals = new ThreadApprovals({ approvals: options.approvals, records });

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
 import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
+import { TextCoalescer } from './text-coalescer';
 import { newThreadState, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
 import { threadFilesSnapshot, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, type Mounts } from '../../core/backends/mounts/mounts';
 import { mediaTypeOf } from '../../core/media/kinds';
@@ -31,6 +32,8 @@ export interface ThreadBookOptions {
   mountsFor: (state: ThreadState) => Mounts;
   /** Whether a run of the thread goes now: it stays loaded, and what is loaded is the truth. */
   isRunning: (threadId: string) => boolean;
+  /** Text deltas joined over this many milliseconds (a window's stream: text-coalescer.ts); none: each sent as it comes. */
+  coalesceTextMs?: number;
 }
 
 /** A thread loaded in memory: running, or the last one opened. */
@@ -63,9 +66,11 @@ export class ThreadBook {
   private readonly live = new Map<string, LoadedThread>();
   /** Counts each thread's events (see the contract's thread.event `seq`); kept when the thread is unloaded. */
   private readonly eventSeqs = new Map<string, number>();
+  private readonly coalescer: TextCoalescer | undefined;
 
   constructor(private readonly options: ThreadBookOptions) {
     this.store = new ThreadStore(options.db);
+    this.coalescer = options.coalesceTextMs !== undefined ? new TextCoalescer(options.coalesceTextMs, (threadId, event) => this.sendEvent(threadId, event)) : undefined;
   }
 
   /** This folder's threads, as the store has them. */
@@ -144,6 +149,7 @@ export class ThreadBook {
   /** Forgets what is kept in memory of a thread being deleted. */
   forget(threadId: string): void {
     this.live.delete(threadId);
+    this.coalescer?.forget(threadId);
     this.eventSeqs.delete(threadId);
   }
 
@@ -263,15 +269,24 @@ export class ThreadBook {
     }
   }
 
-  /** Tells the window one event of the thread, numbered. */
+  /** Tells the window one event of the thread, numbered as it is sent. */
   emitEvent(threadId: string, event: AgentEvent): void {
+    if (this.coalescer) this.coalescer.push(threadId, event);
+    else this.sendEvent(threadId, event);
+  }
+
+  private sendEvent(threadId: string, event: AgentEvent): void {
     const seq = (this.eventSeqs.get(threadId) ?? 0) + 1;
     this.eventSeqs.set(threadId, seq);
     this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
-  /** The number of the thread's latest event. */
+  /**
+   * The number of the thread's latest event. Text held to be joined is sent first: a snapshot
+   * has it (in its streamed text), so its number must be at most the one the snapshot gives.
+   */
   eventSeq(threadId: string): number {
+    this.coalescer?.flush(threadId);
     return this.eventSeqs.get(threadId) ?? 0;
   }
 

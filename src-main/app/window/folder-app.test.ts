@@ -180,6 +180,36 @@ describe('the app', () => {
     ]);
   });
 
+  it('joins a fast stream\'s text deltas for the window, and any snapshot taken mid-stream plus the events numbered after it is the whole text exactly', async () => {
+    const words = Array.from({ length: 1_600 }, (_, i) => `w${i} `).join('');
+    server.push({ text: words, pace: { chunkChars: 4, chunksPerSecond: 2_000 } });
+    const { call, next, events } = await open();
+    const thread = await call('threads.create', {});
+    type TextFrame = { seq: number; event: { type: string; text?: string } };
+    const texts = (): TextFrame[] => events.filter((e) => e.event === 'thread.event').map((e) => e.payload as TextFrame).filter((p) => p.event.type === 'text');
+    await call('threads.send', { threadId: thread.id, text: 'talk' });
+    await next((e) => e.event === 'thread.event' && (e.payload as TextFrame).event.type === 'text');
+    // Windows opening while it streams: each shows its snapshot, then the events numbered after it.
+    const snapshots: Array<{ streamingText: string; eventSeq: number }> = [];
+    let done = false;
+    void next(doneEvent(thread.id)).then(() => (done = true));
+    while (!done) {
+      const view = await call('threads.get', { threadId: thread.id });
+      if (view.streamingText !== '') snapshots.push({ streamingText: view.streamingText, eventSeq: view.eventSeq });
+      await new Promise((resolve) => setTimeout(resolve, 7));
+    }
+    expect(snapshots.length).toBeGreaterThan(3);
+    for (const snapshot of snapshots) {
+      const after = texts().filter((t) => t.seq > snapshot.eventSeq).map((t) => t.event.text).join('');
+      expect(snapshot.streamingText + after).toBe(words);
+    }
+    expect(texts().map((t) => t.event.text).join('')).toBe(words);
+    // Far fewer messages than deltas (words.length / 4 of them), and the numbers still count one by one.
+    expect(texts().length).toBeLessThan(words.length / 4 / 3);
+    const seqs = events.filter((e) => e.event === 'thread.event').map((e) => (e.payload as TextFrame).seq);
+    expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+  });
+
   it('refuses to send without a model, with a message that leads to settings', async () => {
     const { call } = await open(false);
     const thread = await call('threads.create', {});

@@ -289,6 +289,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const threads: ThreadService = session.threads({
     approvals,
+    // A page paints at most once a frame: a token a message was a task each for it.
+    coalesceTextMs: 16,
     // A sandbox worktree's commands run in the provider's sandbox, not in this window's terminals (SPEC §18).
     folderBackendFor: (threadId) =>
       place.provider !== undefined
