@@ -41,6 +41,7 @@ describe('installing an agent into the data folder', async () => {
       execute: (c, o) => backend.execute(c, o),
       rules: () => DEFAULT_RULES,
       ask: async () => false,
+      personKey: 'sk-ant-the-persons-key',
       upstream: model.url.replace(/\/v1$/, ''),
     });
     try {
