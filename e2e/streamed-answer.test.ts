@@ -89,8 +89,9 @@ describe('a long streamed answer', () => {
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     const opened = conversation(page);
     if ((await opened.locator('.msg-assistant').count()) === 0) await page.locator('.thread-item .thread-select').first().click();
+    // Both answers shown first: no busy Markdown in a page that has none yet proves nothing.
+    await expect.poll(() => opened.locator('.msg-assistant .markdown').count(), { timeout: 20_000 }).toBe(2);
     await expect.poll(() => opened.locator('.msg-assistant .markdown[aria-busy]').count(), { timeout: 20_000 }).toBe(0);
-    await expect.poll(() => opened.locator('.msg-assistant').count(), { timeout: 20_000 }).toBe(2);
     expect(await shownHtml(page, 0)).toBe(streamed[0]);
     expect(await shownHtml(page, 1)).toBe(streamed[1]);
     expect(streamed[0]).toContain('Long paragraph 29');
