@@ -111,6 +111,13 @@ describe('the Modal provider against the stand-in', () => {
       expect(inTmp).toEqual({ output: '/tmp\n', exitCode: 0, timedOut: false });
     });
 
+    it('leaves nothing running in the sandbox after a command that left nothing running (the stand-in, command after command)', async () => {
+      const count = 'n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo $n';
+      const first = (await sb.execute(count, { timeoutMs: 10_000 })).output;
+      for (let i = 0; i < 8; i++) expect((await sb.execute('true', { timeoutMs: 10_000 })).exitCode).toBe(0);
+      expect((await sb.execute(count, { timeoutMs: 10_000 })).output).toBe(first);
+    });
+
     it('ends the whole process tree at the timeout: 124, and a background child never writes its marker', async () => {
       const started = Date.now();
       const r = await sb.execute(`(sleep 1.5; touch ${MODAL_WORKDIR}/late) & echo begun; sleep 30`, { timeoutMs: 700 });

@@ -7,8 +7,8 @@
 // that end at EOF and outlive the process, an exec ending when its command does while what it
 // left running lives on (as in one shared container), `timeout_secs` killing everything the
 // exec started, and the private file helper's JSON protocol and error kinds (WriteFile,
-// ReadFile, MakeDirectory). Every exec is its own box process here (its own pid namespace), so
-// one exec cannot see or signal another's processes, which a real container allows. What it cannot show: images (any tag gives the same box: the host's
+// ReadFile, MakeDirectory). Every exec is a process group of the box's daemon, in one pid
+// namespace as in a real container. What it cannot show: images (any tag gives the same box: the host's
 // /usr, read-only outside /root and /tmp, no network), root's powers, a command's stdin
 // streamed while it runs (LocalBox gives it EOF at once), idle timeouts, memory snapshots (a
 // filesystem snapshot, TaskSnapshotFilesystem, saves the box's files as an image new sandboxes
@@ -333,7 +333,12 @@ export async function startModalStandin(): Promise<ProviderStandin> {
       // The exec ends when its command does; what it left running lives on, as in a shared
       // container (a box's processes would otherwise all end with its first one).
       const statusFile = `/tmp/.standin-exit-${r.execId.replace(/[^\w-]/g, '')}`;
-      const launcher = `"$@"; echo $? > ${statusFile}; while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 0.1; done`;
+      // The box's daemon ends a command's process group with it: the launcher, its leader,
+      // stays while anything else in its group does (never the box's other commands).
+      const launcher = [
+        `"$@"; echo $? > ${statusFile}`,
+        'g=$$; while :; do o=; for f in /proc/[0-9]*/stat; do [ "$f" = "/proc/$g/stat" ] && continue; read -r s 2>/dev/null < "$f" || continue; s=${s##*) }; set -- $s; [ "$3" = "$g" ] && { o=1; break; }; done; [ -z "$o" ] && break; sleep 0.1; done',
+      ].join('; ');
       const args = r.commandArgs;
       const proc = sandbox.box.run(args[args.length - 1] ?? 'true', {
         shell: ['bash', '-c', launcher, 'standin', ...args.slice(0, -1)],
