@@ -8,6 +8,11 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      // zod is bundled (tree-shaken into our chunks): every command validates at its boundary, and
+      // loading the package's ~40 modules was half of a warm `deepdesk run`'s client start. The
+      // libraries that import zod themselves keep theirs; zod's registry and `instanceof` are
+      // built to work across copies.
+      externalizeDeps: { exclude: ['zod'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src-main/desktop-main.ts'),
