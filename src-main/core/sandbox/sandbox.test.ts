@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { isProcessAlive } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
+import { makeRunFolder, runFoldersDir } from './run-folders';
 import type { Sandbox } from './types';
 
 const SECRET = 'PRIVATE-KEY-0f3c9a';
@@ -493,6 +494,43 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
         for (const s of servers) s.close();
         rmSync(agentDir, { recursive: true, force: true });
         rmSync(bare, { force: true });
+      }
+    });
+    it("other runs' folders cannot be reached (another run's TMPDIR, another process's proxy socket, a proxy folder left loose in /tmp); the command's own TMPDIR works", async () => {
+      // As another Deepdesk process's run and proxies leave them, beside this one's.
+      const otherRun = makeRunFolder('deepdesk-run-');
+      writeFileSync(join(otherRun, 'secret.txt'), SECRET);
+      const otherProxy = makeRunFolder('deepdesk-proxy-');
+      const loose = mkdtempSync(join('/tmp', 'deepdesk-proxy-'));
+      const servers: Server[] = [];
+      let reached = false;
+      try {
+        for (const path of [join(otherProxy, 'proxy.sock'), join(loose, 'meter.sock')]) {
+          const s = createServer((socket) => {
+            reached = true;
+            socket.end('PROXY\n');
+          });
+          await new Promise<void>((resolve) => s.listen(path, resolve));
+          servers.push(s);
+        }
+        const probe = (path: string) => `node -e "require('net').connect('${path}').on('data', d => console.log(String(d))).on('error', e => console.log('Error: connect ' + e.code + ' ' + '${path}'))"`;
+        const result = await run(
+          [`cat ${join(otherRun, 'secret.txt')}`, probe(join(otherProxy, 'proxy.sock')), probe(join(loose, 'meter.sock')), `ls -a ${runFoldersDir()} | wc -l`, 'echo own > "$TMPDIR/own" && cat "$TMPDIR/own"'].join('; '),
+        );
+        expect(result.output).not.toContain(SECRET);
+        expect(result.output).not.toContain('PROXY');
+        expect(reached).toBe(false);
+        // The command's own TMPDIR is the only thing it finds there.
+        expect(result.output).toContain('own');
+        expect(result.sandboxBlocked).toContain("other runs' folders, hidden from commands");
+        expect(result.sandboxBlocked).toContain(`access to ${loose}`);
+        // Outside the sandbox each is there to reach: the probes above failed because of it.
+        const outsideRun = await new LocalShellBackend({ rootDir: project, env: { HOME: home } }).execute(`cat ${join(otherRun, 'secret.txt')}; ${probe(join(otherProxy, 'proxy.sock'))}`, { timeoutS: 30 });
+        expect(outsideRun.output).toContain(SECRET);
+        expect(outsideRun.output).toContain('PROXY');
+      } finally {
+        for (const s of servers) s.close();
+        for (const dir of [otherRun, otherProxy, loose]) rmSync(dir, { recursive: true, force: true });
       }
     });
   });
