@@ -54,7 +54,7 @@ import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { launcherFile } from './launcher-files';
-import { makeRunFolder, removeRunFolder, runFoldersDir } from './run-folders';
+import { makeRunFolder, removeRunFolder, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -161,7 +161,7 @@ function hideRunFolders(resolved: ResolvedPolicy, tmpDir: string, sockets: Reado
   const inRuns = (path: string | undefined): path is string => path !== undefined && path !== runsDir && isPathInside(runsDir, path);
   if (!inRuns(tmpDir) || isPathInside(runsDir, resolved.projectDir) || resolved.writablePaths.some((p) => isPathInside(runsDir, p) || isPathInside(p, runsDir))) return;
   const shows = [...new Set(sockets.filter(inRuns))];
-  resolved.hidden.push({ path: runsDir, why: "other runs' folders", opens: [tmpDir], ...(shows.length > 0 ? { shows } : {}) });
+  resolved.hidden.push({ path: runsDir, why: "Deepdesk's run folders (other commands' temp folders, write layers and proxies)", opens: [tmpDir], ...(shows.length > 0 ? { shows } : {}) });
 }
 
 /** Whether a path exists as a file or folder (not a link: a mount would follow it). */
@@ -203,6 +203,7 @@ class OsSandbox implements Sandbox {
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
+    await sweepUnnamedProxyFoldersOnce();
     const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env, ...(cachedHidden ? { hidden: cachedHidden } : {}) });
     if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
     // Git's surface in every repository of the folder: kept read-only where it exists, and

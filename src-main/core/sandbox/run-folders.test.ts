@@ -68,9 +68,10 @@ describe('run folders', () => {
   });
 });
 
-/** A Unix socket at `path` whose listener was SIGKILLed, as a killed Deepdesk left its proxy's. */
-async function deadSocket(path: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', "require('net').createServer().listen(process.argv[1], () => console.log('up'))", path], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Unix sockets at `paths` whose listener was SIGKILLed, as a killed Deepdesk left its proxies'. */
+async function deadSocket(...paths: string[]): Promise<void> {
+  const listen = "let n = 0; const p = process.argv.slice(1); for (const path of p) require('net').createServer().listen(path, () => { if (++n === p.length) console.log('up'); })";
+  const child = spawn(process.execPath, ['-e', listen, ...paths], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -134,8 +135,15 @@ describe('proxy folders an earlier Deepdesk left loose in the temp folder (named
 });
 
 describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a sandboxed command (bubblewrap, for real)', () => {
-  it('leaves run folders that the next process removes, nothing else of them staying', async () => {
+  it("leaves run folders that the next process removes, nothing else of them staying; a new process's first command runs while it sweeps the proxy folders left loose in /tmp", async () => {
     const work = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-run-folders-kill-')));
+    // What killed Deepdesks of before left in /tmp (each hidden from every command while there), and a live one's.
+    const loose = Array.from({ length: 24 }, () => mkdtempSync(join(tmpdir(), 'deepdesk-proxy-')));
+    await deadSocket(...loose.map((dir) => join(dir, 'meter.sock')));
+    const planted = Date.now();
+    const liveLoose = mkdtempSync(join(tmpdir(), 'deepdesk-proxy-'));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(liveLoose, 'meter.sock'), resolve));
     try {
       const project = join(work, 'project');
       mkdirSync(project);
@@ -147,13 +155,19 @@ describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a s
         // Built outside the project: packages are imported by their full paths (node's own modules by name).
         output: { dir: join(work, 'build'), format: 'esm', entryFileNames: 'parent.mjs', paths: (id) => (isBuiltin(id) ? id : pathToFileURL(requireHere.resolve(id)).href) },
       });
+      // Settled: bound long enough ago for the sweep to judge them.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, planted + 10_500 - Date.now())));
       const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
       const line = await new Promise<string>((resolve, reject) => {
         createInterface({ input: parent.stdout! }).once('line', resolve);
         parent.once('exit', (code) => reject(new Error(`the parent exited (${code})`)));
       });
-      const { dir, mine } = JSON.parse(line) as { dir: string; mine: string[] };
+      const { dir, mine, failed } = JSON.parse(line) as { dir: string; mine: string[]; failed?: string };
+      expect(failed).toBeUndefined();
+      // Its first command waited for the sweep of /tmp: the dead ones are gone, the live one stays.
+      for (const dir of loose) expect(existsSync(dir), dir).toBe(false);
+      expect(lstatSync(join(liveLoose, 'meter.sock')).isSocket()).toBe(true);
       // Its private TMPDIR, its write layer and its two proxies' socket folders, while the command runs.
       expect(mine.map((name) => name.slice(0, name.indexOf(`${ns}.`))).sort()).toEqual(['deepdesk-layer-', 'deepdesk-proxy-', 'deepdesk-proxy-', 'deepdesk-run-']);
       // Each proxy's socket, as the killed process leaves it.
@@ -166,7 +180,8 @@ describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a s
       for (const name of mine) expect(removed).toContain(name);
       for (const name of mine) expect(existsSync(join(dir, name)), name).toBe(false);
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      await new Promise((resolve) => server.close(resolve));
+      for (const dir of [work, liveLoose, ...loose]) rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

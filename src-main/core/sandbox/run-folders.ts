@@ -56,7 +56,6 @@ export function makeRunFolder(kind: RunFolderKind): string {
   if (!swept && parent !== tmpdir()) {
     swept = true;
     void sweepRunFolders(parent);
-    void sweepUnnamedProxyFolders();
   }
   return mkdtempSync(join(parent, `${kind}${pidNamespace}.${process.pid}-`));
 }
@@ -113,6 +112,17 @@ function* walkDirs(dir: string): Generator<string> {
   }
 }
 
+let looseSwept: Promise<unknown> | undefined;
+
+/**
+ * sweepUnnamedProxyFolders, once per process. A sandboxed command's preparation waits for it
+ * before it scans /tmp (policy.ts tmpSocketPaths), so as not to cover a folder the sweep is
+ * about to remove (bwrap fails on a mount point that vanished).
+ */
+export function sweepUnnamedProxyFoldersOnce(): Promise<unknown> {
+  return (looseSwept ??= sweepUnnamedProxyFolders().catch(() => []));
+}
+
 /**
  * Removes the proxy folders an earlier Deepdesk left loose in the temp folder (named by
  * mkdtemp alone, so their process is not known): only a real folder (no link) that is this
@@ -127,26 +137,32 @@ export async function sweepUnnamedProxyFolders(parent = tmpdir(), settledMs = SE
   } catch {
     return [];
   }
+  const dead = await Promise.all(
+    names.map(async (name): Promise<{ dir: string; socket: string } | undefined> => {
+      const dir = join(parent, name);
+      if (privateFolderProblem(dir, false) !== undefined) return undefined;
+      let inside: string[];
+      try {
+        inside = await readdir(dir);
+      } catch {
+        return undefined;
+      }
+      if (inside.length !== 1 || !PROXY_SOCKETS.has(inside[0]!)) return undefined;
+      const socket = join(dir, inside[0]!);
+      const st = lstatSync(socket, { throwIfNoEntry: false });
+      if (!st?.isSocket() || Date.now() - st.ctimeMs < settledMs) return undefined;
+      return (await refusesConnections(socket)) ? { dir, socket } : undefined;
+    }),
+  );
+  // All in one go: a /tmp scan made before is out of date once, not once per folder.
   const removed: string[] = [];
-  for (const name of names) {
-    const dir = join(parent, name);
-    if (privateFolderProblem(dir, false) !== undefined) continue;
-    let inside: string[];
-    try {
-      inside = await readdir(dir);
-    } catch {
-      continue;
-    }
-    const socket = join(dir, inside[0] ?? '');
-    if (inside.length !== 1 || !PROXY_SOCKETS.has(inside[0]!)) continue;
-    const st = lstatSync(socket, { throwIfNoEntry: false });
-    if (!st?.isSocket() || Date.now() - st.ctimeMs < settledMs) continue;
-    if (!(await refusesConnections(socket))) continue;
+  for (const found of dead) {
+    if (!found) continue;
     try {
       // The socket, then the folder, each by name: nothing is followed, and a folder that gained an entry meanwhile stays.
-      unlinkSync(socket);
-      rmdirSync(dir);
-      removed.push(dir);
+      unlinkSync(found.socket);
+      rmdirSync(found.dir);
+      removed.push(found.dir);
     } catch {
       // Someone else's sweep, or something new in it: left.
     }

@@ -522,7 +522,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
         expect(reached).toBe(false);
         // The command's own TMPDIR is the only thing it finds there.
         expect(result.output).toContain('own');
-        expect(result.sandboxBlocked).toContain("other runs' folders, hidden from commands");
+        expect(result.sandboxBlocked).toContain("Deepdesk's run folders (other commands' temp folders, write layers and proxies), hidden from commands");
         expect(result.sandboxBlocked).toContain(`access to ${loose}`);
         // Outside the sandbox each is there to reach: the probes above failed because of it.
         const outsideRun = await new LocalShellBackend({ rootDir: project, env: { HOME: home } }).execute(`cat ${join(otherRun, 'secret.txt')}; ${probe(join(otherProxy, 'proxy.sock'))}`, { timeoutS: 30 });

@@ -3,6 +3,7 @@
 // the domain proxy), prints the run folders this process has made meanwhile (its TMPDIR,
 // write layer and the two proxies' socket folders), then waits to be SIGKILLed before it can
 // clean up. Arguments: project folder, data folder.
+// This is a new process: its first command is the first to meet what earlier ones left.
 import { readdirSync } from 'node:fs';
 import { startMeteringProxy } from '../../acp-client/metering-proxy';
 import { runInPty } from '../../process/pty-exec';
@@ -26,5 +27,8 @@ void runInPty('echo started; sleep 60', {
     const mine = readdirSync(runFoldersDir()).filter((name) => name.includes(`.${process.pid}-`));
     process.stdout.write(`${JSON.stringify({ dir: runFoldersDir(), mine })}\n`);
   },
+}).then((result) => {
+  // It never started: said, so that the test does not wait for a line that never comes.
+  if (!seen.includes('started')) process.stdout.write(`${JSON.stringify({ failed: `${result.exitCode}: ${result.output}` })}\n`);
 });
 setInterval(() => undefined, 1000);
