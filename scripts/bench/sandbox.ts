@@ -80,17 +80,22 @@ interface Phases {
   run: number[];
   checks: number[];
   cleanup: number[];
+  /** bubblewrap's mount operations per command (each hidden folder is two or three). */
+  mounts: number[];
 }
+
+const MOUNT_OPERATION = /^--(?:ro-bind|bind|tmpfs|remount-ro|dir|dev|proc)$/;
 
 /** The same sandbox, its commands' phases timed (the sandbox's own calls, as runInPty makes them). */
 function timedSandbox(sandbox: Sandbox): { sandbox: Sandbox; phases: Phases } {
-  const phases: Phases = { prepare: [], run: [], checks: [], cleanup: [] };
+  const phases: Phases = { prepare: [], run: [], checks: [], cleanup: [], mounts: [] };
   const timed = Object.create(sandbox) as Sandbox;
   timed.prepare = async (spec, options) => {
     const started = performance.now();
     const prepared = await sandbox.prepare(spec, options);
     const launched = performance.now();
     phases.prepare.push(launched - started);
+    phases.mounts.push(prepared.args.filter((arg) => MOUNT_OPERATION.test(arg)).length);
     return {
       ...prepared,
       blockedLine: async (output, exitCode) => {
@@ -159,7 +164,7 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
       });
       // Where the time goes (medians of the same runs): what the sandbox adds around the pty's run.
       section.rows.push({
-        name: '  where: prepare (policy, git surface, folders) / launch to exit (unshare, overlay, bwrap, the command) / checks after (the layer) / clean-up',
+        name: `  where: prepare (policy, git surface, folders) / launch to exit (unshare, overlay, bwrap with ${median(phases.mounts)} mount operations, the command) / checks after (the layer) / clean-up`,
         ours: `${formatMs(median(phases.prepare))} / ${formatMs(median(phases.run))} / ${formatMs(median(phases.checks))} / ${formatMs(median(phases.cleanup))}`,
         floor: `${formatMs(floors.bwrap)} bwrap in pty`,
         target: '—',

@@ -5,11 +5,11 @@
 // or Gemini, streamed or not — becomes one call for the ledger, naming the agent. With a
 // budget, calls go one at a time, and once the spend reached the budget every further call is
 // refused and `onBudget` is told: the spend stays within the budget plus one call.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeRunFolder } from '../sandbox/run-folders';
 
 export interface MeteredUsage {
   model: string;
@@ -58,7 +58,7 @@ export interface CallHold {
 }
 
 export interface MeteringProxy {
-  /** The Unix socket (in a `deepdesk-proxy-` folder of the temp folder, which other sandboxes hide). */
+  /** The Unix socket (in a `deepdesk-proxy-` run folder, which other sandboxes hide: core/sandbox/run-folders.ts). */
   readonly socket: string;
   /** Spent through this proxy plus the spend before. */
   spentUsd(): number;
@@ -140,7 +140,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 const MAX_METERED_BODY = 64 * 1024 * 1024;
 
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
-  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-proxy-'));
+  // Named after this process: one SIGKILLed leaves it to the next process's sweep.
+  const dir = makeRunFolder('deepdesk-proxy-');
   const socket = join(dir, 'meter.sock');
   const upstream = new URL(options.upstream);
   const basePath = upstream.pathname.replace(/\/$/, '');

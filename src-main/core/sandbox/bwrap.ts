@@ -120,7 +120,8 @@ export function bwrapArgs(run: BwrapRun): string[] {
         }
       }
       for (const shown of shows) if (kindOf(shown) === 'dir') mounts.push({ path: shown, args: ['--ro-bind', shown, shown] });
-      for (const opened of opens) if (kindOf(opened) === 'dir') mounts.push({ path: opened, args: ['--bind', opened, opened] });
+      // The run's temp folder is bound above already.
+      for (const opened of opens) if (opened !== run.tmpDir && kindOf(opened) === 'dir') mounts.push({ path: opened, args: ['--bind', opened, opened] });
       lastReadOnly.push(path);
     } else if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });

@@ -38,23 +38,23 @@
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { existsSync, lstatSync, mkdtempSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, rmdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
 import { BRIDGE_PORT, BRIDGE_SCRIPT, FORWARD_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { appearedEntry, madeAt, removeAppeared } from './appeared-protected';
-import { DROPPED_ENV, resolvePolicy, type ResolvedPolicy } from './policy';
+import { DROPPED_ENV, hides, resolvePolicy, type ResolvedPolicy } from './policy';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { launcherFile } from './launcher-files';
-import { makeRunFolder, removeRunFolder } from './run-folders';
+import { makeRunFolder, removeRunFolder, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -149,6 +149,21 @@ async function removeTmpDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Every run's folders (run-folders.ts: TMPDIRs, write layers, proxies' sockets, of every
+ * Deepdesk process of this user) hidden from a command with one cover, but for its own
+ * TMPDIR (writable) and the folders of the sockets it is given (`sockets`, read-only: a
+ * connect() still reaches them). Where run folders are loose in the temp folder (the shared
+ * one could not be used), nothing: the scan of /tmp hides the proxies' folders there.
+ */
+function hideRunFolders(resolved: ResolvedPolicy, tmpDir: string, sockets: ReadonlyArray<string | undefined>): void {
+  const runsDir = realPathOf(runFoldersDir());
+  const inRuns = (path: string | undefined): path is string => path !== undefined && path !== runsDir && isPathInside(runsDir, path);
+  if (!inRuns(tmpDir) || isPathInside(runsDir, resolved.projectDir) || resolved.writablePaths.some((p) => isPathInside(runsDir, p) || isPathInside(p, runsDir))) return;
+  const shows = [...new Set(sockets.filter(inRuns))];
+  resolved.hidden.push({ path: runsDir, why: "Deepdesk's run folders (other commands' temp folders, write layers and proxies)", opens: [tmpDir], ...(shows.length > 0 ? { shows } : {}) });
+}
+
 /** Whether a path exists as a file or folder (not a link: a mount would follow it). */
 function mountable(path: string): boolean {
   try {
@@ -188,6 +203,7 @@ class OsSandbox implements Sandbox {
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
+    await sweepUnnamedProxyFoldersOnce();
     const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env, ...(cachedHidden ? { hidden: cachedHidden } : {}) });
     if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
     // Git's surface in every repository of the folder: kept read-only where it exists, and
@@ -226,7 +242,7 @@ class OsSandbox implements Sandbox {
       let command = [spec.file, ...spec.args];
       if (resolved.allowedDomains.length > 0) {
         // Made after the policy was resolved: other runs hide it, this one reaches it.
-        proxyDir = mkdtempSync(join(tmpdir(), 'deepdesk-proxy-'));
+        proxyDir = realPathOf(makeRunFolder('deepdesk-proxy-'));
         const socket = join(proxyDir, 'proxy.sock');
         proxy = await startDomainProxy(resolved.allowedDomains, { path: socket });
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`), { ELECTRON_RUN_AS_NODE: '1' });
@@ -238,8 +254,10 @@ class OsSandbox implements Sandbox {
         command = [process.execPath, '-e', FORWARD_SCRIPT, JSON.stringify(resolved.forwards), proxy ? '1' : '0', ...command];
       }
       layer = longLived ? undefined : await this.writeLayer(resolved.projectDir);
+      hideRunFolders(resolved, tmpDir, [proxyDir, ...resolved.forwards.map((f) => realPathOf(dirname(f.socket)))]);
       // The layer's own folders (the real project among them) are not the command's to see.
-      if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
+      const layerDir = layer?.dir;
+      if (layerDir !== undefined && !resolved.hidden.some((h) => hides(h, layerDir))) resolved.hidden.push({ path: layerDir, why: "the command's write layer" });
       // Inside the layer's user namespace the person is root: bwrap maps them back.
       const ids = layer && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
       const seccomp = seccompFilter();

@@ -110,7 +110,12 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
   return paths;
 }
 
-/** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses, editors and Deepdesk's own hosts (`deepdesk-<uid>`, or its mkdtemp fallback `deepdesk-<uid>-XXXXXX`). */
+/**
+ * Folders in /tmp that hold sockets of agents, displays, multiplexers, buses, editors and
+ * Deepdesk's own hosts (`deepdesk-<uid>`, or its mkdtemp fallback `deepdesk-<uid>-XXXXXX`), and
+ * proxies' folders where run folders are loose in /tmp (run-folders.ts) or an earlier Deepdesk
+ * left them there.
+ */
 export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|deepdesk-\d+(?:-[A-Za-z0-9]{6})?$|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
 
 /**

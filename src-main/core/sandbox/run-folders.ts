@@ -7,20 +7,32 @@
 //   its run folders behind, and /tmp filled with them. Each folder is named after the process
 //   that made it (its pid namespace and pid); the first run of a process removes those of
 //   processes that are gone.
+// - the sockets of a process's proxies (the domain proxy, the metering proxy) are made here
+//   too: a folder of them loose in /tmp was hidden from every command with its own mount
+//   until someone removed it, and a killed process never did. The sandbox hides this folder
+//   whole from a command, but for the command's own folders (index.ts).
 // The shared folder is used only when it is this user's own, private and no link; otherwise
 // (someone else made the name first) the system temp folder, as before.
 
-import { chmodSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sharedPrivateFolder } from '../fs/private-folder';
+import { privateFolderProblem, sharedPrivateFolder } from '../fs/private-folder';
 import { isProcessAlive } from '../process/process-tree';
 
 /** What a run folder is for: the name it starts with. */
-export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-';
+export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-' | 'deepdesk-proxy-';
 
-const NAMED = /^deepdesk-(?:run|server|layer|layer-probe)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+const NAMED = /^deepdesk-(?:run|server|layer|layer-probe|proxy)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+
+/** A proxy's folder as Deepdesk made it in the temp folder before they were named after their process (mkdtemp). */
+const UNNAMED_PROXY = /^deepdesk-proxy-[A-Za-z0-9]{6}$/;
+/** The one socket such a folder held. */
+const PROXY_SOCKETS = new Set(['meter.sock', 'proxy.sock']);
+/** A socket bound longer ago than this that still refuses connections is no one's (a server listens the moment it binds). */
+const SETTLED_MS = 10_000;
 
 let swept = false;
 
@@ -98,4 +110,76 @@ function* walkDirs(dir: string): Generator<string> {
     yield child;
     yield* walkDirs(child);
   }
+}
+
+let looseSwept: Promise<unknown> | undefined;
+
+/**
+ * sweepUnnamedProxyFolders, once per process. A sandboxed command's preparation waits for it
+ * before it scans /tmp (policy.ts tmpSocketPaths), so as not to cover a folder the sweep is
+ * about to remove (bwrap fails on a mount point that vanished).
+ */
+export function sweepUnnamedProxyFoldersOnce(): Promise<unknown> {
+  return (looseSwept ??= sweepUnnamedProxyFolders().catch(() => []));
+}
+
+/**
+ * Removes the proxy folders an earlier Deepdesk left loose in the temp folder (named by
+ * mkdtemp alone, so their process is not known): only a real folder (no link) that is this
+ * user's and closed to others, holding nothing but one socket of a proxy's name that was
+ * bound a while ago and refuses connections (no one listens on it: its process is gone).
+ * A live one's socket accepts. Returns the paths removed.
+ */
+export async function sweepUnnamedProxyFolders(parent = tmpdir(), settledMs = SETTLED_MS): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await readdir(parent)).filter((name) => UNNAMED_PROXY.test(name));
+  } catch {
+    return [];
+  }
+  const dead = await Promise.all(
+    names.map(async (name): Promise<{ dir: string; socket: string } | undefined> => {
+      const dir = join(parent, name);
+      if (privateFolderProblem(dir, false) !== undefined) return undefined;
+      let inside: string[];
+      try {
+        inside = await readdir(dir);
+      } catch {
+        return undefined;
+      }
+      if (inside.length !== 1 || !PROXY_SOCKETS.has(inside[0]!)) return undefined;
+      const socket = join(dir, inside[0]!);
+      const st = lstatSync(socket, { throwIfNoEntry: false });
+      if (!st?.isSocket() || Date.now() - st.ctimeMs < settledMs) return undefined;
+      return (await refusesConnections(socket)) ? { dir, socket } : undefined;
+    }),
+  );
+  // All in one go: a /tmp scan made before is out of date once, not once per folder.
+  const removed: string[] = [];
+  for (const found of dead) {
+    if (!found) continue;
+    try {
+      // The socket, then the folder, each by name: nothing is followed, and a folder that gained an entry meanwhile stays.
+      unlinkSync(found.socket);
+      rmdirSync(found.dir);
+      removed.push(found.dir);
+    } catch {
+      // Someone else's sweep, or something new in it: left.
+    }
+  }
+  return removed;
+}
+
+/** Whether connecting to the Unix socket at `path` is refused (ECONNREFUSED: bound by no live listener). */
+function refusesConnections(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const done = (refused: boolean): void => {
+      socket.destroy();
+      resolve(refused);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once('connect', () => done(false));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+  });
 }

@@ -7,10 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { isProcessAlive } from '../process/process-tree';
+import { spawnPiped } from '../process/spawn';
 import { createSandbox, detectSandbox } from './index';
+import { makeRunFolder, runFoldersDir } from './run-folders';
 import type { Sandbox } from './types';
 
 const SECRET = 'PRIVATE-KEY-0f3c9a';
@@ -493,6 +495,74 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
         for (const s of servers) s.close();
         rmSync(agentDir, { recursive: true, force: true });
         rmSync(bare, { force: true });
+      }
+    });
+    it("other runs' folders cannot be reached (another run's TMPDIR, another process's proxy socket, a proxy folder left loose in /tmp); the command's own TMPDIR works", async () => {
+      // As another Deepdesk process's run and proxies leave them, beside this one's.
+      const otherRun = makeRunFolder('deepdesk-run-');
+      writeFileSync(join(otherRun, 'secret.txt'), SECRET);
+      const otherProxy = makeRunFolder('deepdesk-proxy-');
+      const loose = mkdtempSync(join('/tmp', 'deepdesk-proxy-'));
+      const servers: Server[] = [];
+      let reached = false;
+      try {
+        for (const path of [join(otherProxy, 'proxy.sock'), join(loose, 'meter.sock')]) {
+          const s = createServer((socket) => {
+            reached = true;
+            socket.end('PROXY\n');
+          });
+          await new Promise<void>((resolve) => s.listen(path, resolve));
+          servers.push(s);
+        }
+        const probe = (path: string) => `node -e "require('net').connect('${path}').on('data', d => console.log(String(d))).on('error', e => console.log('Error: connect ' + e.code + ' ' + '${path}'))"`;
+        const result = await run(
+          [`cat ${join(otherRun, 'secret.txt')}`, probe(join(otherProxy, 'proxy.sock')), probe(join(loose, 'meter.sock')), `ls -a ${runFoldersDir()} | wc -l`, 'echo own > "$TMPDIR/own" && cat "$TMPDIR/own"'].join('; '),
+        );
+        expect(result.output).not.toContain(SECRET);
+        expect(result.output).not.toContain('PROXY');
+        expect(reached).toBe(false);
+        // The command's own TMPDIR is the only thing it finds there.
+        expect(result.output).toContain('own');
+        expect(result.sandboxBlocked).toContain("Deepdesk's run folders (other commands' temp folders, write layers and proxies), hidden from commands");
+        expect(result.sandboxBlocked).toContain(`access to ${loose}`);
+        // Outside the sandbox each is there to reach: the probes above failed because of it.
+        const outsideRun = await new LocalShellBackend({ rootDir: project, env: { HOME: home } }).execute(`cat ${join(otherRun, 'secret.txt')}; ${probe(join(otherProxy, 'proxy.sock'))}`, { timeoutS: 30 });
+        expect(outsideRun.output).toContain(SECRET);
+        expect(outsideRun.output).toContain('PROXY');
+      } finally {
+        for (const s of servers) s.close();
+        for (const dir of [otherRun, otherProxy, loose]) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('a long-lived server', () => {
+    it("cannot reach a proxy's socket made after it started (another thread's metering proxy, which the view of /tmp it started with would show)", async () => {
+      const probe = `echo ready; read path; node -e "require('net').connect(process.argv[1]).on('data', d => console.log(String(d))).on('error', e => console.log('Error: connect ' + e.code))" "$path"`;
+      const prepared = await sandbox.prepare({ file: '/bin/sh', args: ['-c', probe], cwd: project, env: { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin' } }, { longLived: true });
+      const later = makeRunFolder('deepdesk-proxy-');
+      let reached = false;
+      const server = createServer((socket) => {
+        reached = true;
+        socket.end('PROXY\n');
+      });
+      try {
+        const child = spawnPiped({ role: 'server', file: prepared.file, args: prepared.args, cwd: prepared.cwd, env: prepared.env });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+        await vi.waitFor(() => expect(out).toContain('ready'), { timeout: 20_000, interval: 20 });
+        // Made while the server runs, as a thread's metering proxy is.
+        await new Promise<void>((resolve) => server.listen(join(later, 'meter.sock'), resolve));
+        child.stdin.end(`${join(later, 'meter.sock')}\n`);
+        await closed;
+        expect(out).toContain('Error: connect');
+        expect(out).not.toContain('PROXY');
+        expect(reached).toBe(false);
+      } finally {
+        server.close();
+        await prepared.dispose();
+        rmSync(later, { recursive: true, force: true });
       }
     });
   });

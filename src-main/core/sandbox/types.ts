@@ -32,8 +32,8 @@ export interface SandboxPolicy {
   /**
    * Local ports the process reaches inside the sandbox's own network, each forwarded to a Unix
    * socket outside (an external agent's metering proxy on its model endpoint, SPEC §22). The
-   * socket's folder must be this process's alone (`deepdesk-proxy-…` in the temp folder, which
-   * every other sandbox hides). bubblewrap only.
+   * socket's folder must be this process's alone (a `deepdesk-proxy-` run folder, run-folders.ts:
+   * shown read-only to this command, hidden from every other). bubblewrap only.
    */
   forwards?: Array<{ port: number; socket: string }>;
 }
