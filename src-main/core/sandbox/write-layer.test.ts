@@ -146,6 +146,74 @@ describe.skipIf(!tools)('the write layer', () => {
     }
   });
 
+  it('a file the layer replaces is replaced whole: its new bytes at its name, the old file gone with the layer, nothing hidden left in the folder', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(path.join(project, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'a.txt'), 'old a\n');
+    fs.writeFileSync(path.join(project, 'sub', 'b.txt'), 'old b\n');
+    const before = fs.statSync(path.join(project, 'a.txt')).ino;
+    const ran = await runIn(project, 'echo new a > a.txt && echo new b > sub/b.txt && chmod +x sub/b.txt');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const applied = applyLayer(layer, await readLayer(layer));
+    expect(applied.failed).toEqual([]);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('new a\n');
+    expect(fs.readFileSync(path.join(project, 'sub', 'b.txt'), 'utf8')).toBe('new b\n');
+    expect(fs.statSync(path.join(project, 'sub', 'b.txt')).mode & 0o111).not.toBe(0);
+    expect(fs.statSync(path.join(project, 'a.txt')).ino).not.toBe(before);
+    expect(fs.readdirSync(project).sort()).toEqual(['a.txt', 'sub']);
+    expect(fs.readdirSync(path.join(project, 'sub'))).toEqual(['b.txt']);
+    discardLayer(layer.dir);
+    expect(fs.existsSync(layer.dir)).toBe(false);
+  });
+
+  it('a link put where a replaced file was, just before it is replaced, is itself replaced and never followed', async () => {
+    const project = path.join(dir, 'p');
+    const elsewhere = path.join(dir, 'elsewhere.txt');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'a.txt'), 'old\n');
+    fs.writeFileSync(elsewhere, 'not the folder’s\n');
+    const ran = await runIn(project, 'echo new > a.txt');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const entries = await readLayer(layer);
+    setRaceHookForTests((rel, op) => {
+      if (rel !== 'a.txt' || op !== 'change' || fs.lstatSync(path.join(project, 'a.txt')).isSymbolicLink()) return;
+      fs.rmSync(path.join(project, 'a.txt'));
+      fs.symlinkSync(elsewhere, path.join(project, 'a.txt'));
+    });
+    const applied = applyLayer(layer, entries);
+    setRaceHookForTests(null);
+    expect(applied.failed).toEqual([]);
+    expect(fs.readFileSync(elsewhere, 'utf8')).toBe('not the folder’s\n');
+    expect(fs.lstatSync(path.join(project, 'a.txt')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('new\n');
+    expect(fs.readdirSync(project)).toEqual(['a.txt']);
+  });
+
+  it('when the new file cannot take its name, the old one is put back and the failure is named', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'a.txt'), 'old\n');
+    fs.writeFileSync(path.join(project, 'b.txt'), 'old b\n');
+    const ran = await runIn(project, 'echo new > a.txt && echo new b > b.txt');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const entries = await readLayer(layer);
+    // The staged copy of a.txt vanishes right before it is put in place.
+    setRaceHookForTests((rel, op) => {
+      if (rel !== 'a.txt' || op !== 'change') return;
+      for (const name of fs.readdirSync(project)) if (name.startsWith('.a.txt.deepdesk-stage-')) fs.rmSync(path.join(project, name));
+    });
+    const applied = applyLayer(layer, entries);
+    setRaceHookForTests(null);
+    expect(applied.failed.map((f) => f.rel)).toEqual(['a.txt']);
+    expect(applied.failed[0]!.why).toMatch(/ENOENT/);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('old\n');
+    expect(fs.readFileSync(path.join(project, 'b.txt'), 'utf8')).toBe('new b\n');
+    expect(fs.readdirSync(project).sort()).toEqual(['a.txt', 'b.txt']);
+  });
+
   it('a repository is never completed in the folder before the contents the layer gives it are there', async () => {
     // Written earlier, harmless while not a repository (no objects/): the layer makes it a
     // harmless one, and at no step of applying it is it a repository with the old config.
