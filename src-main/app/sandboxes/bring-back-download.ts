@@ -115,7 +115,14 @@ const SCRIPT_PATH_BYTES = 64 * 1024;
  * at the listed sizes; those that do not match (one of them changed since the listing shifts
  * the ones after it) and the larger files come piece by piece, a `dd` each.
  */
-export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
+export async function downloadToDisk(
+  sandbox: ProviderSandbox,
+  files: readonly WantedFile[],
+  destOf: (rel: string) => string,
+  signal?: AbortSignal,
+  /** Given: the staging's removal is handed here once started, for the caller to wait for after its own work (a step's calls are done when it is); else it is waited for here. */
+  cleanup?: (removed: Promise<unknown>) => void,
+): Promise<Set<string>> {
   const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
   const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
   try {
@@ -125,8 +132,10 @@ export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly W
     for (const rel of await downloadPieces(rest, destOf, stage, exec, sandbox, signal)) whole.add(rel);
     return whole;
   } finally {
-    // Waited for: a step's calls are done when it is (the sandbox may be stopped right after).
-    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    // Waited for, here or by the caller: a step's calls are done when it is (the sandbox may be stopped right after).
+    const removed = exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    if (cleanup) cleanup(removed);
+    else await removed;
   }
 }
 

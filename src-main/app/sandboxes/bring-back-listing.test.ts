@@ -91,6 +91,9 @@ describe('a bring-back reads only what changed since it was last listed', () => 
     // Only the files whose change time moved were read.
     expect(read()).toEqual(['a.txt', 'one.txt']);
     expect(fileEntry(back.manifest, 'a.txt').size).toBe(6);
+    // The staging in the sandbox was removed (while the layer was applied here) before the bring-back ended.
+    const left = await sandbox.execute('ls -a /tmp', { timeoutMs: 10_000 });
+    expect(left.output).not.toMatch(/deepdesk-back-/);
   });
 
   it('reads a file again when the earlier listing saw it within a clock tick of its start: a write in that tick comes back', async () => {

@@ -262,6 +262,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(layerRoot, 'deepdesk-bring-back-')));
   const upper = path.join(dir, 'upper');
   fs.mkdirSync(upper);
+  let stagingRemoved: Promise<unknown> | undefined;
   try {
     const modes = new Map<string, number>();
     const put = (rel: string): string => {
@@ -271,7 +272,8 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
       return abs;
     };
     // Streamed to the layer folder in pieces, after the caps and the free space were checked above.
-    const got = await downloadToDisk(sandbox, take, put, options.signal);
+    // The sandbox's staging is removed while the layer is checked and applied here (waited for below).
+    const got = await downloadToDisk(sandbox, take, put, options.signal, (removed) => void (stagingRemoved = removed));
     for (const rel of got) {
       const f = state.files.get(rel)!;
       const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
@@ -311,6 +313,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     return { applied: result.touched, blocked, manifest: next };
   } finally {
     discardLayer(dir);
+    await stagingRemoved;
   }
 }
 
