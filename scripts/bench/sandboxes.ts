@@ -197,7 +197,7 @@ export async function benchSandboxes(report: Report, options: BenchOptions): Pro
       result: verdict(median(backTimes) <= BRING_BACK_RATIO * median(bareTimes)),
     });
     section.notes.push(
-      `sandboxes: bring-back is the listing of the ${FOLDER_FILES.toLocaleString('en')} files (one script: every file's kind, size, change time and inode, and the cksum of those changed since the last listing; ${formatMs(median(scanTimes))} alone here), the changed files staged in the sandbox (one script), downloaded through the file API and the staging removed (one script), then the layer check and apply`,
+      `sandboxes: bring-back is the listing of the ${FOLDER_FILES.toLocaleString('en')} files (one script: every file's kind, size, change time and inode, and the cksum of those changed since the last listing; ${formatMs(median(scanTimes))} alone here), and staged by the same script; the staging downloaded through the file API, then the layer check and apply while the staging is removed (one script)`,
     );
     section.notes.push('sandboxes: the Daytona adapter over @daytonaio/sdk against the local stand-in (HTTP on 127.0.0.1, commands in bubblewrap); the floor column is the same work through the adapter alone, so the ratio is what Deepdesk adds, not a provider’s network');
   } catch (err) {

@@ -31,14 +31,31 @@ function folderWith(files: Record<string, string>): string {
   return dir;
 }
 
-/** The sandbox, with every file `cksum` read in it counted (by the `cksum` lines of the scripts' answers). */
-async function countingSandbox(): Promise<{ sandbox: ProviderSandbox; read: () => string[] }> {
+interface Counted {
+  sandbox: ProviderSandbox;
+  read: () => string[];
+  /** Scripts run and files downloaded so far. */
+  calls: { execute: number; downloaded: string[] };
+  /** Runs before each download (in the sandbox, as the agent could). */
+  beforeDownload: { hook?: (paths: readonly string[]) => Promise<void> };
+}
+
+/** The sandbox, with every file `cksum` read in it counted (by the `cksum` lines of the scripts' answers), and its calls. */
+async function countingSandbox(): Promise<Counted> {
   const provider = new LocalBoxProvider();
   cleanup.push(() => provider.dispose());
   const inner = await provider.create({ labels: {} });
   const read: string[] = [];
+  const calls = { execute: 0, downloaded: [] as string[] };
+  const beforeDownload: Counted['beforeDownload'] = {};
   const sandbox: ProviderSandbox = Object.assign(Object.create(inner) as ProviderSandbox, {
+    async download(paths: readonly string[], signal?: AbortSignal) {
+      await beforeDownload.hook?.(paths);
+      calls.downloaded.push(...paths);
+      return inner.download(paths, signal);
+    },
     async execute(command: string, options: SandboxExecOptions) {
+      calls.execute++;
       const r = await inner.execute(command, options);
       if (command.includes('cksum')) for (const line of r.output.split(/[\n\0]/)) {
           const m = /^\d+ \d+ \.\/(.+)$/.exec(line);
@@ -50,22 +67,25 @@ async function countingSandbox(): Promise<{ sandbox: ProviderSandbox; read: () =
   return {
     sandbox,
     read: () => read.splice(0).sort(),
+    calls,
+    beforeDownload,
   };
 }
 
 const FILES = { 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'one.txt': 'one\n', 'two.txt': 'two\n', 'deep/c.txt': 'charlie\n' };
 
-async function uploaded(): Promise<{ folder: string; sandbox: ProviderSandbox; read: () => string[]; manifest: Manifest }> {
-  const folder = folderWith(FILES);
-  const { sandbox, read } = await countingSandbox();
+async function uploaded(files: Record<string, string> = FILES): Promise<Counted & { folder: string; manifest: Manifest }> {
+  const folder = folderWith(files);
+  const counted = await countingSandbox();
+  const { sandbox, read } = counted;
   const manifest = await uploadFolder(sandbox, folder, await planUpload(folder, { dataDir, env: process.env }));
   // The first listing: every file read (the upload's manifest has seen none); then the files are well older than a listing.
   await new Promise((r) => setTimeout(r, 200));
   const first = await bringBack({ sandbox, folder, manifest, home: os.homedir(), protectedPaths: [] });
   expect(first.applied).toEqual([]);
-  expect(read()).toEqual(Object.keys(FILES).sort());
+  expect(read()).toEqual(Object.keys(files).sort());
   await new Promise((r) => setTimeout(r, 200));
-  return { folder, sandbox, read, manifest: first.manifest };
+  return { ...counted, folder, manifest: first.manifest };
 }
 
 function fileEntry(manifest: Manifest, rel: string): Extract<ManifestEntry, { crc: number }> {
@@ -135,5 +155,58 @@ describe('a bring-back reads only what changed since it was last listed', () => 
     const again = await bringBack({ sandbox, folder, manifest: back.manifest, home: os.homedir(), protectedPaths: [] });
     expect(again.applied).toEqual([]);
     expect(read()).toEqual([]);
+  });
+});
+
+describe('what the listing reads, it stages', () => {
+  it('a change comes down in one download after the listing, with no staging script of its own, and the staging is gone after', async () => {
+    const { folder, sandbox, read, calls, manifest } = await uploaded();
+    const r = await sandbox.execute('printf "ALPHA!\\n" > a.txt && printf "new\\n" > deep/new.txt && printf "BRAVO\\n" > b.txt', { timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    read();
+    const before = { execute: calls.execute, downloaded: calls.downloaded.length };
+    const back = await bringBack({ sandbox, folder, manifest, home: os.homedir(), protectedPaths: [] });
+    expect(back.applied).toEqual(expect.arrayContaining(['a.txt', 'b.txt', 'deep/new.txt']));
+    expect(fs.readFileSync(path.join(folder, 'a.txt'), 'utf8')).toBe('ALPHA!\n');
+    expect(fs.readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('BRAVO\n');
+    expect(fs.readFileSync(path.join(folder, 'deep/new.txt'), 'utf8')).toBe('new\n');
+    // The listing, then its staging removed: two scripts; one download.
+    expect(calls.execute - before.execute).toBe(2);
+    expect(calls.downloaded.slice(before.downloaded)).toHaveLength(1);
+    expect(calls.downloaded.at(-1)).toMatch(/\/pre$/);
+    expect((await sandbox.execute('ls -a /tmp', { timeoutMs: 10_000 })).output).not.toMatch(/deepdesk-back-/);
+  });
+
+  it('staged bytes that are not what was listed do not come back from the staging: the file comes the usual way, as it is listed', async () => {
+    const { folder, sandbox, calls, manifest, beforeDownload } = await uploaded();
+    const r = await sandbox.execute('printf "ALPHA!\\n" > a.txt && printf "BRAVO!\\n" > b.txt', { timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    // Between the listing and the download, the staged bytes change (as a file changing while it was staged would make them).
+    beforeDownload.hook = async (paths) => {
+      const pre = paths.find((p) => p.endsWith('/pre'));
+      if (pre) expect((await sandbox.execute(`printf Z | dd of=${pre} bs=1 seek=2 conv=notrunc 2>/dev/null`, { timeoutMs: 10_000 })).exitCode).toBe(0);
+    };
+    const before = calls.downloaded.length;
+    const back = await bringBack({ sandbox, folder, manifest, home: os.homedir(), protectedPaths: [] });
+    beforeDownload.hook = undefined;
+    expect(back.applied).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+    expect(fs.readFileSync(path.join(folder, 'a.txt'), 'utf8')).toBe('ALPHA!\n');
+    expect(fs.readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('BRAVO!\n');
+    // The staged batch, then the usual staging of what did not match.
+    expect(calls.downloaded.slice(before)).toHaveLength(2);
+  });
+
+  it('what the caps refuse never comes down, not even in the listing’s staging', async () => {
+    const big = 'x'.repeat(700 * 1024);
+    const { folder, sandbox, calls, manifest } = await uploaded({ ...FILES, 'big1.bin': big, 'big2.bin': big });
+    const r = await sandbox.execute('printf y >> big1.bin && printf yy >> big2.bin', { timeoutMs: 10_000 });
+    expect(r.exitCode).toBe(0);
+    const before = calls.downloaded.length;
+    const back = await bringBack({ sandbox, folder, manifest, home: os.homedir(), protectedPaths: [], limits: { maxFileBytes: 50 * 1024 * 1024, maxStepBytes: 1024 * 1024 } });
+    // The larger is refused by the step cap; the other comes back, and the staging with both in it was never downloaded.
+    expect(back.blocked.map((b) => ('path' in b ? path.relative(folder, b.path) : ''))).toEqual(['big2.bin']);
+    expect(fs.readFileSync(path.join(folder, 'big1.bin'), 'utf8')).toBe(`${big}y`);
+    expect(fs.readFileSync(path.join(folder, 'big2.bin'), 'utf8')).toBe(big);
+    expect(calls.downloaded.slice(before).some((p) => p.endsWith('/pre'))).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ import type { StepAttribution } from '../../core/process/attribution';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
-import { capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, type BringBackLimits } from './bring-back-download';
+import { BATCH_BYTES, capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, PIECE_BYTES, type BringBackLimits } from './bring-back-download';
 
 /**
  * Lists, under `starts`, every file (its mode, size, change time and inode), link (its target),
@@ -27,14 +27,25 @@ import { capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, t
  * NUL-separated, the marker is new for each scan, and the only line-based part (cksum's) never
  * sees a path with a line break.
  */
-function scanScript(starts: readonly string[], marker: string, since: number | undefined): string {
+function scanScript(starts: readonly string[], marker: string, since: number | undefined, stage: PreStage | undefined): string {
   const from = starts.map(shQuote).join(' ');
   const skip = `-path ./.git -prune -o -path "*$NL*" -prune -printf 'n\\0%p\\0' -o`;
   const changed = since === undefined ? '' : ` -newerct @${since.toFixed(3)}`;
+  // The files changed since `since` of at most `maxFileBytes` (`-size -Nk`: at most N-1 KiB, rounded up), joined in the order
+  // the cksum below lists them, cut at `maxBytes`: `p` says they were staged (in a folder new to this scan).
+  const prestage =
+    stage && since !== undefined
+      ? [
+          `if mkdir -m 700 -- ${shQuote(stage.dir)} 2>/dev/null; then`,
+          `  find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -size -${Math.floor(stage.maxFileBytes / 1024) + 1}k -exec cat -- {} + 2>/dev/null | head -c ${stage.maxBytes} > ${shQuote(`${stage.dir}/pre`)} && printf 'p\\0\\0'`,
+          'fi',
+        ]
+      : [];
   return [
     `NL='\n'`,
     `printf 's\\0%s\\0' "$(date +%s.%N 2>/dev/null)"`,
     `find ${from} ${skip} -type f -printf 'f\\0%m\\0%s\\0%C@\\0%i\\0%p\\0' -o -type l -printf 'l\\0%p\\0%l\\0' -o \\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0' 2>/dev/null`,
+    ...prestage,
     `printf '\\0%s\\0' ${marker}`,
     `find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -exec cksum -- {} + 2>/dev/null`,
   ].join('\n');
@@ -51,6 +62,16 @@ export interface ListedFile {
   ino: string;
 }
 
+/** Where and how much a listing stages of the files it reads (bring-back-download.ts takes them from there). */
+export interface PreStage {
+  /** A folder in the sandbox new to this listing (made by it, 0700). */
+  dir: string;
+  /** Files larger are not staged (a multiple of 1024). */
+  maxFileBytes: number;
+  /** The staged files joined are cut at this many bytes. */
+  maxBytes: number;
+}
+
 export interface SandboxState {
   files: Map<string, ListedFile>;
   links: Map<string, string>;
@@ -59,6 +80,10 @@ export interface SandboxState {
   lineBroken: Set<string>;
   /** The sandbox's clock when the listing began (seconds), when it could be read. */
   startedAt?: number;
+  /** The files the listing's own script read, in its order (what it staged, joined, is in this order). */
+  readInOrder: Array<{ rel: string; size: number; crc: number }>;
+  /** The staging folder, when the listing staged what it read (`PreStage`): removed by the caller. */
+  prestaged?: string;
 }
 
 /** A path as the scan's `find` printed it (`./…` under the workdir) as folder-relative; undefined when it is not one. */
@@ -101,22 +126,25 @@ function cksumLines(text: string, into: Map<string, [number, number]>): void {
  * size are the ones an earlier listing saw, well before that listing began — else it is read
  * by one more script. Every file in the answer has the cksum of what it holds.
  */
-export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal, known: Manifest = {}): Promise<SandboxState> {
+export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal, known: Manifest = {}, stage?: PreStage): Promise<SandboxState> {
   const marker = `deepdesk-scan-${randomBytes(12).toString('hex')}`;
   let since: number | undefined;
   for (const e of Object.values(known)) if ('crc' in e && e.seen !== undefined && Number.isFinite(e.seen.at)) since = Math.min(since ?? Infinity, e.seen.at - racyWindow(e.seen.ctime));
   if (since !== undefined && !(since > 0)) since = undefined;
   const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
-  const r = await exec(scanScript(starts, marker, since));
+  const r = await exec(scanScript(starts, marker, since, stage));
   if (r.exitCode === null || r.timedOut) throw new Error(r.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
   const at = r.output.indexOf(`\0${marker}\0`);
   if (at < 0) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
   const fields = r.output.slice(0, at).split('\0');
-  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set() };
+  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set(), readInOrder: [] };
   const listed = new Map<string, { mode: number; size: number; ctime: string; ino: string }>();
   for (let i = 0; i < fields.length; ) {
     const kind = fields[i];
-    if (kind === 's') {
+    if (kind === 'p') {
+      if (stage) state.prestaged = stage.dir;
+      i += 2;
+    } else if (kind === 's') {
       const t = /^\d+\.\d+$/.test(fields[i + 1] ?? '') ? Number(fields[i + 1]) : NaN;
       if (i === 0 && Number.isFinite(t)) state.startedAt = t;
       i += 2;
@@ -139,6 +167,7 @@ export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly str
   // cksum's lines name only files listed above (none has a line break): anything else is not one of them.
   const sums = new Map<string, [number, number]>();
   cksumLines(r.output.slice(at + marker.length + 2), sums);
+  for (const [rel, [crc, size]] of sums) state.readInOrder.push({ rel, size, crc });
   const unread: string[] = [];
   for (const [rel, l] of listed) {
     if (sums.has(rel)) continue;
@@ -227,7 +256,33 @@ function fileEntry(f: ListedFile, at?: number): ManifestEntry {
 export async function bringBack(options: BringBackOptions): Promise<BringBackResult> {
   const { sandbox, manifest } = options;
   const starts = options.only ? options.only.map((rel) => `./${rel}`) : ['.'];
-  const state = await scanSandbox(sandbox, starts, options.signal, manifest);
+  const limits = options.limits ?? DEFAULT_BRING_BACK_LIMITS;
+  // What the listing reads, it stages too (under the caps), so a change comes down with no staging script of its own.
+  const stage: PreStage = {
+    dir: `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`,
+    maxFileBytes: Math.floor(Math.min(PIECE_BYTES, limits.maxFileBytes) / 1024) * 1024,
+    maxBytes: Math.min(BATCH_BYTES, limits.maxStepBytes),
+  };
+  const removeStage = (): Promise<unknown> => sandbox.execute(`rm -rf -- ${shQuote(stage.dir)}`, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true }).catch(() => undefined);
+  let state: SandboxState;
+  try {
+    state = await scanSandbox(sandbox, starts, options.signal, manifest, stage);
+  } catch (err) {
+    await removeStage();
+    throw err;
+  }
+  // Waited for before the bring-back ends (a step's calls are done when it is), after the layer was applied here.
+  let removal: Promise<unknown> | undefined;
+  try {
+    return await bringBackListed(options, state, stage, (removed) => void (removal = removed));
+  } finally {
+    if (removal === undefined && state.prestaged !== undefined) removal = removeStage();
+    await removal;
+  }
+}
+
+async function bringBackListed(options: BringBackOptions, state: SandboxState, stage: PreStage, handOver: (removed: Promise<unknown>) => void): Promise<BringBackResult> {
+  const { sandbox, manifest } = options;
   const inScope = (rel: string): boolean => !options.only || options.only.some((o) => rel === o || rel.startsWith(`${o}/`));
 
   const changedFiles: string[] = [];
@@ -254,6 +309,8 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     changedFiles.map((rel) => ({ rel, size: state.files.get(rel)!.size, crc: state.files.get(rel)!.crc })),
     options.limits ?? DEFAULT_BRING_BACK_LIMITS,
   );
+  const prestaged =
+    state.prestaged === undefined ? undefined : { dir: state.prestaged, order: state.readInOrder, maxFileBytes: stage.maxFileBytes, maxBytes: stage.maxBytes, refused: new Set(refused.map((r) => r.rel)) };
   const over: BlockedItem[] = refused.map((r) => ({ kind: 'write', path: path.join(options.folder, r.rel), why: r.why }));
   const layerRoot = options.layerRoot ?? tmpdir();
   // Refused whole, as a layer that could not be checked is: reported blocked, nothing applied, all looked at again next time.
@@ -262,7 +319,6 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(layerRoot, 'deepdesk-bring-back-')));
   const upper = path.join(dir, 'upper');
   fs.mkdirSync(upper);
-  let stagingRemoved: Promise<unknown> | undefined;
   try {
     const modes = new Map<string, number>();
     const put = (rel: string): string => {
@@ -272,8 +328,8 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
       return abs;
     };
     // Streamed to the layer folder in pieces, after the caps and the free space were checked above.
-    // The sandbox's staging is removed while the layer is checked and applied here (waited for below).
-    const got = await downloadToDisk(sandbox, take, put, options.signal, (removed) => void (stagingRemoved = removed));
+    // The sandbox's staging is removed while the layer is checked and applied here (waited for by bringBack).
+    const got = await downloadToDisk(sandbox, take, put, options.signal, handOver, prestaged);
     for (const rel of got) {
       const f = state.files.get(rel)!;
       const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
@@ -313,7 +369,6 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     return { applied: result.touched, blocked, manifest: next };
   } finally {
     discardLayer(dir);
-    await stagingRemoved;
   }
 }
 
