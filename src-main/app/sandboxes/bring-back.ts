@@ -263,7 +263,9 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     maxFileBytes: Math.floor(Math.min(PIECE_BYTES, limits.maxFileBytes) / 1024) * 1024,
     maxBytes: Math.min(BATCH_BYTES, limits.maxStepBytes),
   };
-  const removeStage = (): Promise<unknown> => sandbox.execute(`rm -rf -- ${shQuote(stage.dir)}`, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true }).catch(() => undefined);
+  // As the download's own staging is removed: not once the bring-back was stopped (a stopped step makes no more calls).
+  const removeStage = (): Promise<unknown> =>
+    sandbox.execute(`rm -rf -- ${shQuote(stage.dir)}`, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(options.signal ? { signal: options.signal } : {}) }).catch(() => undefined);
   let state: SandboxState;
   try {
     state = await scanSandbox(sandbox, starts, options.signal, manifest, stage);
