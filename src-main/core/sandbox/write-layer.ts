@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LayerSettlement } from '../process/attribution';
-import { inParent, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
+import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
@@ -464,27 +464,12 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       }
       // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
       // gitdir) goes last: a repository is never completed before its contents are in place.
-      // Where replaced files go (made at the first): the layer's own folder, removed with it.
-      let aside: string | null | undefined;
-      let asideCount = 0;
-      const asideFolder = (): string | undefined => {
-        if (aside === undefined) {
-          aside = path.join(layer.dir, `replaced-${suffix}`);
-          try {
-            fs.mkdirSync(aside, { mode: 0o700 });
-          } catch {
-            aside = null;
-          }
-        }
-        return aside ?? undefined;
-      };
       const activating = activatingRels(planned);
       const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => isSlashPathInside(b, rel)));
       moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
       for (const [rel, name] of moves) {
         try {
-          if (staged.has(rel) && found.get(rel)?.isFile()) replaceFileInParent(root, rel, name, suffix, asideFolder(), asideCount++);
-          else renameInParentAt(root, rel, name);
+          renameInParentAt(root, rel, name);
           tops.delete(rel);
           staged.delete(rel);
         } catch (err) {
@@ -505,60 +490,6 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
     // What a failed rename left staged.
     unstage(root, staged, tops);
     return applied;
-  });
-}
-
-/**
- * Puts the staged file `name` (in `rel`'s parent folder) in place of the file at `rel`, never
- * through a link in a parent: the file there is first moved aside (into `aside`, the layer's own
- * folder, when it is on the same disk; else beside it under a hidden name), then the staged one
- * takes its name; when that fails, the old one is put back. Not one rename over the file: on
- * ext4 (auto_da_alloc) a rename over an existing file starts the writeback of the new file's
- * data then and there, and releasing the old file waits for its own writeback — ~0.3–1 ms a
- * file on a busy disk, where renames to free names take microseconds. What was moved aside into
- * the layer goes with it (discardLayer); beside it, it is removed at once. What is at `rel` when
- * it is not a regular file any more is replaced by the one rename, as before.
- */
-function replaceFileInParent(root: string, rel: string, name: string, suffix: string, aside: string | undefined, index: number): void {
-  if (name.includes('/') || name === '' || name === '.' || name === '..') throw Object.assign(new Error(`${name}: not a name`), { code: 'EINVAL' });
-  inParent(root, rel, { verify: true }, (at) => {
-    const dir = path.dirname(at);
-    const from = path.join(dir, name);
-    let current: fs.Stats | undefined;
-    try {
-      current = fs.lstatSync(at);
-    } catch (err) {
-      if (errnoOf(err) !== 'ENOENT') throw err;
-    }
-    if (!current?.isFile()) {
-      fs.renameSync(from, at);
-      return;
-    }
-    let old = aside === undefined ? undefined : path.join(aside, String(index));
-    if (old !== undefined) {
-      try {
-        fs.renameSync(at, old);
-      } catch (err) {
-        if (errnoOf(err) !== 'EXDEV') throw err;
-        old = undefined;
-      }
-    }
-    const inFolder = old === undefined;
-    if (old === undefined) {
-      old = path.join(dir, stagedName(rel, `${suffix}-old`));
-      fs.renameSync(at, old);
-    }
-    try {
-      fs.renameSync(from, at);
-    } catch (err) {
-      try {
-        fs.renameSync(old, at);
-      } catch {
-        // Taken meanwhile: the old file stays where it was moved.
-      }
-      throw err;
-    }
-    if (inFolder) fs.unlinkSync(old);
   });
 }
 
