@@ -15,7 +15,10 @@
 // piece (most of a change) are staged many to a file instead — their `cat`, cut by `head -c` at
 // the sum of their listed sizes and one byte, so nothing a file became makes it longer — and cut
 // here at the listed sizes: a process pair per batch, where a `dd` per file costs milliseconds
-// each in a sandbox. What does not match its listing there comes again piece by piece.
+// each in a sandbox. What does not match its listing there comes again piece by piece. When the
+// listing itself read the changed files (bring-back.ts: those changed since an earlier listing),
+// its script staged them too, joined the same way under the caps, so they come down with no
+// staging script of their own — unless a file the caps refuse is in that batch.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -40,7 +43,7 @@ export const BRING_BACK_STEP_SETTING = 'Settings › Sandboxes › Bring-back ca
 /** Bytes per piece: what one `dd` stages and the host holds of a file at once. */
 export const PIECE_BYTES = 4 * 1024 * 1024;
 /** Bytes per download call (whole pieces): the most the host holds at once. */
-const BATCH_BYTES = 8 * 1024 * 1024;
+export const BATCH_BYTES = 8 * 1024 * 1024;
 const BATCH_PIECES = 200;
 /** Free space left on a disk after a bring-back, at least. */
 export const FREE_SPACE_RESERVE = 16 * 1024 * 1024;
@@ -115,18 +118,31 @@ const SCRIPT_PATH_BYTES = 64 * 1024;
  * at the listed sizes; those that do not match (one of them changed since the listing shifts
  * the ones after it) and the larger files come piece by piece, a `dd` each.
  */
-export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
-  const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
+export async function downloadToDisk(
+  sandbox: ProviderSandbox,
+  files: readonly WantedFile[],
+  destOf: (rel: string) => string,
+  signal?: AbortSignal,
+  /** Given: the staging's removal is handed here once started, for the caller to wait for after its own work (a step's calls are done when it is); else it is waited for here. */
+  cleanup?: (removed: Promise<unknown>) => void,
+  /** What the listing already staged (bring-back.ts PreStage): its folder, `pre` in it the files it read joined in this order, cut at `maxBytes`. */
+  prestaged?: { dir: string; order: ReadonlyArray<{ rel: string; size: number; crc: number }>; maxFileBytes: number; maxBytes: number; refused: ReadonlySet<string> },
+): Promise<Set<string>> {
+  const stage = prestaged?.dir ?? `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
   const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
   try {
-    const small = files.filter((f) => f.size <= PIECE_BYTES);
+    const early = prestaged ? await takePrestaged(sandbox, files, destOf, prestaged, signal) : new Set<string>();
+    const small = files.filter((f) => f.size <= PIECE_BYTES && !early.has(f.rel));
     const whole = small.length > 1 ? await downloadJoined(small, destOf, stage, exec, sandbox, signal) : new Set<string>();
+    for (const rel of early) whole.add(rel);
     const rest = files.filter((f) => !whole.has(f.rel));
     for (const rel of await downloadPieces(rest, destOf, stage, exec, sandbox, signal)) whole.add(rel);
     return whole;
   } finally {
-    // Waited for: a step's calls are done when it is (the sandbox may be stopped right after).
-    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    // Waited for, here or by the caller: a step's calls are done when it is (the sandbox may be stopped right after).
+    const removed = exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    if (cleanup) cleanup(removed);
+    else await removed;
   }
 }
 
@@ -137,6 +153,47 @@ const STAGE_DIR = `rm -rf -- "$S" && mkdir -m 700 -- "$S" || exit 97`;
 async function staged(exec: Exec, script: string[]): Promise<void> {
   const r = await exec(script.join('\n'));
   if (r.exitCode !== 0) throw new Error(`could not stage the changed files in the sandbox: ${r.output.trim().split('\n').pop() ?? `exit ${r.exitCode}`}`);
+}
+
+/**
+ * The wanted files out of what the listing staged, joined in its order (`pre`, cut at
+ * `maxBytes`), cut here at the sizes it listed and kept when each matches its listed cksum.
+ * Downloaded only when some wanted file is in it and none the caps refused is: what the caps
+ * refuse never comes down. The rest come the usual way.
+ */
+async function takePrestaged(
+  sandbox: ProviderSandbox,
+  files: readonly WantedFile[],
+  destOf: (rel: string) => string,
+  pre: { dir: string; order: ReadonlyArray<{ rel: string; size: number; crc: number }>; maxFileBytes: number; maxBytes: number; refused: ReadonlySet<string> },
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  const wanted = new Map(files.map((f) => [f.rel, f]));
+  const placed: Array<{ file: WantedFile; at: number }> = [];
+  let at = 0;
+  for (const o of pre.order) {
+    if (o.size > pre.maxFileBytes) continue;
+    if (at >= pre.maxBytes) break;
+    // Some of it would come down.
+    if (pre.refused.has(o.rel)) return new Set();
+    const f = wanted.get(o.rel);
+    // Only what was listed so: the same size and cksum as the file wanted.
+    if (f && f.size === o.size && f.crc === o.crc && at + o.size <= pre.maxBytes) placed.push({ file: f, at });
+    at += o.size;
+  }
+  const whole = new Set<string>();
+  if (placed.length === 0) return whole;
+  const [got] = await sandbox.download([`${pre.dir}/pre`], signal);
+  const joined = got?.content;
+  if (joined === undefined || joined.length > pre.maxBytes) return whole;
+  for (const { file, at: from } of placed) {
+    if (from + file.size > joined.length) break;
+    const bytes = joined.subarray(from, from + file.size);
+    if (posixCksum(bytes) !== file.crc) continue;
+    fs.writeFileSync(destOf(file.rel), bytes, { mode: 0o600 });
+    whole.add(file.rel);
+  }
+  return whole;
 }
 
 /** Kept when the file at `dest` has the listed size and cksum; else removed. */

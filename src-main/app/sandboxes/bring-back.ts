@@ -16,32 +16,74 @@ import type { StepAttribution } from '../../core/process/attribution';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
-import { capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, type BringBackLimits } from './bring-back-download';
+import { BATCH_BYTES, capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, PIECE_BYTES, type BringBackLimits } from './bring-back-download';
 
 /**
- * Lists, under `starts`, every file (its mode), link (its target), what may not come back (fifos,
- * sockets, devices) and any path with a line break (`n`: not entered) as NUL-separated records; then,
- * after `marker`, the files' `cksum` lines. The sandbox chooses the names, so nothing in them
- * can shape the listing: records are NUL-separated, the marker is new for each scan, and the
- * only line-based part (cksum's) never sees a path with a line break.
+ * Lists, under `starts`, every file (its mode, size, change time and inode), link (its target),
+ * what may not come back (fifos, sockets, devices) and any path with a line break (`n`: not
+ * entered) as NUL-separated records, after the sandbox's clock at the start (`s`); then, after
+ * `marker`, the `cksum` lines of the files changed since `since` (all of them without it). The
+ * sandbox chooses the names, so nothing in them can shape the listing: records are
+ * NUL-separated, the marker is new for each scan, and the only line-based part (cksum's) never
+ * sees a path with a line break.
  */
-function scanScript(starts: readonly string[], marker: string): string {
+function scanScript(starts: readonly string[], marker: string, since: number | undefined, stage: PreStage | undefined): string {
   const from = starts.map(shQuote).join(' ');
   const skip = `-path ./.git -prune -o -path "*$NL*" -prune -printf 'n\\0%p\\0' -o`;
+  const changed = since === undefined ? '' : ` -newerct @${since.toFixed(3)}`;
+  // The files changed since `since` of at most `maxFileBytes` (`-size -Nk`: at most N-1 KiB, rounded up), joined in the order
+  // the cksum below lists them, cut at `maxBytes`: `p` says they were staged (in a folder new to this scan).
+  const prestage =
+    stage && since !== undefined
+      ? [
+          `if mkdir -m 700 -- ${shQuote(stage.dir)} 2>/dev/null; then`,
+          `  find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -size -${Math.floor(stage.maxFileBytes / 1024) + 1}k -exec cat -- {} + 2>/dev/null | head -c ${stage.maxBytes} > ${shQuote(`${stage.dir}/pre`)} && printf 'p\\0\\0'`,
+          'fi',
+        ]
+      : [];
   return [
     `NL='\n'`,
-    `find ${from} ${skip} -type f -printf 'f\\0%m\\0%p\\0' -o -type l -printf 'l\\0%p\\0%l\\0' -o \\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0' 2>/dev/null`,
+    `printf 's\\0%s\\0' "$(date +%s.%N 2>/dev/null)"`,
+    `find ${from} ${skip} -type f -printf 'f\\0%m\\0%s\\0%C@\\0%i\\0%p\\0' -o -type l -printf 'l\\0%p\\0%l\\0' -o \\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0' 2>/dev/null`,
+    ...prestage,
     `printf '\\0%s\\0' ${marker}`,
-    `find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f -exec cksum -- {} + 2>/dev/null`,
+    `find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -exec cksum -- {} + 2>/dev/null`,
   ].join('\n');
 }
 
+/** A file as the sandbox listed it: its cksum and size (cksum's), its kind bits, and its change time and inode (find's). */
+export interface ListedFile {
+  crc: number;
+  size: number;
+  exec: boolean;
+  setuid: boolean;
+  setgid: boolean;
+  ctime: string;
+  ino: string;
+}
+
+/** Where and how much a listing stages of the files it reads (bring-back-download.ts takes them from there). */
+export interface PreStage {
+  /** A folder in the sandbox new to this listing (made by it, 0700). */
+  dir: string;
+  /** Files larger are not staged (a multiple of 1024). */
+  maxFileBytes: number;
+  /** The staged files joined are cut at this many bytes. */
+  maxBytes: number;
+}
+
 export interface SandboxState {
-  files: Map<string, { crc: number; size: number; exec: boolean; setuid: boolean; setgid: boolean }>;
+  files: Map<string, ListedFile>;
   links: Map<string, string>;
   others: Set<string>;
   /** Paths with a line break in their name: not looked into, never brought back. */
   lineBroken: Set<string>;
+  /** The sandbox's clock when the listing began (seconds), when it could be read. */
+  startedAt?: number;
+  /** The files the listing's own script read, in its order (what it staged, joined, is in this order). */
+  readInOrder: Array<{ rel: string; size: number; crc: number }>;
+  /** The staging folder, when the listing staged what it read (`PreStage`): removed by the caller. */
+  prestaged?: string;
 }
 
 /** A path as the scan's `find` printed it (`./…` under the workdir) as folder-relative; undefined when it is not one. */
@@ -51,21 +93,67 @@ function relOfFound(p: string): string | undefined {
   return rel !== '' && rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..') ? rel : undefined;
 }
 
-export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal): Promise<SandboxState> {
+/**
+ * How long before a listing a change time must be for the file to be trusted unread next time:
+ * a write in the same tick of the kernel's clock right after `find` looked keeps the change time
+ * it saw. A change time with no fraction is from a file system that keeps whole seconds (or two).
+ */
+function racyWindow(ctime: string): number {
+  return /^\d+(\.0*)?$/.test(ctime) ? 2 : 0.05;
+}
+
+/** The manifest's file entry, when the file listed now is still the one a listing saw then (same change time, inode and size, changed well before that listing). */
+function stillAsSeen(entry: ManifestEntry | undefined, size: number, ctime: string, ino: string): Extract<ManifestEntry, { crc: number }> | undefined {
+  if (entry === undefined || !('crc' in entry) || entry.seen === undefined) return undefined;
+  const { at, ctime: seenCtime, ino: seenIno } = entry.seen;
+  const c = Number(ctime);
+  return entry.size === size && seenCtime === ctime && seenIno === ino && Number.isFinite(c) && c < at - racyWindow(ctime) ? entry : undefined;
+}
+
+/** Folder-relative path → [crc, size] from `cksum` lines (only paths of the workdir's form). */
+function cksumLines(text: string, into: Map<string, [number, number]>): void {
+  for (const line of text.split('\n')) {
+    const m = /^(\d+) (\d+) (.+)$/.exec(line);
+    const rel = m ? relOfFound(m[3]!) : undefined;
+    if (m && rel !== undefined) into.set(rel, [Number(m[1]), Number(m[2])]);
+  }
+}
+
+/**
+ * Lists the sandbox's files under `starts`. With `known` (the manifest), only the files whose
+ * change time is not older than every earlier listing's are read by `cksum` in the listing's
+ * script; a file not read there keeps the manifest's cksum only when its change time, inode and
+ * size are the ones an earlier listing saw, well before that listing began — else it is read
+ * by one more script. Every file in the answer has the cksum of what it holds.
+ */
+export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal, known: Manifest = {}, stage?: PreStage): Promise<SandboxState> {
   const marker = `deepdesk-scan-${randomBytes(12).toString('hex')}`;
-  const r = await sandbox.execute(scanScript(starts, marker), { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
+  let since: number | undefined;
+  for (const e of Object.values(known)) if ('crc' in e && e.seen !== undefined && Number.isFinite(e.seen.at)) since = Math.min(since ?? Infinity, e.seen.at - racyWindow(e.seen.ctime));
+  if (since !== undefined && !(since > 0)) since = undefined;
+  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
+  const r = await exec(scanScript(starts, marker, since, stage));
   if (r.exitCode === null || r.timedOut) throw new Error(r.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
   const at = r.output.indexOf(`\0${marker}\0`);
   if (at < 0) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
   const fields = r.output.slice(0, at).split('\0');
-  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set() };
-  const modes = new Map<string, number>();
+  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set(), readInOrder: [] };
+  const listed = new Map<string, { mode: number; size: number; ctime: string; ino: string }>();
   for (let i = 0; i < fields.length; ) {
     const kind = fields[i];
-    if (kind === 'f') {
-      const rel = relOfFound(fields[i + 2] ?? '');
-      if (rel !== undefined) modes.set(rel, parseInt(fields[i + 1] ?? '', 8));
-      i += 3;
+    if (kind === 'p') {
+      if (stage) state.prestaged = stage.dir;
+      i += 2;
+    } else if (kind === 's') {
+      const t = /^\d+\.\d+$/.test(fields[i + 1] ?? '') ? Number(fields[i + 1]) : NaN;
+      if (i === 0 && Number.isFinite(t)) state.startedAt = t;
+      i += 2;
+    } else if (kind === 'f') {
+      const rel = relOfFound(fields[i + 5] ?? '');
+      const mode = parseInt(fields[i + 1] ?? '', 8);
+      const size = /^\d+$/.test(fields[i + 2] ?? '') ? Number(fields[i + 2]) : NaN;
+      if (rel !== undefined && !Number.isNaN(mode) && !Number.isNaN(size)) listed.set(rel, { mode, size, ctime: fields[i + 3] ?? '', ino: fields[i + 4] ?? '' });
+      i += 6;
     } else if (kind === 'l') {
       const rel = relOfFound(fields[i + 1] ?? '');
       if (rel !== undefined) state.links.set(rel, fields[i + 2] ?? '');
@@ -77,15 +165,52 @@ export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly str
     } else i += 1;
   }
   // cksum's lines name only files listed above (none has a line break): anything else is not one of them.
-  for (const line of r.output.slice(at + marker.length + 2).split('\n')) {
-    const m = /^(\d+) (\d+) (.+)$/.exec(line);
-    const rel = m ? relOfFound(m[3]!) : undefined;
-    const mode = rel === undefined ? undefined : modes.get(rel);
-    if (m && rel !== undefined && mode !== undefined && !Number.isNaN(mode)) {
-      state.files.set(rel, { crc: Number(m[1]), size: Number(m[2]), exec: (mode & 0o100) !== 0, setuid: (mode & 0o4000) !== 0, setgid: (mode & 0o2000) !== 0 });
+  const sums = new Map<string, [number, number]>();
+  cksumLines(r.output.slice(at + marker.length + 2), sums);
+  for (const [rel, [crc, size]] of sums) state.readInOrder.push({ rel, size, crc });
+  const unread: string[] = [];
+  for (const [rel, l] of listed) {
+    if (sums.has(rel)) continue;
+    const entry = stillAsSeen(known[rel], l.size, l.ctime, l.ino);
+    if (entry) sums.set(rel, [entry.crc, entry.size]);
+    else unread.push(rel);
+  }
+  // Not read by the listing and not as an earlier listing saw it: read now (a file that changed time backwards, or an entry never listed).
+  for (const batch of pathBatches(unread)) {
+    const more = await exec(`cksum -- ${batch.map((rel) => shQuote(`./${rel}`)).join(' ')} 2>/dev/null`);
+    if (more.exitCode === null || more.timedOut) throw new Error(more.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
+    const got = new Map<string, [number, number]>();
+    cksumLines(more.output, got);
+    for (const rel of batch) {
+      const sum = got.get(rel);
+      if (sum) sums.set(rel, sum);
     }
   }
+  for (const [rel, l] of listed) {
+    const sum = sums.get(rel);
+    if (sum === undefined) continue;
+    state.files.set(rel, { crc: sum[0], size: sum[1], exec: (l.mode & 0o100) !== 0, setuid: (l.mode & 0o4000) !== 0, setgid: (l.mode & 0o2000) !== 0, ctime: l.ctime, ino: l.ino });
+  }
   return state;
+}
+
+/** Paths in groups whose quoted form stays well under one command's argument limit. */
+function pathBatches(rels: readonly string[]): string[][] {
+  const out: string[][] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const rel of rels) {
+    const quoted = shQuote(`./${rel}`).length + 1;
+    if (batch.length > 0 && bytes + quoted > 64 * 1024) {
+      out.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(rel);
+    bytes += quoted;
+  }
+  if (batch.length > 0) out.push(batch);
+  return out;
 }
 
 export interface BringBackResult {
@@ -123,14 +248,43 @@ function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry): boolean {
   return a.crc === b.crc && a.size === b.size && a.exec === b.exec && a.setid === b.setid;
 }
 
-function fileEntry(f: { crc: number; size: number; exec: boolean; setuid: boolean; setgid: boolean }): ManifestEntry {
-  return { crc: f.crc, size: f.size, exec: f.exec, ...(f.setuid || f.setgid ? { setid: true as const } : {}) };
+/** The manifest's entry for a listed file; with `at` (the listing's start), what that listing saw of it. */
+function fileEntry(f: ListedFile, at?: number): ManifestEntry {
+  return { crc: f.crc, size: f.size, exec: f.exec, ...(f.setuid || f.setgid ? { setid: true as const } : {}), ...(at !== undefined ? { seen: { at, ctime: f.ctime, ino: f.ino } } : {}) };
 }
 
 export async function bringBack(options: BringBackOptions): Promise<BringBackResult> {
   const { sandbox, manifest } = options;
   const starts = options.only ? options.only.map((rel) => `./${rel}`) : ['.'];
-  const state = await scanSandbox(sandbox, starts, options.signal);
+  const limits = options.limits ?? DEFAULT_BRING_BACK_LIMITS;
+  // What the listing reads, it stages too (under the caps), so a change comes down with no staging script of its own.
+  const stage: PreStage = {
+    dir: `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`,
+    maxFileBytes: Math.floor(Math.min(PIECE_BYTES, limits.maxFileBytes) / 1024) * 1024,
+    maxBytes: Math.min(BATCH_BYTES, limits.maxStepBytes),
+  };
+  // As the download's own staging is removed: not once the bring-back was stopped (a stopped step makes no more calls).
+  const removeStage = (): Promise<unknown> =>
+    sandbox.execute(`rm -rf -- ${shQuote(stage.dir)}`, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(options.signal ? { signal: options.signal } : {}) }).catch(() => undefined);
+  let state: SandboxState;
+  try {
+    state = await scanSandbox(sandbox, starts, options.signal, manifest, stage);
+  } catch (err) {
+    await removeStage();
+    throw err;
+  }
+  // Waited for before the bring-back ends (a step's calls are done when it is), after the layer was applied here.
+  let removal: Promise<unknown> | undefined;
+  try {
+    return await bringBackListed(options, state, stage, (removed) => void (removal = removed));
+  } finally {
+    if (removal === undefined && state.prestaged !== undefined) removal = removeStage();
+    await removal;
+  }
+}
+
+async function bringBackListed(options: BringBackOptions, state: SandboxState, stage: PreStage, handOver: (removed: Promise<unknown>) => void): Promise<BringBackResult> {
+  const { sandbox, manifest } = options;
   const inScope = (rel: string): boolean => !options.only || options.only.some((o) => rel === o || rel.startsWith(`${o}/`));
 
   const changedFiles: string[] = [];
@@ -144,6 +298,11 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   const lineBroken = [...state.lineBroken].filter((rel) => !sameEntry(manifest[rel], { other: true }));
   const unnamed: BlockedItem[] = lineBroken.map((rel) => ({ kind: 'write', path: path.join(options.folder, rel), why: 'a name with a line break; not brought back' }));
   const next: Manifest = { ...manifest };
+  // A file as the manifest has it, listed now: known as this listing saw it (its change time and inode).
+  if (state.startedAt !== undefined) {
+    const changed = new Set(changedFiles);
+    for (const [rel, f] of state.files) if (!changed.has(rel)) next[rel] = fileEntry(f, state.startedAt);
+  }
   for (const rel of lineBroken) next[rel] = { other: true };
   if (changedFiles.length + changedLinks.length + removed.length + others.length === 0) return { applied: [], blocked: unnamed, manifest: next };
 
@@ -152,6 +311,8 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     changedFiles.map((rel) => ({ rel, size: state.files.get(rel)!.size, crc: state.files.get(rel)!.crc })),
     options.limits ?? DEFAULT_BRING_BACK_LIMITS,
   );
+  const prestaged =
+    state.prestaged === undefined ? undefined : { dir: state.prestaged, order: state.readInOrder, maxFileBytes: stage.maxFileBytes, maxBytes: stage.maxBytes, refused: new Set(refused.map((r) => r.rel)) };
   const over: BlockedItem[] = refused.map((r) => ({ kind: 'write', path: path.join(options.folder, r.rel), why: r.why }));
   const layerRoot = options.layerRoot ?? tmpdir();
   // Refused whole, as a layer that could not be checked is: reported blocked, nothing applied, all looked at again next time.
@@ -169,7 +330,8 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
       return abs;
     };
     // Streamed to the layer folder in pieces, after the caps and the free space were checked above.
-    const got = await downloadToDisk(sandbox, take, put, options.signal);
+    // The sandbox's staging is removed while the layer is checked and applied here (waited for by bringBack).
+    const got = await downloadToDisk(sandbox, take, put, options.signal, handOver, prestaged);
     for (const rel of got) {
       const f = state.files.get(rel)!;
       const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
@@ -201,7 +363,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     // Checked (applied or left out) is known; what failed to apply is looked at again next time.
     for (const rel of changedFiles) {
       const f = state.files.get(rel)!;
-      if (!failed.has(rel) && modes.has(rel)) next[rel] = fileEntry(f);
+      if (!failed.has(rel) && modes.has(rel)) next[rel] = fileEntry(f, state.startedAt);
     }
     for (const rel of changedLinks) if (!failed.has(rel)) next[rel] = { link: state.links.get(rel)! };
     for (const rel of removed) if (!failed.has(rel)) delete next[rel];

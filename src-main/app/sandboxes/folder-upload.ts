@@ -14,8 +14,18 @@ import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox, SandboxFileUpload } from '../../core/sandbox-providers/provider';
 import { posixCksum } from './posix-cksum';
 
-/** A file (with its set-id bits when it has them), a link, or a kind that never comes back (a fifo, socket or device). */
-export type ManifestEntry = { crc: number; size: number; exec: boolean; setid?: true } | { link: string } | { other: true };
+/**
+ * A file (with its set-id bits when it has them), a link, or a kind that never comes back (a fifo, socket or device).
+ * A file's `seen`: when a bring-back last listed it, its change time and inode then (bring-back.ts: a
+ * file listed again with that very change time, inode and size is not read again).
+ */
+export type ManifestEntry = { crc: number; size: number; exec: boolean; setid?: true; seen?: SeenInSandbox } | { link: string } | { other: true };
+/** A file as a bring-back's listing saw it: `at` the listing's start (the sandbox's clock, seconds), `ctime` and `ino` as `find` printed them. */
+export interface SeenInSandbox {
+  at: number;
+  ctime: string;
+  ino: string;
+}
 /** Folder-relative slash paths → what the sandbox holds there as far as Deepdesk knows. */
 export type Manifest = Record<string, ManifestEntry>;
 
