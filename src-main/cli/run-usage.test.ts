@@ -151,6 +151,18 @@ describe('deepdesk run, audited', () => {
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('print it');
   });
 
+  it('sends the spans to a collector named only in Settings, with no OTEL_ variable set (the SDK is loaded for it)', async () => {
+    receiver = await startOtlpReceiver();
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ telemetry: { otlpEndpoint: receiver.url } }));
+    t.server.push({ text: 'Done.', usage: { promptTokens: 300, completionTokens: 20 } });
+    const noOtelVariable = Object.fromEntries(Object.keys({ ...process.env, ...NO_TELEMETRY }).filter((name) => name.startsWith('OTEL_')).map((name) => [name, undefined]));
+    const r = await run(['--thread', 'traced-by-settings', 'hi'], noOtelVariable);
+    expect(r.code).toBe(0);
+    const spans = receiver.spans();
+    expect(spans.find((s) => s.name.startsWith('invoke_agent'))?.attributes['gen_ai.conversation.id']).toBe('traced-by-settings');
+    expect(spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat').map((s) => s.attributes['gen_ai.usage.input_tokens'])).toEqual([300]);
+  });
+
   it('an unreachable collector neither fails nor holds up the run, nor its end', async () => {
     const port = await closedLoopbackPort();
     const slowdown = await extraTime({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });

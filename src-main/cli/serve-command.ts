@@ -7,6 +7,7 @@ import { ContractError } from '../app/contract';
 import { resolveDataDir } from '../app/base/data-dir';
 import { startWebHost } from '../clients/web/server';
 import { HostWindow } from '../clients/host-client/host-window';
+import { giveBackMemorySoon } from '../app/window/give-back-memory';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import type { SandboxRequest } from '../app/sandboxes/sandbox-request';
 import { parseModelSpec } from '../core/models/model-spec';
@@ -77,6 +78,9 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);
+  // Its start's garbage (loading the window's server and the host's client) is given back now,
+  // not when V8's memory reducer gets to it, seconds to minutes later (issue 66).
+  giveBackMemorySoon();
   const forget = recordServeUrl(dataDir, host.url);
   try {
     await (io.until ?? untilSignal());

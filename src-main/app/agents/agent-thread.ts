@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { costAt, resolvePrice } from '../../core/models/model-info';
-import { AcpClientSession, type AcpClientOptions, type TurnResult } from '../../core/acp-client/acp-client';
+import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteredCall, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
@@ -178,6 +178,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     await proxy?.close();
     throw err;
   }
+  // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
+  const { AcpClientSession } = await import('../../core/acp-client/acp-client');
   const session = new AcpClientSession(proc, {
     agent: label,
     folder: options.folder,

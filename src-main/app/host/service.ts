@@ -12,7 +12,6 @@ import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
-import { openAcpSession } from './acp/open-acp-session';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { sandboxRequestSchema, sessionFlagsRequest } from '../base/session-flags';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
@@ -103,7 +102,11 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const candidates = new HostCandidateSets(runs, { dataDir: options.dataDir, db, env: options.env, log, secrets });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
-  const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
+  const editors = new HostAcp({
+    // The Agent Client Protocol's SDK loads with the first editor, not with every host.
+    open: async (streams, params) => (await import('./acp/open-acp-session')).openAcpSession(streams, params, { dataDir: options.dataDir, secrets }),
+    log,
+  });
   runs.workElsewhereFrom(async (threadId) => (await windows?.working(threadId)) === true || editors.working(threadId));
   let recent: RecentFolders | undefined;
   const protocolHost: ProtocolHostContext = {

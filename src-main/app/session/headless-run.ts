@@ -33,7 +33,7 @@ import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags
 import { openFolderSession, projectOfWorktree, type FolderSession } from './folder-session';
 import { NoticeRoute, type FolderSessionPool, type KeptSession } from './session-pool';
 import { SandboxStore } from '../sandboxes/sandbox-store';
-import { langsmithConfig } from '../../core/telemetry/langsmith';
+import { langsmithConfig } from '../../core/telemetry/langsmith-config';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';

@@ -41,7 +41,7 @@ export interface RunAssemblyOptions {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
-  audit?: (state: ThreadState, maxCostUsd?: number, shared?: RunBudget) => AuditRunOptions;
+  audit?: (state: ThreadState, maxCostUsd?: number, shared?: RunBudget) => Promise<AuditRunOptions>;
   /** Steps' tool results longer than this go to a file (default: the harness's). */
   evictChars?: number;
   /**
@@ -206,7 +206,7 @@ export class RunAssembly {
         takeQueued: controls.takeQueued,
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
-        ...this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget),
+        ...(await this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget)),
         goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
     };
@@ -234,9 +234,9 @@ export class RunAssembly {
    * The thread's agent drafts a goal's criteria and verify steps (SPEC §21) with its read-only
    * tools; the call is audited as the thread's (a ledger row of purpose `goal-draft`, the budget).
    */
-  draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
+  async draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
     const def = this.definition(backend, plan, NOBODY_ASKED);
-    const audit = this.options.audit?.(state, plan.settings.maxCostUsd, plan.settings.sharedBudget);
+    const audit = await this.options.audit?.(state, plan.settings.maxCostUsd, plan.settings.sharedBudget);
     return draftGoal({ def, state, objective, ...(audit ? { telemetry: audit.telemetry, budget: audit.budget, folder: audit.folder } : {}) });
   }
 

@@ -7,9 +7,8 @@ import type Database from 'better-sqlite3';
 import { RunBudget } from '../../core/agent/budget';
 import type { ThreadState } from '../../core/agent/types';
 import { codingTraceContext } from '../../core/telemetry/coding-context';
-import { langsmithConfig, langsmithTelemetry } from '../../core/telemetry/langsmith';
+import { langsmithConfig } from '../../core/telemetry/langsmith-config';
 import { combineTelemetry, type Telemetry } from '../../core/telemetry/observer';
-import { otelTelemetry } from '../../core/telemetry/otel';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import type { PriceOverride } from '../../core/models/model-info';
 import type { SandboxSettings } from '../contract/sandboxes';
@@ -64,6 +63,7 @@ export class RunAudit {
         cwd: options.folder,
         sandboxType: options.sandboxType,
       }));
+      const { langsmithTelemetry } = await import('../../core/telemetry/langsmith');
       langsmith = langsmithTelemetry({ env: options.env, context: options.localFolder === undefined ? { ...context, cwd: options.folder } : context });
     }
     return new RunAudit(options, langsmith);
@@ -74,9 +74,9 @@ export class RunAudit {
    * `maxCostUsd`: `deepdesk run --max-cost`, what this run may spend; `shared`: the budget of
    * the candidates' set the run is one of (SPEC §21), which its calls hold too.
    */
-  runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): AuditRunOptions {
+  async runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): Promise<AuditRunOptions> {
     const settings = this.options.settings();
-    const telemetry = combineTelemetry([this.ledgerTelemetry, this.otelFor(settings.telemetry), this.langsmith])!;
+    const telemetry = combineTelemetry([this.ledgerTelemetry, await this.otelFor(settings.telemetry), this.langsmith])!;
     const budget = new RunBudget(
       {
         ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}),
@@ -112,10 +112,18 @@ export class RunAudit {
     await Promise.allSettled(exporters.map((t) => t?.shutdown?.()));
   }
 
-  /** The OpenTelemetry exporter for the settings now; a changed endpoint gets a new one. */
-  private otelFor(settings: TelemetrySettings | undefined): Telemetry | undefined {
+  /**
+   * The OpenTelemetry exporter for the settings now; a changed endpoint gets a new one. The SDK
+   * (~10 MB of the host's memory) loads only when an endpoint is set or an OTEL_ variable is:
+   * without either, nothing is configured (otel-config.ts reads no other).
+   */
+  private async otelFor(settings: TelemetrySettings | undefined): Promise<Telemetry | undefined> {
     const endpoint = settings?.otlpEndpoint?.trim() || undefined;
     const key = `${endpoint ?? ''}\0${settings?.captureContent === true}`;
+    if (this.otel?.key === key) return this.otel.telemetry;
+    const configured = endpoint !== undefined || Object.keys(this.options.env).some((name) => name.startsWith('OTEL_'));
+    const otelTelemetry = configured ? (await import('../../core/telemetry/otel')).otelTelemetry : () => undefined;
+    // Another run asked meanwhile and made it: one exporter per key.
     if (this.otel?.key === key) return this.otel.telemetry;
     if (this.otel?.telemetry) this.retired.push(this.otel.telemetry);
     const telemetry = otelTelemetry({

@@ -94,8 +94,29 @@ describe('the first snapshot where the agent host runs', () => {
     expect([...store.manifest(root).values()].filter((row) => row.type === 'f')).toHaveLength(400);
   });
 
-  it('the worker leaves out only the options that make its script a module', () => {
-    expect(workerExecArgv(['--input-type=module', '--max-old-space-size=4096', '--input-type', 'module', '--experimental-default-type=module'])).toEqual(['--max-old-space-size=4096']);
+  it('the worker leaves out the options that make its script a module, and V8’s heap sizes (a worker refuses them)', () => {
+    expect(
+      workerExecArgv(['--input-type=module', '--max-old-space-size=4096', '--input-type', 'module', '--experimental-default-type=module', '--max-semi-space-size', '4', '--max_semi_space_size=4', '--enable-source-maps']),
+    ).toEqual(['--enable-source-maps']);
+  });
+
+  it('has its worker in a process started with the agent host’s V8 options (its young generation held small)', () => {
+    const here = path.dirname(new URL(import.meta.url).pathname);
+    const program = `
+      import { BlobWriter } from ${JSON.stringify(path.join(here, 'blob-writer.ts'))};
+      import { CheckpointStore } from ${JSON.stringify(path.join(here, 'store.ts'))};
+      const store = CheckpointStore.open(${JSON.stringify(path.join(dir, 'data'))});
+      const writer = BlobWriter.start(store.db);
+      if (writer) {
+        await writer.put([{ hash: 'h', data: Buffer.from('held in the worker') }]);
+        await writer.close();
+      }
+      process.stdout.write(writer ? 'worker' : 'none');
+      store.close();`;
+    // As clients/host-client/launch.ts starts the host (HOST_V8_FLAGS).
+    const out = execFileSync(process.execPath, ['--max-semi-space-size=4', '--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toBe('worker');
+    expect(store.blob('h')?.toString()).toBe('held in the worker');
   });
 });
 

@@ -48,13 +48,20 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** The process's Node options without the one that would make the eval'd script a module. */
+/** V8's heap sizes (the agent host holds its young generation small): process-wide, and refused in a worker's options. */
+const HEAP_SIZE_FLAG = /^--(max|min)-(semi|old)-space-size$/;
+
+/**
+ * The process's Node options without the one that would make the eval'd script a module, nor
+ * V8's heap sizes (a worker given one fails to start; they apply to its heap all the same).
+ */
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i]!;
-    if (arg === '--input-type') i++;
-    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--experimental-default-type')) out.push(arg);
+    const name = arg.split('=', 1)[0]!.replace(/_/g, '-');
+    if (arg === '--input-type' || (HEAP_SIZE_FLAG.test(name) && !arg.includes('='))) i++;
+    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--experimental-default-type') && !HEAP_SIZE_FLAG.test(name)) out.push(arg);
   }
   return out;
 }

@@ -25,8 +25,8 @@ export interface AiSdkChatModelOptions {
   price?: ModelPrice | null;
   /** Where the model is served (its base URL): what it refused is remembered per id and endpoint. */
   endpoint?: string;
-  /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...). */
-  languageModel: LanguageModelV4;
+  /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...), loaded at the first call (create-model.ts). */
+  languageModel: () => Promise<LanguageModelV4>;
   mapping: PromptMapping;
   retry?: RetryPolicy;
   /** Used when the request sets no maxOutputTokens. */
@@ -141,8 +141,8 @@ function retryNotifier(onRetry: NonNullable<ModelRequest['onRetry']>): (info: Re
 }
 
 /** One HTTP call, mapped to our events. Throws on error parts, on 'error' finishes and on truncated streams. */
-async function* streamOnce(model: LanguageModelV4, call: LanguageModelV4CallOptions): AsyncGenerator<ModelEvent> {
-  const { stream } = await model.doStream(call);
+async function* streamOnce(model: () => Promise<LanguageModelV4>, call: LanguageModelV4CallOptions): AsyncGenerator<ModelEvent> {
+  const { stream } = await (await model()).doStream(call);
   const reader = stream.getReader();
   let done = false;
   let finished = false;

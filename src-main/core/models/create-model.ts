@@ -1,7 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { withholdFromCommands } from '../process/app-secrets';
 import { AiSdkChatModel } from './ai-sdk-adapter';
@@ -59,7 +55,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     throw new ModelConfigError(`Invalid context window ${options.contextWindow}: expected a positive whole number of tokens`);
   }
 
-  let languageModel: LanguageModelV4;
+  let languageModel: () => Promise<LanguageModelV4>;
   let mapping: PromptMapping = { toolResultMedia: [], anthropic: false };
   let endpoint: string;
   let responsesApi = false;
@@ -71,7 +67,10 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       const credential = providerCredential('anthropic', env, apiKey);
       if (credential === undefined) throw missingKey('anthropic');
       const baseURL = baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL;
-      languageModel = createAnthropic({ baseURL, fetch: options.fetch, ...(credential.bearer ? { authToken: credential.value } : { apiKey: credential.value }) })(model);
+      languageModel = loadedOnce(async () => {
+        const { createAnthropic } = await import('@ai-sdk/anthropic');
+        return createAnthropic({ baseURL, fetch: options.fetch, ...(credential.bearer ? { authToken: credential.value } : { apiKey: credential.value }) })(model);
+      });
       endpoint = baseURL;
       mapping = { toolResultMedia: TOOL_RESULT_IMAGES_AND_PDF, anthropic: true };
       defaultMaxOutputTokens = ANTHROPIC_MAX_OUTPUT_TOKENS;
@@ -81,15 +80,16 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       const key = providerCredential('openai', env, apiKey)?.value;
       if (key === undefined) throw missingKey('openai');
       endpoint = baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL;
-      const openai = createOpenAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch });
+      const baseURL = endpoint;
+      const openai = async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey: key, baseURL, fetch: options.fetch });
       if (RESPONSES_ONLY.test(model.toLowerCase())) {
-        languageModel = openai.responses(model);
+        languageModel = loadedOnce(async () => (await openai()).responses(model));
         responsesApi = true;
         mapping = { toolResultMedia: TOOL_RESULT_IMAGES_AND_PDF, anthropic: false };
         // Nothing is stored at OpenAI, so reasoning comes back encrypted and goes with the thread.
         providerOptions = { openai: { store: false, ...(REASONING_MODEL.test(model.toLowerCase()) ? { include: ['reasoning.encrypted_content'] } : {}) } };
       } else {
-        languageModel = openai.chat(model);
+        languageModel = loadedOnce(async () => (await openai()).chat(model));
       }
       break;
     }
@@ -97,7 +97,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       const key = providerCredential('google', env, apiKey)?.value;
       if (key === undefined) throw missingKey('google');
       endpoint = baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL;
-      languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch })(model);
+      const baseURL = endpoint;
+      languageModel = loadedOnce(async () => (await import('@ai-sdk/google')).createGoogleGenerativeAI({ apiKey: key, baseURL, fetch: options.fetch })(model));
       // Gemini takes every media kind inside a function response (the SDK makes the parts).
       mapping = { toolResultMedia: PROVIDER_MEDIA_INPUT.google, anthropic: false };
       // Thinking models show their thoughts (as the other providers' reasoning is shown).
@@ -164,15 +165,29 @@ export function describedModel(options: Partial<Pick<CreateChatModelOptions, 'mo
   };
 }
 
-function compatibleModel(name: string, baseURL: string, apiKey: string | undefined, fetchFn: typeof fetch | undefined, model: string): LanguageModelV4 {
-  return createOpenAICompatible({
+function compatibleModel(name: string, baseURL: string, apiKey: string | undefined, fetchFn: typeof fetch | undefined, model: string): () => Promise<LanguageModelV4> {
+  return loadedOnce(async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({
     name,
     baseURL,
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(fetchFn ? { fetch: fetchFn } : {}),
     // Without this the server sends no usage in streams (stream_options.include_usage).
     includeUsage: true,
-  }).chatModel(model);
+  }).chatModel(model));
+}
+
+/**
+ * The provider's SDK is loaded at the model's first call, once: the AI SDK's providers are
+ * ~7 MB of a process's memory, which the agent host paid at start for windows that never ran
+ * the agent (issue 66). A load that failed is tried again at the next call.
+ */
+function loadedOnce(load: () => Promise<LanguageModelV4>): () => Promise<LanguageModelV4> {
+  let model: Promise<LanguageModelV4> | undefined;
+  return () =>
+    (model ??= load().catch((err: unknown) => {
+      model = undefined;
+      throw err;
+    }));
 }
 
 /** --base-url, else OLLAMA_HOST ("host:port" or a URL, as the ollama CLI reads it), else localhost. '/v1' is added when no path is given. */

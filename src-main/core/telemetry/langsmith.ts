@@ -17,6 +17,7 @@ import type { RunStopReason } from '../agent/types';
 import type { ChatMessage, ContentPart, ToolSpec, Usage } from '../models/types';
 import type { CodingTraceContext } from './coding-context';
 import { Reachability } from './collector-wait';
+import { langsmithConfig, type LangSmithConfig } from './langsmith-config';
 import {
   NOOP_RUN,
   safely,
@@ -31,6 +32,8 @@ import {
   type ToolCallOutcome,
 } from './observer';
 
+export { langsmithConfig, type LangSmithConfig };
+
 export interface LangSmithOptions {
   /** LANGSMITH_TRACING, LANGSMITH_API_KEY, LANGSMITH_ENDPOINT, LANGSMITH_PROJECT (or their LANGCHAIN_ names, as the SDK reads them). */
   env: NodeJS.ProcessEnv;
@@ -44,10 +47,6 @@ export const FLUSH_TIMEOUT_MS = 3_000;
 const MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 /** One ingest request's deadline. */
 const REQUEST_TIMEOUT_MS = 15_000;
-/** The SDK's default endpoint (LangSmith's cloud). */
-const DEFAULT_ENDPOINT = 'https://api.smith.langchain.com';
-/** The SDK's default project. */
-const DEFAULT_PROJECT = 'default';
 
 /** The `coding-agent-v1` identity block (deepagents libs/code/deepagents_code/config.py). */
 const CONTRACT = {
@@ -60,39 +59,6 @@ const CONTRACT = {
 const REPOSITORY_PROVIDERS: Readonly<Record<string, string>> = { 'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket' };
 
 type KVMap = Record<string, unknown>;
-
-/** What the environment asks of LangSmith, read as the SDK reads it. */
-export interface LangSmithConfig {
-  apiUrl: string;
-  apiKey: string;
-  project: string;
-  workspaceId?: string;
-  hideInputs: boolean;
-  hideOutputs: boolean;
-  hideMetadata: boolean;
-  samplingRate: number;
-}
-
-/** undefined unless LANGSMITH_TRACING=true (or the LANGCHAIN_ equivalent) and an API key is set. */
-export function langsmithConfig(env: NodeJS.ProcessEnv): LangSmithConfig | undefined {
-  // As the SDK: LANGSMITH_X, else LANGCHAIN_X; TRACING_V2 or TRACING exactly "true".
-  const read = (name: string): string | undefined => unquote(env[`LANGSMITH_${name}`]) || unquote(env[`LANGCHAIN_${name}`]) || undefined;
-  if (read('TRACING_V2') !== 'true' && read('TRACING') !== 'true') return undefined;
-  const apiKey = read('API_KEY');
-  if (apiKey === undefined) return undefined;
-  const rate = Number(read('TRACING_SAMPLING_RATE') ?? '1');
-  const workspaceId = read('WORKSPACE_ID');
-  return {
-    apiUrl: (read('ENDPOINT') ?? DEFAULT_ENDPOINT).replace(/\/+$/, ''),
-    apiKey,
-    project: read('PROJECT') ?? (unquote(env.LANGCHAIN_SESSION) || DEFAULT_PROJECT),
-    ...(workspaceId !== undefined ? { workspaceId } : {}),
-    hideInputs: read('HIDE_INPUTS') === 'true',
-    hideOutputs: read('HIDE_OUTPUTS') === 'true',
-    hideMetadata: read('HIDE_METADATA') === 'true',
-    samplingRate: Number.isFinite(rate) && rate >= 0 && rate <= 1 ? rate : 1,
-  };
-}
 
 /** undefined unless LANGSMITH_TRACING=true (or the LANGCHAIN_ equivalent) and an API key is set. */
 export function langsmithTelemetry(options: LangSmithOptions): Telemetry | undefined {
@@ -423,12 +389,6 @@ function jsonText(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-function unquote(value: string | undefined): string | undefined {
-  const v = value?.trim();
-  if (!v) return undefined;
-  return v.replace(/^(["'])(.*)\1$/, '$2') || undefined;
 }
 
 function stoppedError(): Error {
