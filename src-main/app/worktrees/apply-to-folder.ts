@@ -84,7 +84,7 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
   early.catch(() => undefined);
   // Each side snapshotted and made a commit on its own, neither waiting for the other.
   const side = async (top: string, which: 0 | 1, message: string): Promise<SnapshotSide> => {
-    // A state that is its HEAD's tree is read from the snapshot index's cache tree (no write-tree).
+    // A state that is its HEAD's tree is known from the index files (index-tree.ts), with no write-tree.
     const headTree = heads.then((h) => h[which]?.tree, () => undefined);
     const snapshot = await snapshotTree(git, top, signal, { headTree });
     try {
