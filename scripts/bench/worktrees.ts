@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorktreeService } from '../../src-main/app/worktrees/worktree-service';
+import { GitRunner } from '../../src-main/app/worktrees/worktree-git';
 import { heldOffListings } from '../../src-main/core/git/run-git';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
@@ -147,14 +148,27 @@ export async function benchWorktrees(report: Report, options: BenchOptions): Pro
     );
     putBack();
     // The held-off config verdict is kept between calls: a warm Apply lists the config no more.
+    // The git processes of that Apply, each with its time, are listed in the note.
     const listedBefore = heldOffListings.count;
-    await service.apply('change');
+    const processes: string[] = [];
+    const run = GitRunner.prototype.run;
+    GitRunner.prototype.run = async function (this: GitRunner, args, call) {
+      const start = performance.now();
+      const result = await run.call(this, args, call);
+      processes.push(`${args[0]} ${formatMs(performance.now() - start)}`);
+      return result;
+    };
+    try {
+      await service.apply('change');
+    } finally {
+      GitRunner.prototype.run = run;
+    }
     const listedInApply = heldOffListings.count - listedBefore;
     putBack();
     section.rows.push(row(`Apply to folder: a ${CHANGED}-file change into a ${FILES.toLocaleString('en')}-file repository (vs git merge of it)`, applied.ours!, applied.git!));
     section.notes.push(
       `worktrees: WorktreeService on a generated repository of ${FILES.toLocaleString('en')} files in 200 folders; "make" is create() without carrying changes beside \`git worktree add -b\` of the same commit, each removed before the next round; ` +
-        `"Apply to folder" merges a worktree branch's ${CHANGED}-file commit into the working tree (the person's branch has another commit since) beside \`git merge\` of that branch, the folder reset between rounds; a warm Apply listed the repository config ${listedInApply} time(s) (the held-off verdict is kept while the config files are unchanged)`,
+        `"Apply to folder" merges a worktree branch's ${CHANGED}-file commit into the working tree (the person's branch has another commit since) beside \`git merge\` of that branch, the folder reset between rounds; a warm Apply listed the repository config ${listedInApply} time(s) (the held-off verdict is kept while the config files are unchanged) and ran ${processes.length} git processes (in the order they ended: ${processes.join(', ')})`,
     );
   } catch (err) {
     section.rows.push({ name: 'worktrees', ours: `error: ${errorText(err)}` });

@@ -20,8 +20,11 @@
 //    not touch are the person's to change meanwhile; it leaves them alone. The result lists
 //    the paths M changed. moveWorkingTree does the same for the worktree's own files.
 
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { changedIndexPaths } from './index-tree';
 import { parseMergeTree, type MergeTreeConflicts } from './conflicts';
-import { changedPaths, snapshotTree, type Snapshot } from './snapshot';
+import { changedPaths, knownIndexPath, snapshotTree, type Snapshot } from './snapshot';
 import { gitError, LONG_TIMEOUT_MS, nulFields, SNAPSHOT_IDENTITY, WorktreeError, type GitRunner } from './worktree-git';
 
 export interface ApplyPlan {
@@ -81,7 +84,9 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
   early.catch(() => undefined);
   // Each side snapshotted and made a commit on its own, neither waiting for the other.
   const side = async (top: string, which: 0 | 1, message: string): Promise<SnapshotSide> => {
-    const snapshot = await snapshotTree(git, top, signal);
+    // A state that is its HEAD's tree is known from the index files (index-tree.ts), with no write-tree.
+    const headTree = heads.then((h) => h[which]?.tree, () => undefined);
+    const snapshot = await snapshotTree(git, top, signal, { headTree });
     try {
       const head = (await heads)[which];
       if (parent === undefined && head?.tree === snapshot.tree) return { snapshot, commit: head.commit, atHead: true };
@@ -91,13 +96,20 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
       throw err;
     }
   };
-  const sides = [side(worktree, 0, `deepdesk: the working state of worktree ${where.name}`), side(repoRoot, 1, `deepdesk: the folder before applying worktree ${where.name}`)];
+  const person = side(repoRoot, 1, `deepdesk: the folder before applying worktree ${where.name}`);
+  const sides = [side(worktree, 0, `deepdesk: the working state of worktree ${where.name}`), person];
   // Asked once the snapshots are under way (they are the longest part).
-  resolveHeads(Promise.all([headOf(git, worktree, signal), headOf(git, repoRoot, signal)]));
+  resolveHeads(headsOf(git, worktree, repoRoot, signal));
+  // P is kept (as soon as it is known, while the worktree's side may still be read) until the
+  // merge is worked out: the ref goes again when there is nothing to apply or a side failed.
+  const savedRef = `refs/deepdesk/before-apply/${where.name}/${now.toISOString().replace(/[-:.]/g, '')}`;
+  const saving = person.then((p) => git.run(['update-ref', savedRef, p.commit], { cwd: repoRoot, signal }));
+  saving.catch(() => undefined);
   const settled = await Promise.allSettled(sides);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed !== undefined) {
     for (const s of settled) if (s.status === 'fulfilled') s.value.snapshot.dispose();
+    if ((await saving.catch(() => undefined))?.code === 0) await dropRef(git, repoRoot, savedRef);
     throw failed.reason;
   }
   const [worktreeSide, personSide] = settled.map((s) => (s as PromiseFulfilledResult<SnapshotSide>).value) as [SnapshotSide, SnapshotSide];
@@ -111,10 +123,8 @@ export async function planApply(git: GitRunner, where: ApplyWhere, signal?: Abor
     const W = worktreeSnapshot.tree;
     const P = personSnapshot.tree;
     const base = { name: where.name, repoRoot, worktreeTree: W, personTree: P, personCommit, worktreeCommit, personSnapshot, worktreeSnapshot, dispose, discard: async () => dispose() };
-    // P is kept while the merge is worked out: the ref goes again when there is nothing to apply.
-    const savedRef = `refs/deepdesk/before-apply/${where.name}/${now.toISOString().replace(/[-:.]/g, '')}`;
     const merging = worktreeSide.atHead && personSide.atHead ? early.then((m) => m ?? mergeTrees(git, repoRoot, personCommit, worktreeCommit, signal)) : mergeTrees(git, repoRoot, personCommit, worktreeCommit, signal);
-    const [merged, saved] = await Promise.all([merging, git.run(['update-ref', savedRef, personCommit], { cwd: repoRoot, signal })]);
+    const [merged, saved] = await Promise.all([merging, saving]);
     const [M] = nulFields(merged.stdout);
     if (merged.code !== 0 || M === P || saved.code !== 0) {
       if (saved.code === 0) await dropRef(git, repoRoot, savedRef);
@@ -160,6 +170,23 @@ async function headOf(git: GitRunner, cwd: string, signal?: AbortSignal): Promis
   return read.code === 0 && commit && tree ? { commit, tree } : undefined;
 }
 
+/**
+ * Both HEADs: the worktree's and the folder's. One process when the worktree is known to be a
+ * linked worktree of the folder's own `.git` (its index at `<folder>/.git/worktrees/<id>/index`):
+ * git names its HEAD `worktrees/<id>/HEAD` there. Otherwise, or when that fails, one each.
+ */
+async function headsOf(git: GitRunner, worktree: string, repoRoot: string, signal?: AbortSignal): Promise<[Head | undefined, Head | undefined]> {
+  const index = knownIndexPath(worktree);
+  const gitDir = index !== undefined ? dirname(index) : undefined;
+  if (gitDir !== undefined && dirname(gitDir) === join(repoRoot, '.git', 'worktrees')) {
+    const id = basename(gitDir);
+    const read = await git.run(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}', `worktrees/${id}/HEAD^{commit}`, `worktrees/${id}/HEAD^{tree}`, '--'], { cwd: repoRoot, signal });
+    const [commit, tree, worktreeCommit, worktreeTree] = read.stdout.split('\n');
+    if (read.code === 0 && commit && tree && worktreeCommit && worktreeTree) return [{ commit: worktreeCommit, tree: worktreeTree }, { commit, tree }];
+  }
+  return Promise.all([headOf(git, worktree, signal), headOf(git, repoRoot, signal)]);
+}
+
 /** `tree` as a commit on `parent` or `cwd`'s HEAD (no parent on a branch with no commit yet), by Deepdesk, on no branch. */
 async function snapshotCommit(git: GitRunner, cwd: string, tree: string, message: string, parent: string | undefined, signal?: AbortSignal): Promise<string> {
   const call = { cwd, signal, env: SNAPSHOT_IDENTITY };
@@ -196,8 +223,8 @@ export async function moveWorkingTree(git: GitRunner, move: { cwd: string; snaps
   const { cwd, snapshot, to, whose } = move;
   const from = snapshot.tree;
   if (from === to) return [];
-  const listed = changedPaths(git, cwd, from, to, signal);
-  listed.catch(() => undefined);
+  // The snapshot's index holds `from`; once moved, it holds `to`: the paths that differ are what changed.
+  const before = readIndex(snapshot.indexFile);
   // No signal: git checks everything, then writes; it is not cut in the middle.
   const moved = await git.run(['read-tree', '-m', '-u', from, to], { cwd, indexFile: snapshot.indexFile, timeoutMs: LONG_TIMEOUT_MS });
   if (moved.code !== 0) {
@@ -207,8 +234,18 @@ export async function moveWorkingTree(git: GitRunner, move: { cwd: string; snaps
     }
     throw new WorktreeError(`the changes cannot be written to ${whose} (${reason}); nothing was changed`, 'failed');
   }
-  // The paths it changed (listed while it was written); a listing that failed does not undo the move.
-  return listed.catch(() => [] as string[]);
+  // The paths it changed (from the index files, else from git); a listing that failed does not undo the move.
+  const after = readIndex(snapshot.indexFile);
+  const listed = before !== undefined && after !== undefined ? changedIndexPaths(before, after, from.length / 2) : undefined;
+  return listed ?? changedPaths(git, cwd, from, to, signal).catch(() => [] as string[]);
+}
+
+function readIndex(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function dropRef(git: GitRunner, cwd: string, ref: string): Promise<void> {

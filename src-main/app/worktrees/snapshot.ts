@@ -3,11 +3,14 @@
 // copied to a temporary file and `git add -A` + `git write-tree` run on the copy: the copy
 // keeps the index's stat cache, so only files that changed are read again (a big repository
 // costs a walk of its folders, not a re-hash of every file). The person's index and files stay
-// as they were; only blobs are added to the object store.
+// as they were; only blobs are added to the object store. When the caller knows the HEAD tree
+// and the copy's entries turn out to be exactly that tree (index-tree.ts: what `git write-tree`
+// would answer, read from the index files), no `write-tree` is started.
 
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { indexIsTree } from './index-tree';
 import { gitError, LONG_TIMEOUT_MS, nulFields, WorktreeError, type GitRunner } from './worktree-git';
 
 export interface Snapshot {
@@ -18,27 +21,42 @@ export interface Snapshot {
   dispose(): void;
 }
 
+export interface SnapshotOptions {
+  /** The working tree's HEAD tree (hex), when known: a state that is that tree is known without `git write-tree`. */
+  headTree?: Promise<string | undefined>;
+}
+
 /** The snapshot of the working tree whose top-level folder is `top`. */
-export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSignal): Promise<Snapshot> {
+export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSignal, options: SnapshotOptions = {}): Promise<Snapshot> {
   const indexPath = await indexPathOf(git, top, signal);
   const dir = mkdtempSync(join(tmpdir(), 'deepdesk-snapshot-'));
   const indexFile = join(dir, 'index');
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
-    let copied = true;
+    // The index as it is (one open file: its bytes and times are of the same file).
+    let original: Buffer | undefined;
     try {
-      copyFileSync(indexPath, indexFile);
-      // The copy keeps the index's own times: git trusts a file's cached stat only when the
-      // file is older than the index, so a fresh time would hide an edit of the same size made
-      // in the second the index was written ("racy git").
-      const { atime, mtime } = statSync(indexPath);
-      utimesSync(indexFile, atime, mtime);
+      const fd = openSync(indexPath, 'r');
+      try {
+        const { atime, mtime } = fstatSync(fd);
+        original = readFileSync(fd);
+        writeFileSync(indexFile, original);
+        // The copy keeps the index's own times: git trusts a file's cached stat only when the
+        // file is older than the index, so a fresh time would hide an edit of the same size made
+        // in the second the index was written ("racy git").
+        utimesSync(indexFile, atime, mtime);
+      } finally {
+        closeSync(fd);
+      }
     } catch {
-      copied = false; // No index yet: git starts from an empty one.
+      original = undefined; // No index yet: git starts from an empty one.
+      rmSync(indexFile, { force: true });
     }
+    const copied = original !== undefined;
     let added = await git.run(['add', '-A'], { cwd: top, signal, indexFile, timeoutMs: LONG_TIMEOUT_MS });
     if (added.code !== 0 && copied && !added.aborted) {
       // A copy git cannot use (a split index whose shared part lies beside the original): start empty.
+      original = undefined;
       rmSync(indexFile, { force: true });
       added = await git.run(['add', '-A'], { cwd: top, signal, indexFile, timeoutMs: LONG_TIMEOUT_MS });
     }
@@ -47,6 +65,8 @@ export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSi
       if (empty.length > 0) throw new WorktreeError(`${top}: ${empty.map((rel) => `${rel} is a git repository with no commit`).join('; ')}: git cannot record it — commit in it or remove it, then try again`, 'failed');
       throw gitError(added, 'reading the working tree', LONG_TIMEOUT_MS);
     }
+    const headTree = await options.headTree?.catch(() => undefined);
+    if (headTree !== undefined && indexIsTree(readFileSync(indexFile), original, headTree)) return { tree: headTree, indexFile, dispose };
     const tree = await git.line(['write-tree'], { cwd: top, signal, indexFile }, 'writing the snapshot');
     return { tree, indexFile, dispose };
   } catch (err) {
@@ -69,6 +89,11 @@ const indexPaths = new Map<string, string>();
 /** Forgets where `top`'s index is (a worktree made or removed there). */
 export function forgetIndexPath(top: string): void {
   indexPaths.delete(top);
+}
+
+/** Where `top`'s index is, when it was asked already (no process). */
+export function knownIndexPath(top: string): string | undefined {
+  return indexPaths.get(top);
 }
 
 async function indexPathOf(git: GitRunner, top: string, signal?: AbortSignal): Promise<string> {

@@ -3,7 +3,7 @@
 // Apply to folder (clean, conflicting, the folder changed meanwhile), Commit… and removal.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -404,6 +404,57 @@ describe('Apply to folder', () => {
     expect(git(repo, 'show', `${again.savedRef!}:shared.txt`)).toBe('line 1\nline 2\nline 3\nline 4\nline 5 (person, uncommitted)\n');
     expect(git(repo, 'show', `${again.savedRef!}:mine.txt`)).toBe('untracked\n');
     expect(git(repo, 'show', `${again.savedRef!}:a.txt`)).toBe('one\ntwo\nthree\n');
+  });
+});
+
+describe('Apply to folder: the snapshots', () => {
+  /** Puts `index`'s times at `file`'s: git cannot trust the stat of a file written in its index's second, and reads it again. */
+  function racy(index: string, file: string): void {
+    const { mtime } = statSync(file);
+    utimesSync(index, mtime, mtime);
+  }
+
+  it('sees edits of the same size made in the second each index was written, on both sides: neither is lost; the untracked file is kept and saved', async () => {
+    const wt = (await service.create({ folder: repo, name: 'racy-apply', carry: false })).path;
+    write(join(wt, 'shared.txt'), 'LINE 1\nline 2\nline 3\nline 4\nline 5\n');
+    git(wt, 'commit', '-q', '-am', 'agent commit');
+    // The agent's uncommitted edit, the same size, in the second of the worktree's index.
+    write(join(wt, 'a.txt'), 'one\nTWO\nthree\n');
+    racy(git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'index').trim(), join(wt, 'a.txt'));
+    // The person's branch moved on; then, just before Apply, an edit of the same size in the second of their index, and a new file.
+    write(join(repo, 'sub', 'b.txt'), 'bee (person)\n');
+    git(repo, 'commit', '-q', '-am', 'person commit');
+    write(join(repo, 'shared.txt'), 'line 1\nline 2\nline 3\nline 4\nLINE 5\n');
+    racy(join(repo, '.git', 'index'), join(repo, 'shared.txt'));
+    write(join(repo, 'mine.txt'), 'untracked\n');
+    const head = git(repo, 'rev-parse', 'HEAD');
+
+    const result = await service.apply('racy-apply');
+    expect(result.conflicts).toEqual([]);
+    expect(result.applied.sort()).toEqual(['a.txt', 'shared.txt']);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('LINE 1\nline 2\nline 3\nline 4\nLINE 5\n');
+    expect(readFileSync(join(repo, 'mine.txt'), 'utf8')).toBe('untracked\n');
+    expect(readFileSync(join(repo, 'sub', 'b.txt'), 'utf8')).toBe('bee (person)\n');
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    // The folder as it was: the person's last edit and their untracked file in it.
+    expect(git(repo, 'show', `${result.savedRef!}:a.txt`)).toBe('one\ntwo\nthree\n');
+    expect(git(repo, 'show', `${result.savedRef!}:mine.txt`)).toBe('untracked\n');
+    expect(git(repo, 'show', `${result.savedRef!}:shared.txt`)).toBe('line 1\nline 2\nline 3\nline 4\nLINE 5\n');
+  });
+
+  it('a clean folder whose files git reads again is its HEAD: kept as that commit, the worktree’s change applied', async () => {
+    const wt = (await service.create({ folder: repo, name: 'clean-racy', carry: false })).path;
+    write(join(wt, 'sub', 'b.txt'), 'bee (agent)\n');
+    git(wt, 'commit', '-q', '-am', 'agent commit');
+    racy(git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'index').trim(), join(wt, 'sub', 'b.txt'));
+    racy(join(repo, '.git', 'index'), join(repo, 'a.txt'));
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+    const result = await service.apply('clean-racy');
+    expect(result).toMatchObject({ applied: ['sub/b.txt'], conflicts: [] });
+    expect(git(repo, 'rev-parse', result.savedRef!).trim()).toBe(head);
+    expect(readFileSync(join(repo, 'sub', 'b.txt'), 'utf8')).toBe('bee (agent)\n');
+    expect(git(repo, 'status', '--porcelain')).toBe(' M sub/b.txt\n');
   });
 });
 
