@@ -13,6 +13,7 @@ import type { BlockedItem } from '../../core/sandbox/blocked';
 import { applyCheckedLayer, LayerNotApplied } from '../../core/sandbox/apply-checked-layer';
 import { discardLayer, type LayerEntry, type WriteLayer } from '../../core/sandbox/write-layer';
 import type { StepAttribution } from '../../core/process/attribution';
+import { byteGroups } from '../../core/text/byte-groups';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
@@ -176,7 +177,7 @@ export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly str
     else unread.push(rel);
   }
   // Not read by the listing and not as an earlier listing saw it: read now (a file that changed time backwards, or an entry never listed).
-  for (const batch of pathBatches(unread)) {
+  for (const batch of byteGroups(unread, 64 * 1024, (rel) => shQuote(`./${rel}`).length + 1)) {
     const more = await exec(`cksum -- ${batch.map((rel) => shQuote(`./${rel}`)).join(' ')} 2>/dev/null`);
     if (more.exitCode === null || more.timedOut) throw new Error(more.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
     const got = new Map<string, [number, number]>();
@@ -192,25 +193,6 @@ export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly str
     state.files.set(rel, { crc: sum[0], size: sum[1], exec: (l.mode & 0o100) !== 0, setuid: (l.mode & 0o4000) !== 0, setgid: (l.mode & 0o2000) !== 0, ctime: l.ctime, ino: l.ino });
   }
   return state;
-}
-
-/** Paths in groups whose quoted form stays well under one command's argument limit. */
-function pathBatches(rels: readonly string[]): string[][] {
-  const out: string[][] = [];
-  let batch: string[] = [];
-  let bytes = 0;
-  for (const rel of rels) {
-    const quoted = shQuote(`./${rel}`).length + 1;
-    if (batch.length > 0 && bytes + quoted > 64 * 1024) {
-      out.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(rel);
-    bytes += quoted;
-  }
-  if (batch.length > 0) out.push(batch);
-  return out;
 }
 
 export interface BringBackResult {

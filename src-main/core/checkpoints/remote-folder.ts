@@ -17,6 +17,7 @@
 import path from 'node:path';
 import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/script/script-replies';
 import { type SshConnection } from '../backends/remote/ssh-connection';
+import { byteGroups } from '../text/byte-groups';
 import { shQuote } from '../text/shell-quote';
 import { formatSshTarget } from '../backends/remote/ssh-target';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
@@ -175,26 +176,8 @@ const ARG_BYTES = 64 * 1024;
 /** File content fetched in one call at most (bytes, by the listing's sizes). */
 const FETCH_BYTES = 16 * 1024 * 1024;
 
-/** `items` in order, cut into runs whose bytes stay under `limit` (a run holds one item at least). */
-function batches<T>(items: readonly T[], bytesOf: (item: T) => number, limit = ARG_BYTES): T[][] {
-  const out: T[][] = [];
-  let run: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = bytesOf(item) + 8;
-    if (run.length > 0 && bytes + size > limit) {
-      out.push(run);
-      run = [];
-      bytes = 0;
-    }
-    run.push(item);
-    bytes += size;
-  }
-  if (run.length > 0) out.push(run);
-  return out;
-}
-
-const relBytes = (rel: string): number => Buffer.byteLength(rel) + 2;
+/** A path's bytes on a command line (quoted, with a separator), and a margin. */
+const relBytes = (rel: string): number => Buffer.byteLength(rel) + 2 + 8;
 
 /** The snapshots of the remote folder `connection` is for (its target's path). */
 export function remoteFolderSource(connection: SshConnection): FolderSource {
@@ -277,7 +260,7 @@ class RemoteFolderSource implements FolderSource {
     };
     visit('', []);
     // Content comes in runs of FETCH_BYTES, stored (onSlice) before the next: a first snapshot of a big folder is never all in memory.
-    for (const run of batches([...wanted], ([, row]) => row.size, FETCH_BYTES)) {
+    for (const run of byteGroups([...wanted], FETCH_BYTES, ([, row]) => row.size + 8)) {
       for (const [rel, row] of await this.fetchRows(new Map(run), out)) note(rel, row);
       await options.onSlice?.(out);
       options.signal?.throwIfAborted();
@@ -306,7 +289,7 @@ class RemoteFolderSource implements FolderSource {
     const states = new Map<string, ManifestRow | null>();
     if (rels.length === 0) return { states, result: out };
     const wanted = new Map<string, ManifestRow>();
-    for (const batch of batches(rels, relBytes)) {
+    for (const batch of byteGroups(rels, ARG_BYTES, relBytes)) {
     const { line, payload } = await this.run(STAT_PATHS, batch.map((rel) => `./${rel}`));
     const now = remoteTime(line);
     const reader = new FieldReader(payload);
@@ -333,7 +316,7 @@ class RemoteFolderSource implements FolderSource {
   async linkedParents(rels: readonly string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     if (rels.length === 0) return out;
-    for (const batch of batches(rels, relBytes)) {
+    for (const batch of byteGroups(rels, ARG_BYTES, relBytes)) {
       const { payload } = await this.run(LINKED_PARENTS, batch.map((rel) => `./${rel}`));
       const reader = new FieldReader(payload);
       for (const rel of batch) {
@@ -353,7 +336,7 @@ class RemoteFolderSource implements FolderSource {
   async applyRestore(ops: readonly RestoreOp[]): Promise<RestoreOpResult[]> {
     const results: RestoreOpResult[] = [];
     const bytesOf = (op: RestoreOp): number => relBytes(op.rel) + (op.op === 'put' && op.type === 'l' ? op.content.length : 0) + 16;
-    for (const batch of batches(ops, bytesOf)) results.push(...(await this.applyBatch(batch)));
+    for (const batch of byteGroups(ops, ARG_BYTES, bytesOf)) results.push(...(await this.applyBatch(batch)));
     return results;
   }
 
@@ -379,7 +362,7 @@ class RemoteFolderSource implements FolderSource {
   }
 
   async throughLinks(rels: readonly string[]): Promise<boolean> {
-    for (const batch of batches(withParents(rels), relBytes)) {
+    for (const batch of byteGroups(withParents(rels), ARG_BYTES, relBytes)) {
       const { line } = await this.run(ANY_LINK, batch.map((rel) => `./${rel}`));
       if (line === 'ok yes') return true;
     }

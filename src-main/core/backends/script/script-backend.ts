@@ -45,6 +45,7 @@ import { MAX_WINDOW_BYTES } from '../filesystem/fs-line-index';
 import { MatchCollector } from '../filesystem/fs-search';
 import { isoTime } from '../filesystem/fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
+import { byteGroups } from '../../text/byte-groups';
 import { shQuote } from '../../text/shell-quote';
 import { PlaceError, type Place, type PlaceFileError } from './place';
 import { FieldReader, LINK, PRELUDE as BYTES_PRELUDE, PROBE, REPLY_MARK, afterMark, parseReply, parseStat, type Reply } from './script-replies';
@@ -594,7 +595,7 @@ export class ScriptBackend implements Backend {
         while (!reader.done) add(reader.next(), reader.framed());
       } else {
         // The paths as arguments, in runs a command line takes; each file's lines end at a NUL.
-        for (const chunk of chunksOf([...files.keys()], GREP_ARGS_BYTES)) {
+        for (const chunk of byteGroups([...files.keys()], GREP_ARGS_BYTES, (name) => name.length + 3)) {
           const found = await this.call(GREP, [pattern, String(limit + 1), String(this.maxFileBytes), ...chunk], { timeoutMs: this.searchTimeBudgetMs });
           if (found.status !== 'ok') return { error: replyError(found, virtual, 'path') };
           const reader = new FieldReader(found.payload);
@@ -875,23 +876,6 @@ function downloadError(code: PlaceFileError | undefined, virtual: string): strin
 }
 
 /** `items` in runs whose total length stays under `bytes`. */
-function chunksOf(items: string[], bytes: number): string[][] {
-  const out: string[][] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const item of items) {
-    if (current.length > 0 && size + item.length + 3 > bytes) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(item);
-    size += item.length + 3;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
-}
-
 function lastLine(text: string): string {
   return text.trim().split('\n').pop()?.trim() ?? '';
 }

@@ -9,6 +9,7 @@ import type { CommandHandle, Sandbox as E2bSandbox } from 'e2b';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
+import { byteGroups } from '../../text/byte-groups';
 import { shQuote } from '../../text/shell-quote';
 import { SandboxProviderError, credential, missingCredentials, providerText, requireDeepdesksSandbox } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
@@ -286,7 +287,7 @@ class E2bProviderSandbox implements ProviderSandbox {
     const byMode = new Map<number, string[]>();
     for (const f of files) byMode.set(f.mode! & 0o7777, [...(byMode.get(f.mode! & 0o7777) ?? []), f.path]);
     for (const [mode, paths] of byMode) {
-      for (const batch of argBatches(paths)) {
+      for (const batch of byteGroups(paths, CHMOD_ARGS_BYTES, (p) => Buffer.byteLength(p) + 4)) {
         try {
           await this.sb.commands.run(`chmod ${mode.toString(8)} -- ${batch.map(shQuote).join(' ')}`, { timeoutMs: 60_000, signal });
         } catch (err) {
@@ -376,20 +377,3 @@ function blob(content: Uint8Array): Blob {
   return new Blob([content as Uint8Array<ArrayBuffer>]);
 }
 
-function argBatches(paths: readonly string[]): string[][] {
-  const batches: string[][] = [];
-  let current: string[] = [];
-  let bytes = 0;
-  for (const p of paths) {
-    const size = Buffer.byteLength(p) + 4;
-    if (current.length > 0 && bytes + size > CHMOD_ARGS_BYTES) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(p);
-    bytes += size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
-}

@@ -12,6 +12,7 @@ import type {
 import { credential, missingCredentials, requireDeepdesksSandbox, SandboxProviderError } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { modalFileError, modalProviderError } from './modal-errors';
+import { byteGroups } from '../../text/byte-groups';
 
 const APP_NAME = 'deepdesk';
 const DEFAULT_IMAGE = 'debian:bookworm-slim';
@@ -234,7 +235,7 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
       if (f.mode !== undefined && !results[i]!.error) byMode.set(f.mode & 0o7777, [...(byMode.get(f.mode & 0o7777) ?? []), f.path]);
     });
     for (const [mode, paths] of byMode) {
-      for (const group of argGroups(paths)) {
+      for (const group of byteGroups(paths, CHMOD_ARGS_BYTES, (p) => p.length + 1)) {
         const p = await sb.exec(['chmod', mode.toString(8), '--', ...group], { stdout: 'ignore', stderr: 'pipe' });
         const code = await p.wait();
         if (code !== 0) throw new SandboxProviderError(`Modal could not set file modes (chmod exited ${code}).`, 'failed', 'modal');
@@ -271,16 +272,3 @@ async function eachFile<T, R>(items: readonly T[], signal: AbortSignal | undefin
   return results;
 }
 
-function argGroups(paths: readonly string[]): string[][] {
-  const groups: string[][] = [];
-  let size = CHMOD_ARGS_BYTES;
-  for (const p of paths) {
-    if (size + p.length + 1 > CHMOD_ARGS_BYTES) {
-      groups.push([]);
-      size = 0;
-    }
-    groups[groups.length - 1]!.push(p);
-    size += p.length + 1;
-  }
-  return groups;
-}
