@@ -7,9 +7,9 @@
 // and the copy's entries turn out to be exactly that tree (index-tree.ts: what `git write-tree`
 // would answer, read from the index files), no `write-tree` is started.
 
-import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { makeRunFolder } from '../../core/sandbox/run-folders';
 import { indexIsTree } from './index-tree';
 import { gitError, LONG_TIMEOUT_MS, nulFields, WorktreeError, type GitRunner } from './worktree-git';
 
@@ -29,7 +29,8 @@ export interface SnapshotOptions {
 /** The snapshot of the working tree whose top-level folder is `top`. */
 export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSignal, options: SnapshotOptions = {}): Promise<Snapshot> {
   const indexPath = await indexPathOf(git, top, signal);
-  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-snapshot-'));
+  // Named after this process: one killed mid-Apply leaves it to the next process's sweep.
+  const dir = makeRunFolder('deepdesk-snapshot-');
   const indexFile = join(dir, 'index');
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {

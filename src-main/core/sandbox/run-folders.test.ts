@@ -53,8 +53,8 @@ describe('run folders', () => {
 
   it("of a process that is gone are removed, whole (a layer the command left unwritable too); a live process's, another namespace's and other names stay", async () => {
     const dead = deadPid();
-    const gone = [`deepdesk-run-${ns}.${dead}-aaaaaa`, `deepdesk-layer-${ns}.${dead}-bbbbbb`, `deepdesk-server-${ns}.${dead}-cccccc`, `deepdesk-layer-probe-${ns}.${dead}-dddddd`, `deepdesk-proxy-${ns}.${dead}-pppppp`];
-    const kept = [`deepdesk-run-${ns}.${process.pid}-eeeeee`, `deepdesk-proxy-${ns}.${process.pid}-qqqqqq`, `deepdesk-run-${ns}.1-ffffff`, `deepdesk-run-${ns}9.${dead}-gggggg`, `deepdesk-run-${dead}-hhhhhh`, 'something-else'];
+    const gone = [`deepdesk-run-${ns}.${dead}-aaaaaa`, `deepdesk-layer-${ns}.${dead}-bbbbbb`, `deepdesk-server-${ns}.${dead}-cccccc`, `deepdesk-layer-probe-${ns}.${dead}-dddddd`, `deepdesk-proxy-${ns}.${dead}-pppppp`, `deepdesk-snapshot-${ns}.${dead}-ssssss`];
+    const kept = [`deepdesk-run-${ns}.${process.pid}-eeeeee`, `deepdesk-proxy-${ns}.${process.pid}-qqqqqq`, `deepdesk-snapshot-${ns}.${process.pid}-tttttt`, `deepdesk-run-${ns}.1-ffffff`, `deepdesk-run-${ns}9.${dead}-gggggg`, `deepdesk-run-${dead}-hhhhhh`, 'something-else'];
     for (const name of [...gone, ...kept]) mkdirSync(join(parent, name));
     // A write layer as a killed run leaves it: a folder made unwritable by the command, with a file in it.
     const locked = join(parent, gone[1]!, 'upper', 'locked');

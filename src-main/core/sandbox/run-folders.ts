@@ -23,9 +23,9 @@ import { privateFolderProblem, sharedPrivateFolder } from '../fs/private-folder'
 import { isProcessAlive } from '../process/process-tree';
 
 /** What a run folder is for: the name it starts with. */
-export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-' | 'deepdesk-proxy-';
+export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-' | 'deepdesk-proxy-' | 'deepdesk-snapshot-';
 
-const NAMED = /^deepdesk-(?:run|server|layer|layer-probe|proxy)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+const NAMED = /^deepdesk-(?:run|server|layer|layer-probe|proxy|snapshot)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
 
 /** A proxy's folder as Deepdesk made it in the temp folder before they were named after their process (mkdtemp). */
 const UNNAMED_PROXY = /^deepdesk-proxy-[A-Za-z0-9]{6}$/;
