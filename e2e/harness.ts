@@ -103,8 +103,7 @@ export async function startServe(
         await model.close();
       }
       if (stopOptions.keepData) return;
-      rmSync(folder, { recursive: true, force: true });
-      removeDataDir(dataDir);
+      removeDataDir(dataDir, folder);
       rmSync(home, { recursive: true, force: true });
     },
   };

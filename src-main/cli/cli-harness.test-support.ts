@@ -1,7 +1,7 @@
 // The built `deepdesk` bin as a person runs it, for CLI tests: a real folder and data
 // folder per test, the scripted model server, and a helper that runs a command to its end.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
@@ -56,8 +56,7 @@ export function useCliTestEnv(prefix: string): CliTestEnv {
   });
   afterEach(async () => {
     await env.server.close();
-    rmSync(env.folder, { recursive: true, force: true });
-    removeDataDir(env.dataDir);
+    removeDataDir(env.dataDir, env.folder);
   });
   return env;
 }

@@ -44,8 +44,7 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cli-data-'));
 });
 afterEach(() => {
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 const lines = (calls: unknown[]) => calls.map((c) => (typeof c === 'string' ? c : JSON.stringify(c))).join('\n') + '\n';

@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -54,8 +54,7 @@ afterEach(async () => {
   const pid = hostPid(dataDir);
   if (pid !== undefined) process.kill(pid, 'SIGTERM');
   await server?.close();
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 const isGrader = (request: RecordedRequest) => request.tools?.some((t) => t.function.name === 'record_verdict') === true;

@@ -3,7 +3,7 @@
 // grader (scripted too) answers from the evidence pack it is sent.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -37,8 +37,7 @@ afterEach(async () => {
   const pid = hostPid(dataDir);
   if (pid !== undefined) process.kill(pid, 'SIGTERM');
   await server?.close();
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 const isGrader = (request: RecordedRequest) => request.tools?.some((t) => t.function.name === 'record_verdict') === true;

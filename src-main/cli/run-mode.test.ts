@@ -1,6 +1,6 @@
 // `deepdesk run --mode` as a person runs it: the built bin against the scripted model server.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -26,8 +26,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -2,7 +2,7 @@
 // `deepdesk run --approve ask` on a real pty, against a model whose every string is hostile.
 
 import * as pty from 'node-pty';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -25,8 +25,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 // Sequences a model would use to clear the screen, move the cursor, retitle the window,

@@ -3,7 +3,7 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as pty from 'node-pty';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,8 +29,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }>; stdout: () => string } {

@@ -4,7 +4,7 @@
 // and replaced.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as pty from 'node-pty';
@@ -32,8 +32,7 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((w) => w.close()));
   await server.close();
   // The host stops once its socket is gone.
-  rmSync(folder, { recursive: true, force: true });
-  removeDataDir(dataDir);
+  removeDataDir(dataDir, folder);
 });
 
 async function open(lines: string[] = []): Promise<HostWindow> {

@@ -1,13 +1,14 @@
-// For tests: removes a data folder an agent host may still be serving. The host (started by
-// `run`, `serve`, `acp` or a window) outlives its client by design and writes into the data
-// folder while it winds down, so a plain recursive remove can race it (ENOTEMPTY): the host
-// is ended first, and the remove retried.
+// For tests: removes a data folder an agent host may still be serving, and the folders it
+// worked in. The host (started by `run`, `serve`, `acp` or a window) outlives its client by
+// design and writes into the data folder, and into a project's .git (a snapshot, a worktree's
+// objects), while it winds down, so a plain recursive remove can race it (ENOTEMPTY): the host
+// is ended first, then each folder removed, retried while a git it started still finishes.
 
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostPaths } from '../paths';
 
-export function removeDataDir(dataDir: string): void {
+export function removeDataDir(dataDir: string, ...workedIn: string[]): void {
   let log = '';
   try {
     log = readFileSync(join(dataDir, 'host', 'host.log'), 'utf8');
@@ -27,7 +28,7 @@ export function removeDataDir(dataDir: string): void {
   // A long data folder's socket lives outside it; a killed host leaves it behind.
   const { socketDir, socket } = hostPaths(dataDir);
   if (socketDir !== undefined) rmSync(socket, { force: true });
-  rmSync(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  for (const folder of [...workedIn, dataDir]) rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 }
 
 function commandLine(pid: number): string {
