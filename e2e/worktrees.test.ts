@@ -155,6 +155,24 @@ describe('worktrees in the window', () => {
     await page.context().close();
   });
 
+  it('counts the agent’s change the folder’s watcher never reports (a tracked build folder): the run itself tells the bar', async () => {
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      script: [{ toolCalls: [{ name: 'write_file', args: { file_path: '/dist/app.js', content: 'built\n' } }] }, { text: 'Built.' }],
+    });
+    const page = await openApp(session.browser, serve.url);
+    const bar = await newWorktree(page, 'built');
+    await expect.poll(() => bar.innerText()).toContain('No changes yet');
+    await sendMessage(page, 'Build it');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Built.').waitFor({ timeout: 20_000 });
+    // dist/ is not watched (folder-watcher.ts UNWATCHED_DIRS), yet git tracks it here: the bar counts it.
+    expect(readFileSync(join(realpathSync(serve.dataDir), 'worktrees', 'built', 'dist', 'app.js'), 'utf8')).toBe('built\n');
+    await expect.poll(() => bar.innerText()).toMatch(/1 file\s+changed/);
+    await page.context().close();
+  });
+
   it('shows a conflict’s lines from both sides; Ask the agent to resolve gets it applied', async () => {
     const folder = repository();
     const resolved = (request: RecordedRequest) => {

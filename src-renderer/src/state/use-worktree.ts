@@ -1,7 +1,9 @@
 // The open folder's worktree (worktrees.info; null when the folder is not one), kept current by
-// `worktrees.changed` and, a little after, by the folder's own file changes (the agent's
-// writes change its diff against its base). The workspace is made anew for another folder,
-// so this hook starts again with it.
+// `worktrees.changed` and, a little after, by what changes its diff against its base: a
+// thread's step that changed files or its run's end (told by the run itself, so the agent's
+// work shows even when the folder's watcher missed a change), and the folder's own file
+// changes (the person's edits, a terminal's commands). The workspace is made anew for another
+// folder, so this hook starts again with it.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { WorktreeInfoDto } from '../../../src-main/app/contract';
@@ -50,12 +52,16 @@ export function useWorktree(): WorktreeState {
   useEvent('worktrees.changed', refresh);
 
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEvent('files.changed', () => {
+  const refreshSoon = useCallback(() => {
     if (!isWorktree.current || timer.current !== undefined) return;
     timer.current = setTimeout(() => {
       timer.current = undefined;
       refresh();
     }, FILES_SETTLE_MS);
+  }, [refresh]);
+  useEvent('files.changed', refreshSoon);
+  useEvent('thread.event', ({ event }) => {
+    if (event.type === 'checkpoint' || event.type === 'done') refreshSoon();
   });
   useEffect(() => () => clearTimeout(timer.current), []);
 
