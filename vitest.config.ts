@@ -7,6 +7,10 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A state polled for comes in its own time on a loaded machine (CI runs two files at a
+    // time beside real processes): expect.poll's 1 s default made a state that came a little
+    // later a failure, in unit files as in end-to-end ones.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two files at a time even on 2 cores (vitest's default there is one): most files wait on
     // real processes (Chromium, sshd, git, the sandbox), not on the CPU.
@@ -26,9 +30,6 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
-          // The page answers in its own time on a loaded machine: expect.poll's 1 s default
-          // made a state that came a little later a failure (CI runs these under load).
-          expect: { poll: { timeout: 10_000 } },
           globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-chromium.ts', './scripts/test-setup/global-setup-postgres.ts'],
         },
       },
