@@ -368,13 +368,16 @@ export class HostClient {
   }
 }
 
-/** A connected socket, or why not: nothing listens (`absent`), or its queue is full (`busy`). */
+/**
+ * A connected socket, or why not: nothing listens (`absent`: no socket, or a host that died or
+ * is going away — its listener refuses or resets the connection), or its queue is full (`busy`).
+ */
 function openSocket(path: string): Promise<Socket | 'absent' | 'busy'> {
   return new Promise((resolve, reject) => {
     const socket = connectSocket(path);
     const onError = (err: NodeJS.ErrnoException): void => {
       socket.destroy();
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') resolve('absent');
+      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET') resolve('absent');
       else if (err.code === 'EAGAIN') resolve('busy');
       else reject(err);
     };
