@@ -20,6 +20,8 @@ import type { ChatModel, ModelEvent, ModelRequest } from '../../src-main/core/mo
 import { createSandbox, detectSandbox } from '../../src-main/core/sandbox';
 import type { Sandbox } from '../../src-main/core/sandbox/types';
 import { ReadGuard } from '../../src-main/core/tools/read-guard';
+import { findBwrap, SANDBOX_MAX_PROCESSES } from '../../src-main/core/sandbox/bwrap';
+import { seccompFilter, withPrelude } from '../../src-main/core/sandbox/seccomp';
 import { errorText, formatMs, formatRatio, median, timeInterleaved, withTimeout } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report, type Section } from './report';
@@ -56,10 +58,10 @@ function bareSh(): Promise<string> {
 }
 
 /** A command in a pseudo-terminal (node-pty), as execute runs one. */
-function inPty(file: string, args: string[]): () => Promise<string> {
+function inPty(file: string, args: string[], cwd = os.tmpdir()): () => Promise<string> {
   return () =>
     new Promise((resolve, reject) => {
-      const p = pty.spawn(file, args, { cols: 80, rows: 24, cwd: os.tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      const p = pty.spawn(file, args, { cols: 80, rows: 24, cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
       p.onData(() => undefined);
       p.onExit(({ exitCode }) => (exitCode === 0 ? resolve('exit 0') : reject(new Error(`${file} exit ${exitCode}`))));
     });
@@ -115,6 +117,29 @@ function timedSandbox(sandbox: Sandbox): { sandbox: Sandbox; phases: Phases } {
   return { sandbox: timed, phases };
 }
 
+/**
+ * The launch chain of one prepared `sh -c true`, part by part, each in a pty as execute runs
+ * it: bwrap with this folder's mount list and seccomp filter (through the prelude's shell),
+ * and the whole prepared launch (with the write layer: unshare, the mount program and the
+ * overlay before it). The prepared command is kept (its folders) until `dispose`.
+ */
+async function launchParts(sandbox: Sandbox, folder: string): Promise<{ parts: Record<string, { run: () => Promise<string> }>; dispose: () => Promise<void> }> {
+  const prepared = await sandbox.prepare({ file: '/bin/sh', args: ['-c', 'true'], cwd: folder, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir() } });
+  const bwrap = findBwrap();
+  const at = bwrap === undefined ? -1 : prepared.args.lastIndexOf(bwrap);
+  const parts: Record<string, { run: () => Promise<string> }> = { chain: { run: inPty(prepared.file, prepared.args, folder) } };
+  if (bwrap !== undefined && at >= 0) {
+    // Without the layer's user namespace there is no uid to map back to.
+    const own = prepared.args.slice(at + 1);
+    const ids = own.indexOf('--uid');
+    const mounts = ids >= 0 ? [...own.slice(0, ids), ...own.slice(ids + 4)] : own;
+    const filter = seccompFilter();
+    const launch = withPrelude({ maxProcesses: SANDBOX_MAX_PROCESSES, ...(filter ? { filter } : {}) }, bwrap, mounts);
+    parts.ours = { run: inPty(launch.file, launch.args, folder) };
+  }
+  return { parts, dispose: () => prepared.dispose() };
+}
+
 async function benchCommands(section: Section, options: BenchOptions, untimed: Sandbox, folder: string): Promise<void> {
   const { sandbox, phases } = timedSandbox(untimed);
   const plain = new LocalShellBackend({ rootDir: folder });
@@ -132,14 +157,21 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
       return `${r.output.length} chars`;
     };
     const floorsToo = command === 'true';
-    const results = await timeInterleaved(
-      {
-        sandboxed: { run: exec(boxed) },
-        unsandboxed: { run: exec(plain) },
-        ...(floorsToo ? { sh: { run: bareSh }, pty: { run: inPty('/bin/sh', ['-c', 'true']) }, bwrap: { run: inPty('bwrap', BWRAP_EVERY_NAMESPACE) } } : {}),
-      },
-      { runs, budgetMs: 30_000 },
-    );
+    const launch = floorsToo ? await launchParts(untimed, folder) : undefined;
+    let results: Awaited<ReturnType<typeof timeInterleaved>>;
+    try {
+      results = await timeInterleaved(
+        {
+          sandboxed: { run: exec(boxed) },
+          unsandboxed: { run: exec(plain) },
+          ...(floorsToo ? { sh: { run: bareSh }, pty: { run: inPty('/bin/sh', ['-c', 'true']) }, bwrap: { run: inPty('bwrap', BWRAP_EVERY_NAMESPACE) } } : {}),
+          ...launch?.parts,
+        },
+        { runs, budgetMs: 30_000 },
+      );
+    } finally {
+      await launch?.dispose();
+    }
     const failed = Object.entries(results).find(([, r]) => r.error !== undefined);
     if (failed) {
       section.rows.push({ name: `execute ${label}`, ours: `error (${failed[0]}): ${failed[1].error}` });
@@ -161,6 +193,18 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
         ratio: formatRatio(a, floors.sh),
         target: `≤ bare sh + ${TARGET_OVER_SH_MS} ms`,
         result: verdict(a - floors.sh <= TARGET_OVER_SH_MS),
+      });
+      // The launch, part by part (medians of the same runs, each part over the one before):
+      // bwrap alone, our mount list and seccomp filter, the write layer's namespace and
+      // overlay, then execute's own shell and its report inside; Node's work around it below.
+      const chain = results.chain?.times.length ? median(results.chain.times) : NaN;
+      const ours = results.ours?.times.length ? median(results.ours.times) : NaN;
+      const run = median(phases.run);
+      section.rows.push({
+        name: "  where, the launch: sh in a pty / bwrap (its floor) / our mounts and seccomp / the write layer (unshare, mount, overlay) / execute's shell and report inside",
+        ours: [formatMs(floors.pty), ...[floors.bwrap - floors.pty, ours - floors.bwrap, chain - ours, run - chain].map((ms) => `${ms < 0 ? '' : '+'}${formatMs(ms)}`)].join(' / '),
+        floor: `${formatMs(floors.sh)} sh`,
+        target: '—',
       });
       // Where the time goes (medians of the same runs): what the sandbox adds around the pty's run.
       section.rows.push({

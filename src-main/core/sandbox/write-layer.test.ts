@@ -54,6 +54,22 @@ describe.skipIf(!tools)('the write layer', () => {
     });
   }
 
+  it("the mount program's C locale is its own: the command keeps the locale it was given, set or not", async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    for (const env of [{ LC_ALL: 'C.UTF-8' }, {}]) {
+      const layer = createWriteLayer(tools!, project);
+      layers.push(layer);
+      const { file, args } = layer.wrap('/bin/sh', ['-c', 'printf %s "${LC_ALL-unset}"']);
+      const out = await new Promise<string>((resolve, reject) => {
+        const base = { ...process.env };
+        delete base.LC_ALL;
+        execFile(file, args, { env: { ...base, ...env } }, (error, stdout) => (error ? reject(error) : resolve(String(stdout))));
+      });
+      expect(out).toBe(env.LC_ALL ?? 'unset');
+    }
+  });
+
   it('never writes or deletes through a link the person (or anyone) put in a parent folder meanwhile', async () => {
     const project = path.join(dir, 'p');
     const elsewhere = path.join(dir, 'elsewhere');
