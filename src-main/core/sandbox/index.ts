@@ -216,6 +216,11 @@ class OsSandbox implements Sandbox {
     const serverReadOnly = longLived ? serverReadOnlyPaths(gitBefore, resolved.projectDir) : [];
     resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly, ...serverReadOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
+    const untouchable = resolved.protectedPaths.filter(mountable);
+    // Protected paths that do not exist cannot be mounted: one that appears is the run's to undo
+    // (a long-lived process's, moved to the quarantine: it may be the person's, live-guard.ts).
+    // Missing: nothing on the way to it (a link among its parents counts as something there).
+    const missingProtected = resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && appearedEntry(resolved.projectDir, p) === undefined);
     const tmpDir = realPathOf(makeRunFolder(longLived ? 'deepdesk-server-' : 'deepdesk-run-'));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
@@ -275,13 +280,6 @@ class OsSandbox implements Sandbox {
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
     }
 
-    // Without a layer, the folder itself is checked after the run (with one, the layer is,
-    // whole): what was mounted read-only, and the protected paths that do not exist, as they
-    // cannot be mounted: one that appears is the run's to undo (a long-lived process's, moved
-    // to the quarantine: it may be the person's, live-guard.ts). Missing: nothing on the way
-    // to it (a link among its parents counts as something there).
-    const untouchable = layer ? [] : resolved.protectedPaths.filter(mountable);
-    const missingProtected = layer ? [] : resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && appearedEntry(resolved.projectDir, p) === undefined);
     // Captured now: the checkpoint step this command belongs to applies its layer. A
     // long-lived process belongs to no step.
     const attribution = layer ? options.attribution : undefined;
