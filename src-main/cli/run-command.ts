@@ -5,6 +5,7 @@
 // With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
 // run's thread works there.
 
+import { z } from 'zod';
 import { checkedModelSpec } from '../app/base/flag-checks';
 import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
@@ -23,11 +24,25 @@ import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type Term
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
+// A run's client checks a handful of frames and exits: zod's compiled fast path (a `new
+// Function` per object schema, at its first parse) costs it more than it saves. The same
+// checks are made either way; the agent host, which lives on, keeps compiling them.
+z.config({ jitless: true });
+
 type ApproveMode = 'ask' | 'auto' | 'deny';
 
 export type RunIo = TerminalIo;
 
-const defaultIo = (): RunIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+// stdin is read only when asked for: Node makes its stream at the first touch, and a run whose
+// stderr is no terminal never asks the person anything.
+const defaultIo = (): RunIo => ({
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
 
 /**
  * The run's flags. `--worktree` takes an optional NAME, which parseArgs cannot say: `--worktree=NAME`;

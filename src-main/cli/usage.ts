@@ -37,7 +37,11 @@ function helpLines(text: string): string {
   return helpColumn(text).map((l) => `${' '.repeat(24)}${l}`).join('\n');
 }
 
-export const HELP = `Usage: deepdesk <command> [options]
+let help: string | undefined;
+
+/** `--help`'s text: made when it is shown (its session-flag lines wrapped from the table), not on every command's start. */
+export function helpText(): string {
+  help ??= `Usage: deepdesk <command> [options]
 
 Commands:
   tools                 JSON-lines tool session on stdin/stdout
@@ -169,6 +173,8 @@ mcp add options:
   --no-sandbox          run the server outside the sandbox
   --transport http|sse  for --url (default http)
 `;
+  return help;
+}
 
 /** What the app's session code refused as a bad request (an error with code `bad_request`) is bad usage here. */
 export function badRequestAsUsage<T>(work: () => T): T {
