@@ -5,7 +5,7 @@
 // With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
 // run's thread works there.
 
-import { z } from 'zod';
+import { config as zodConfig } from 'zod/mini';
 import { checkedModelSpec } from '../app/base/flag-checks';
 import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
@@ -27,7 +27,7 @@ const RUN_OPTIONS = COMMAND_OPTIONS.run;
 // A run's client checks a handful of frames and exits: zod's compiled fast path (a `new
 // Function` per object schema, at its first parse) costs it more than it saves. The same
 // checks are made either way; the agent host, which lives on, keeps compiling them.
-z.config({ jitless: true });
+zodConfig({ jitless: true });
 
 type ApproveMode = 'ask' | 'auto' | 'deny';
 
