@@ -45,5 +45,16 @@ describe('a warm deepdesk run', () => {
     expect(modules.some((url) => /\/out\/main\/chunks\/run-command-[^/]+\.js$/.test(url))).toBe(true);
     expect(modules).toContain('node:net');
     expect(modules.filter((url) => /^node:(child_process|readline)/.test(url))).toEqual([]);
+    // node:util and node:crypto are taken from the modules themselves (process.getBuiltinModule):
+    // their ESM faces would load worker_threads and Web Crypto.
+    expect(modules.filter((url) => /^node:(util|crypto)$/.test(url))).toEqual([]);
+
+    // `--version` loads none of those, and no zod (the command table builds no schema).
+    writeFileSync(log, '');
+    const version = await t.deepdesk(['--version'], { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` });
+    expect(version.stdout).toMatch(/^deepdesk \d+\.\d+\.\d+/);
+    const versionModules = readFileSync(log, 'utf8').split('\n').filter((url) => url !== '');
+    expect(versionModules.filter((url) => /^node:(child_process|readline|util|crypto|net)/.test(url))).toEqual([]);
+    expect(versionModules.filter((url) => /\/out\/main\/chunks\//.test(url)).map((url) => readFileSync(new URL(url), 'utf8')).some((text) => text.includes('$ZodObject'))).toBe(false);
   }, 60_000);
 });

@@ -7,7 +7,6 @@
 
 import { config as zodConfig } from 'zod/mini';
 import { checkedModelSpec } from '../app/base/flag-checks';
-import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/mode-names';
 import { terminalSafe } from '../core/text/terminal-safe';
@@ -147,7 +146,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const { printRequestCommand } = await import('./print-request');
     return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });
   }
-  const threadId = values.thread ?? randomUUID();
+  // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
+  const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();
   const interactive = !detach && interactiveTerminal(io);
   let folder = folderLocationText(location);
   if (worktree !== undefined) {

@@ -1,10 +1,14 @@
 // Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
 
 import { helpColumn, readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES } from '../core/process/sandbox-provider-table';
 
 export class UsageError extends Error {}
+
+// Taken from the module itself: `import` of node:util builds its ESM face from every export,
+// which loads worker_threads, the diff and colour code and more, in every command's start.
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 export const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
