@@ -1,6 +1,6 @@
 import { flagNotTakenMessage, HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
 import { packageVersion } from '../app/base/package-version';
-import { HELP, UsageError } from './usage';
+import { helpText, UsageError } from './usage';
 import { guardTerminalOutput } from './terminal-output';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   if (name !== 'acp') guardTerminalOutput(process.stdout);
   guardTerminalOutput(process.stderr);
   if (name === undefined || (HELP_ARGUMENTS as readonly string[]).includes(name)) {
-    process.stdout.write(HELP);
+    process.stdout.write(helpText());
     return name === undefined ? 2 : 0;
   }
   if ((VERSION_ARGUMENTS as readonly string[]).includes(name)) {
@@ -45,12 +45,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = isCommandName(name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
-    process.stderr.write(`deepdesk: unknown command '${name}'\n${HELP}`);
+    process.stderr.write(`deepdesk: unknown command '${name}'\n${helpText()}`);
     return 2;
   }
   try {
     if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(HELP);
+      process.stdout.write(helpText());
       return 0;
     }
     return await command(rest);

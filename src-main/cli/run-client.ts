@@ -56,7 +56,7 @@ const IN_JSON: AgentEventTable<boolean> = {
 
 /** Whether this terminal can answer approvals (a person at stdin and stderr). */
 export function interactiveTerminal(io: TerminalIo): boolean {
-  return (io.stdin as NodeJS.ReadStream).isTTY === true && io.stderr.isTTY === true;
+  return io.stderr.isTTY === true && (io.stdin as NodeJS.ReadStream).isTTY === true;
 }
 
 export interface Follower {

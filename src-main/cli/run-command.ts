@@ -5,8 +5,8 @@
 // With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
 // run's thread works there.
 
+import { config as zodConfig } from 'zod/mini';
 import { checkedModelSpec } from '../app/base/flag-checks';
-import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/mode-names';
 import { terminalSafe } from '../core/text/terminal-safe';
@@ -23,11 +23,25 @@ import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type Term
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
+// A run's client checks a handful of frames and exits: zod's compiled fast path (a `new
+// Function` per object schema, at its first parse) costs it more than it saves. The same
+// checks are made either way; the agent host, which lives on, keeps compiling them.
+zodConfig({ jitless: true });
+
 type ApproveMode = 'ask' | 'auto' | 'deny';
 
 export type RunIo = TerminalIo;
 
-const defaultIo = (): RunIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+// stdin is read only when asked for: Node makes its stream at the first touch, and a run whose
+// stderr is no terminal never asks the person anything.
+const defaultIo = (): RunIo => ({
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
 
 /**
  * The run's flags. `--worktree` takes an optional NAME, which parseArgs cannot say: `--worktree=NAME`;
@@ -132,7 +146,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const { printRequestCommand } = await import('./print-request');
     return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });
   }
-  const threadId = values.thread ?? randomUUID();
+  // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
+  const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();
   const interactive = !detach && interactiveTerminal(io);
   let folder = folderLocationText(location);
   if (worktree !== undefined) {

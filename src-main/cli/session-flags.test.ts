@@ -5,9 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configurableFlags, overSettingsFlags, readSessionFlags, SESSION_FLAGS, sessionFlagsRequest } from '../app/base/session-flags';
+import { overSettingsFlags, readSessionFlags, SESSION_FLAGS } from '../app/base/session-flags';
+import { configurableFlags, sessionFlagsRequest } from '../app/base/session-flag-schemas';
 import { COMMAND_OPTIONS } from './command-table';
-import { HELP, parseCommand, sessionFlagsOf, UsageError } from './usage';
+import { helpText, parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const takes = (row: (typeof SESSION_FLAGS)[number], command: string): boolean => (row.commands as readonly string[]).includes(command);
 
@@ -47,7 +48,7 @@ describe('the session flags table', () => {
   });
 
   it('lists every flag in --help', () => {
-    for (const row of SESSION_FLAGS) expect(HELP, row.flag).toContain(`--${row.flag}`);
+    for (const row of SESSION_FLAGS) expect(helpText(), row.flag).toContain(`--${row.flag}`);
   });
 
   it('is the only place a command reads a session flag from its parsed values', () => {

@@ -6,7 +6,6 @@
 // person asked for (an answer, a memory, a diff, an export) goes through writeContent: raw
 // to a file or pipe, where it is data, and escaped on a terminal.
 
-import { createInterface } from 'node:readline/promises';
 import { terminalSafe } from '../core/text/terminal-safe';
 
 type Write = NodeJS.WritableStream['write'];
@@ -39,6 +38,8 @@ export function writeContent(stream: NodeJS.WritableStream, text: string): boole
 export async function askLine(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, question: string, options: { signal?: AbortSignal } = {}): Promise<string> {
   const raw = (output as Guardable)[RAW_WRITE];
   const unguarded = raw === undefined ? output : (new Proxy(output, { get: (target, key) => (key === 'write' ? raw : Reflect.get(target, key, target) as unknown) }) as NodeJS.WritableStream);
+  // Loaded when a question is asked: most commands never ask one.
+  const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input, output: unguarded });
   // Ctrl-C at the question is the command's own Ctrl-C (readline on a terminal takes the key for itself).
   rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));

@@ -1,10 +1,14 @@
 // Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
 
 import { helpColumn, readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES } from '../core/process/sandbox-provider-table';
 
 export class UsageError extends Error {}
+
+// Taken from the module itself: `import` of node:util builds its ESM face from every export,
+// which loads worker_threads, the diff and colour code and more, in every command's start.
+const { parseArgs } = process.getBuiltinModule('node:util');
 
 export const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
@@ -37,7 +41,11 @@ function helpLines(text: string): string {
   return helpColumn(text).map((l) => `${' '.repeat(24)}${l}`).join('\n');
 }
 
-export const HELP = `Usage: deepdesk <command> [options]
+let help: string | undefined;
+
+/** `--help`'s text: made when it is shown (its session-flag lines wrapped from the table), not on every command's start. */
+export function helpText(): string {
+  help ??= `Usage: deepdesk <command> [options]
 
 Commands:
   tools                 JSON-lines tool session on stdin/stdout
@@ -169,6 +177,8 @@ mcp add options:
   --no-sandbox          run the server outside the sandbox
   --transport http|sse  for --url (default http)
 `;
+  return help;
+}
 
 /** What the app's session code refused as a bad request (an error with code `bad_request`) is bad usage here. */
 export function badRequestAsUsage<T>(work: () => T): T {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
@@ -76,7 +75,8 @@ export function bundleDigest(file: string): string {
   } catch {
     // Not kept yet.
   }
-  const hash = createHash('sha256');
+  // node:crypto (some 20 modules) is loaded only when the bundle is hashed, not by every command.
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   for (const name of files) {
     hash.update(`${name}\0`);
     hash.update(readFileSync(join(root, name)));

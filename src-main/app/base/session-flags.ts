@@ -3,9 +3,9 @@
 // and help, the request a command sends the agent host (and the host's check of it), the flags
 // the composition takes over Settings, the Agent Protocol's `configurable` and the docs test
 // all derive from these rows: a new flag is one row here and the place where it takes effect.
+// The host's zod checks of them are in session-flag-schemas.ts: a command's start builds none.
 
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, isSandboxProviderName, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
 import { checkedMemoriesStore, checkedMountFlags } from './flag-checks';
 import { ContractError } from '../contract/contract-error';
@@ -196,7 +196,7 @@ export interface SandboxRequest {
   id?: string;
 }
 
-interface KindValue {
+export interface KindValue {
   text: string;
   count: number;
   texts: string[];
@@ -213,42 +213,11 @@ export type GivenSessionFlags = { -readonly [R in SessionFlagRowOf as R['key']]?
 type OverSettingsRow = Extract<SessionFlagRowOf, { overSettings: true }>;
 export type OverSettingsFlags = { [R in OverSettingsRow as R['key']]?: KindValue[R['kind']] };
 
-const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** A sandbox's id as `--sandbox-id` takes it. */
+export const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
-export const sandboxRequestSchema = z.object({
-  provider: z.string().refine(isSandboxProviderName, { message: `must be ${SANDBOX_PROVIDER_NAMES.join(', ')}` }).optional(),
-  id: z.string().regex(SANDBOX_ID).optional(),
-}) as unknown as z.ZodType<SandboxRequest>;
-
-const KIND_SCHEMAS = {
-  text: z.string(),
-  count: z.number().int().positive(),
-  texts: z.array(z.string()),
-  files: z.array(z.string()),
-  switch: z.boolean(),
-  'sandbox-provider': sandboxRequestSchema,
-  'sandbox-id': sandboxRequestSchema,
-} satisfies { [K in SessionFlagKind]: z.ZodType<KindValue[K]> };
-
-/** The host's check of the flags a command sends (each optional: a command sends what it was given). */
-export const sessionFlagsSchema = z.object(
-  Object.fromEntries(SESSION_FLAGS.map((row) => [row.key, KIND_SCHEMAS[row.kind].optional()])) as unknown as {
-    [R in SessionFlagRowOf as R['key']]: z.ZodOptional<z.ZodType<KindValue[R['kind']]>>;
-  },
-);
-
-const OVER_SETTINGS_KEYS = SESSION_FLAGS.filter((row) => 'overSettings' in row && row.overSettings).map((row) => row.key);
-
-/** The host's check of the flags that win over Settings (a window's `serve` flags). */
-export const overSettingsFlagsSchema = sessionFlagsSchema.pick(Object.fromEntries(OVER_SETTINGS_KEYS.map((key) => [key, true])) as { [K in keyof OverSettingsFlags]-?: true });
-
-/** What a command sends the host with its request: the flags it was given, its working folder and its environment. */
-export const sessionFlagsRequest = sessionFlagsSchema.extend({
-  /** The command's working folder. */
-  cwd: z.string().min(1),
-  /** The command's environment: keys, base URLs, what commands and hooks inherit. */
-  env: z.record(z.string(), z.string()),
-});
+/** The keys of the flags that win over Settings. */
+export const OVER_SETTINGS_KEYS = SESSION_FLAGS.filter((row) => 'overSettings' in row && row.overSettings).map((row) => row.key);
 
 /** The rows a command takes. */
 export function sessionFlagsOf(command: string): SessionFlagRowOf[] {
@@ -318,27 +287,6 @@ function readValue(row: SessionFlagRowOf, raw: unknown, cwd: string): unknown {
 export function overSettingsFlags(flags: object): OverSettingsFlags {
   const keys = new Set<string>(OVER_SETTINGS_KEYS);
   return Object.fromEntries(Object.entries(flags).filter(([key, value]) => keys.has(key) && value !== undefined)) as OverSettingsFlags;
-}
-
-/**
- * The flags an Agent Protocol run names in `config.configurable` (rows marked `configurable`),
- * checked; a bad one is thrown as `bad(message)` (the protocol's 422).
- */
-export function configurableFlags(configurable: Readonly<Record<string, unknown>>, bad: (message: string) => Error): GivenSessionFlags {
-  const out: Record<string, unknown> = {};
-  for (const row of SESSION_FLAGS) {
-    if (!('configurable' in row) || !row.configurable) continue;
-    const value = configurable[row.key];
-    if (value === undefined || value === null) continue;
-    const checked = KIND_SCHEMAS[row.kind].safeParse(value);
-    if (!checked.success || value === '') throw bad(`config.configurable.${row.key} must be ${describeKind(row.kind)}.`);
-    out[row.key] = checked.data;
-  }
-  return out as GivenSessionFlags;
-}
-
-function describeKind(kind: SessionFlagKind): string {
-  return kind === 'count' ? 'a positive whole number' : kind === 'switch' ? 'true or false' : kind === 'text' ? 'a string' : 'a list of strings';
 }
 
 /** `--help`'s lines for the session flags of a section (and, for 'command', of one command). */

@@ -4,7 +4,7 @@
 // whoever starts the host (cli/acp-session.ts): this file knows streams and connections.
 
 import { z } from 'zod';
-import { sessionFlagsRequest } from '../base/session-flags';
+import { sessionFlagsRequest } from '../base/session-flag-schemas';
 import type { HostConnection } from './service-types';
 import { HostRequestError } from './service-types';
 import { textPieces } from './protocol';

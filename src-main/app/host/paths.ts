@@ -12,7 +12,6 @@
 // TMP_SOCKET_DIRS) — recorded in the host folder (`socket-dir`) where every client of the data
 // folder finds it.
 
-import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createPrivateFile, writePrivateFile } from './private-file';
@@ -89,7 +88,7 @@ function recordedSocketDir(record: string): string | undefined {
 }
 
 function dataDirId(path: string): string {
-  return createHash('sha256').update(path).digest('hex').slice(0, 32);
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(path).digest('hex').slice(0, 32);
 }
 
 function realPath(path: string): string {

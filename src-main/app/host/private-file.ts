@@ -1,7 +1,6 @@
 // Files only this user may read (the host's token, the Agent Protocol's key): 0600 from their
 // creation and written whole beside their place first, so a reader never sees half of one.
 
-import { randomBytes } from 'node:crypto';
 import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /** Written whole or not at all, replacing what is there. */
@@ -28,7 +27,7 @@ export function createPrivateFile(path: string, content: string): void {
 }
 
 function privateTemp(path: string, content: string): string {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${path}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
   return temp;
 }

@@ -1,7 +1,9 @@
 // The frames on the agent host's socket: one JSON value a line. A client says hello with the
 // token first; then requests and their responses, and events the host sends on its own.
+// Checked with zod's mini build (the same core and checks as the full one): a client of the
+// host — every `deepdesk run` — loads it without the full API's layer.
 
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { HostRequestError } from './service-types';
 
 /** As the web host's (host/web/socket-hub.ts): a message with its attachments fits. */
@@ -12,32 +14,32 @@ export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 export const HelloFrame = z.object({ type: z.literal('hello'), token: z.string(), client: z.string(), version: z.string() });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 
-export const WelcomeFrame = z.object({ type: z.literal('welcome'), pid: z.number().int(), version: z.string() });
+export const WelcomeFrame = z.object({ type: z.literal('welcome'), pid: z.int(), version: z.string() });
 export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
 
 export const RefusedFrame = z.object({ type: z.literal('refused'), message: z.string() });
 export type RefusedFrame = z.infer<typeof RefusedFrame>;
 
-export const RequestFrame = z.object({ id: z.number().int().nonnegative(), method: z.string(), params: z.unknown().optional() });
+export const RequestFrame = z.object({ id: z.int().check(z.nonnegative()), method: z.string(), params: z.optional(z.unknown()) });
 export type RequestFrame = z.infer<typeof RequestFrame>;
 
 export type ErrorCode = HostRequestError['code'];
 const ERROR_CODES: readonly ErrorCode[] = ['bad_request', 'not_found', 'failed', 'needs_settings'];
 
 /** `id` is -1 when the line could not be read as a request. */
-export const ResultFrame = z.object({ id: z.number().int(), result: z.unknown() });
-export const ErrorFrame = z.object({ id: z.number().int(), error: z.object({ message: z.string(), code: z.string() }) });
+export const ResultFrame = z.object({ id: z.int(), result: z.unknown() });
+export const ErrorFrame = z.object({ id: z.int(), error: z.object({ message: z.string(), code: z.string() }) });
 export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: ErrorCode } };
 
 export const EventFrame = z.object({ event: z.string(), payload: z.unknown() });
 export type EventFrame = z.infer<typeof EventFrame>;
 
 /** The host asks a client for what only it can do (the desktop app's keychain, its browser). */
-export const AskFrame = z.object({ ask: z.number().int().nonnegative(), method: z.string(), params: z.unknown().optional() });
+export const AskFrame = z.object({ ask: z.int().check(z.nonnegative()), method: z.string(), params: z.optional(z.unknown()) });
 export type AskFrame = z.infer<typeof AskFrame>;
 
 /** A client's answer to an ask: its result, or why not. */
-export const AnswerFrame = z.object({ answer: z.number().int().nonnegative(), result: z.unknown().optional(), error: z.object({ message: z.string() }).optional() });
+export const AnswerFrame = z.object({ answer: z.int().check(z.nonnegative()), result: z.optional(z.unknown()), error: z.optional(z.object({ message: z.string() })) });
 export type AnswerFrame = z.infer<typeof AnswerFrame>;
 
 /** A code from the wire as one the client knows (an unknown one is `failed`). */

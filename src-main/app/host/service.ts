@@ -13,7 +13,7 @@ import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
-import { sandboxRequestSchema, sessionFlagsRequest } from '../base/session-flags';
+import { sandboxRequestSchema, sessionFlagsRequest } from '../base/session-flag-schemas';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
-import { overSettingsFlagsSchema } from '../base/session-flags';
+import { overSettingsFlagsSchema } from '../base/session-flag-schemas';
 import { createApp } from '../window/folder-app';
 import { ContractError, parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { ApprovalExtras } from '../approvals/approval-service';

@@ -3,7 +3,6 @@
 // from the first words of a hint (the prompt, the thread's title) when it has some, else
 // `wt-` and five random characters; a few random characters keep it unique.
 
-import { randomInt } from 'node:crypto';
 
 export const WORKTREE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const BRANCH_PREFIX = 'deepdesk/';
@@ -25,6 +24,8 @@ const FILLER = new Set(['a', 'an', 'the', 'to', 'of', 'in', 'on', 'for', 'and', 
 
 function randomChars(n: number): string {
   let out = '';
+  // node:crypto is loaded when a name is made, not by every command that checks one.
+  const { randomInt } = process.getBuiltinModule('node:crypto');
   for (let i = 0; i < n; i++) out += ALPHABET[randomInt(ALPHABET.length)];
   return out;
 }

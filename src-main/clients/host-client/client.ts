@@ -19,7 +19,10 @@ import {
   type HelloFrame,
 } from '../../app/host/protocol';
 import { HostRequestError } from '../../app/host/service-types';
-import { defaultHostLaunch, launchHost, logTail, StartLock, type HostLaunch, type LaunchedHost } from './launch';
+import type { HostLaunch, LaunchedHost, StartLock } from './launch';
+
+/** Starting a host (launch.ts, with node:child_process): loaded only when none answers, not on every command's connect. */
+const loadLaunch = () => import('./launch');
 
 export interface HostConnectOptions {
   dataDir: string;
@@ -110,7 +113,7 @@ export class HostClient {
   static async connect(options: HostConnectOptions): Promise<HostClient> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const paths = ensureHostDir(options.dataDir, options.paths);
-    const lock = new StartLock(paths.lock);
+    let lock: StartLock | undefined;
     let launched: LaunchedHost | undefined;
     let launchEnd: { ok: boolean; how: string } | undefined;
     let launches = 0;
@@ -125,7 +128,7 @@ export class HostClient {
     try {
       for (;;) {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw startFailure(paths, `did not answer within ${((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000).toFixed(1)} s${problem}`);
+        if (remaining <= 0) throw await startFailure(paths, `did not answer within ${((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000).toFixed(1)} s${problem}`);
         const attempt = await HostClient.attempt(paths, options, launched !== undefined && launchEnd?.ok !== true, Math.min(remaining, 5000));
         if (attempt.kind === 'welcome') {
           // A host of another build (Deepdesk was updated or rebuilt while it idled) is asked to
@@ -154,6 +157,8 @@ export class HostClient {
         }
         if (options.start === false) throw new HostNotRunningError(options.dataDir);
         starting();
+        const launching = await loadLaunch();
+        lock ??= new launching.StartLock(paths.lock);
         if (!lock.held) {
           // Taken: look once more before starting (the last holder's host may have just come up).
           if (lock.take()) continue;
@@ -161,12 +166,12 @@ export class HostClient {
           await sleep(POLL_MS);
           continue;
         }
-        if (launchEnd !== undefined && (!launchEnd.ok || launches >= MAX_LAUNCHES)) throw startFailure(paths, `could not start: ${launchEnd.how}`);
+        if (launchEnd !== undefined && (!launchEnd.ok || launches >= MAX_LAUNCHES)) throw await startFailure(paths, `could not start: ${launchEnd.how}`);
         if (launched === undefined || launchEnd !== undefined) {
           // A host that exited 0 before answering found another one running: start again if that one is gone too.
           launchEnd = undefined;
           launches++;
-          const host = launchHost(options.launch ?? defaultHostLaunch(options.dataDir, options.env ?? process.env), paths);
+          const host = launching.launchHost(options.launch ?? launching.defaultHostLaunch(options.dataDir, options.env ?? process.env), paths);
           launched = host;
           void host.ended.then((end) => {
             if (launched === host) launchEnd = end;
@@ -175,7 +180,7 @@ export class HostClient {
         await sleep(POLL_MS);
       }
     } finally {
-      lock.release();
+      lock?.release();
     }
   }
 
@@ -301,8 +306,11 @@ export class HostClient {
       const refused = RefusedFrame.safeParse(value);
       return this.answerHello(refused.success ? refused.data : { type: 'refused', message: 'it answered the hello with something else' });
     }
-    const event = EventFrame.safeParse(value);
-    if (event.success) {
+    // Each frame is checked against the one schema its keys can match, in the same order as
+    // before: a check that could only fail is skipped (a failed zod parse builds its issues).
+    const has = (key: string, type: 'string' | 'number' | 'object'): boolean => typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[key] === type;
+    const event = has('event', 'string') ? EventFrame.safeParse(value) : undefined;
+    if (event?.success) {
       for (const listener of [...this.eventListeners]) {
         try {
           listener(event.data.event, event.data.payload);
@@ -312,13 +320,14 @@ export class HostClient {
       }
       return;
     }
-    const ask = AskFrame.safeParse(value);
-    if (ask.success) {
+    const ask = has('ask', 'number') ? AskFrame.safeParse(value) : undefined;
+    if (ask?.success) {
       void this.answerAsk(ask.data);
       return;
     }
-    const error = ErrorFrame.safeParse(value);
-    if (error.success) {
+    if (!has('id', 'number')) return;
+    const error = has('error', 'object') ? ErrorFrame.safeParse(value) : undefined;
+    if (error?.success) {
       this.settle(error.data.id)?.reject(new HostRequestError(error.data.error.message, errorCode(error.data.error.code)));
       return;
     }
@@ -389,8 +398,8 @@ function openSocket(path: string): Promise<Socket | 'absent' | 'busy'> {
   });
 }
 
-function startFailure(paths: HostPaths, what: string): Error {
-  const tail = logTail(paths.log, 20);
+async function startFailure(paths: HostPaths, what: string): Promise<Error> {
+  const tail = (await loadLaunch()).logTail(paths.log, 20);
   return new Error(`the agent host ${what}${tail === '' ? '' : `; the end of ${paths.log}:\n${tail}`}`);
 }
 

@@ -116,6 +116,8 @@ const DEFAULT_MAX_STEPS = 200;
 /** How many times in a row a Stop hook may make the agent go on (SPEC §11). */
 export const MAX_STOP_CONTINUATIONS = 8;
 const specCache = new WeakMap<AgentTool, ToolSpec>();
+/** A zod schema's JSON Schema (read only once made: requests and token counts only read it). */
+const parametersCache = new WeakMap<object, Record<string, unknown>>();
 
 export function toolSpec(tool: AgentTool): ToolSpec {
   let spec = specCache.get(tool);
@@ -123,9 +125,15 @@ export function toolSpec(tool: AgentTool): ToolSpec {
     if (tool.jsonSchema !== undefined) {
       spec = { name: tool.name, description: tool.description, parameters: tool.jsonSchema };
     } else {
-      const schema = z.toJSONSchema(tool.schema, { unrepresentable: 'any' }) as Record<string, unknown>;
-      delete schema.$schema;
-      spec = { name: tool.name, description: tool.description, parameters: stripHugeBounds(schema) };
+      // A run makes its tools anew; their schemas are mostly the same objects run after run.
+      let parameters = parametersCache.get(tool.schema);
+      if (parameters === undefined) {
+        const schema = z.toJSONSchema(tool.schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+        delete schema.$schema;
+        parameters = stripHugeBounds(schema);
+        parametersCache.set(tool.schema, parameters);
+      }
+      spec = { name: tool.name, description: tool.description, parameters };
     }
     specCache.set(tool, spec);
   }

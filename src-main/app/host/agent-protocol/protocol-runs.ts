@@ -11,7 +11,8 @@
 // it is accepted, so an approval that appears meanwhile (the window or a terminal answering
 // the one shown) is never answered by it.
 
-import { configurableFlags, overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
+import { overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
+import { configurableFlags } from '../../base/session-flag-schemas';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { ApprovalMode } from '../../../core/agent/permissions/modes';

@@ -46,6 +46,7 @@ export class DeferredSync {
   private dirSynced = false;
   /** The WAL file's path, read once (undefined: not in WAL mode, every commit is synced as opened). */
   private walFile: string | undefined | null = null;
+  private readonly modes = new Map<string, Database.Statement>();
 
   // A plain field, not a parameter property: this file also runs under Node's type stripping (the durability test's writer).
   private readonly db: Database.Database;
@@ -56,7 +57,7 @@ export class DeferredSync {
 
   /** Defers the fsync of this connection's commits until the returned release (idempotent) is called. */
   hold(): () => void {
-    if (this.holds++ === 0 && this.wal() !== undefined) this.db.pragma('synchronous = NORMAL');
+    if (this.holds++ === 0 && this.wal() !== undefined) this.synchronous('NORMAL');
     let released = false;
     return () => {
       if (released) return;
@@ -64,9 +65,19 @@ export class DeferredSync {
       try {
         this.syncWal();
       } finally {
-        if (--this.holds === 0) this.db.pragma('synchronous = FULL');
+        if (--this.holds === 0) this.synchronous('FULL');
       }
     };
+  }
+
+  /** Sets the connection's synchronous mode (its two statements prepared once). */
+  private synchronous(mode: 'NORMAL' | 'FULL'): void {
+    let statement = this.modes.get(mode);
+    if (statement === undefined) {
+      statement = this.db.prepare(`PRAGMA synchronous = ${mode}`);
+      this.modes.set(mode, statement);
+    }
+    statement.run();
   }
 
   /** The WAL file, when the database is a file in WAL mode (else every commit is synced as opened). */

@@ -21,7 +21,7 @@ import {
   MAX_GREP_FILE_BYTES, ancestorsOf, editRecord, grepLines, previousText, readRecord, recordBytes,
   recordFromBytes, recordMessages, recordSize, textLooksBinary,
 } from './store-records';
-import { openDatabase, runMigrations } from './store-db';
+import { openDatabase, perConnection, runMigrations } from './store-db';
 import { STORE_MIGRATIONS } from './store-schema';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
 import {
@@ -131,6 +131,8 @@ class StoreStatements {
   }
 }
 
+/** The key of a connection's StoreStatements (store-db.ts perConnection: each is run to completion, iterations too, before anything else runs). */
+const STORE_STATEMENTS = Symbol('store statements');
 
 export class StoreBackend implements MemoryStore {
   readonly namespace: string;
@@ -145,7 +147,8 @@ export class StoreBackend implements MemoryStore {
     this.ownsDb = typeof options.db === 'string';
     this.db = typeof options.db === 'string' ? openDatabase(options.db) : options.db;
     if (!this.ownsDb) runMigrations(this.db, STORE_MIGRATIONS);
-    this.sql = new StoreStatements(this.db);
+    // Prepared once per connection: a thread's store is made for each run (and again by withAuthor).
+    this.sql = perConnection(this.db, STORE_STATEMENTS, () => new StoreStatements(this.db));
     this.author = options.author ?? null;
   }
 

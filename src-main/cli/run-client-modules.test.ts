@@ -1,0 +1,60 @@
+// What a warm `deepdesk run` loads (issue 66: a warm run within 100 ms). Starting an agent
+// host (node:child_process) and asking the person a question (node:readline) are loaded when
+// they happen, not by every run: seen by effect, every module the command resolves is logged
+// by a resolve hook given through NODE_OPTIONS, to a run whose host is already up (started
+// without the hook). The first run, which starts the host, shows the lazy start still works.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { useCliTestEnv } from './cli-harness.test-support';
+
+const HOOK = `import { registerHooks } from 'node:module';
+import { appendFileSync } from 'node:fs';
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    appendFileSync(process.env.DEEPDESK_TEST_MODULE_LOG, resolved.url + '\\n');
+    return resolved;
+  },
+});
+`;
+
+const t = useCliTestEnv('deepdesk-run-modules');
+
+describe('a warm deepdesk run', () => {
+  it('loads no process-starting or question-asking module; the run that starts the host still starts it', async () => {
+    const flags = ['run', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, 'hi'];
+    t.server.push({ text: 'first' });
+    const first = await t.deepdesk(flags);
+    expect(first.stderr).toBe('');
+    expect(first.stdout.trim()).toBe('first');
+    expect(readFileSync(join(t.dataDir, 'host', 'host.log'), 'utf8')).toMatch(/host up: pid \d+/);
+
+    const hook = join(t.dataDir, 'hook.mjs');
+    writeFileSync(hook, HOOK);
+    const log = join(t.dataDir, 'modules.log');
+    writeFileSync(log, '');
+    t.server.push({ text: 'second' });
+    const second = await t.deepdesk(flags, { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` });
+    expect(second.stderr).toBe('');
+    expect(second.stdout.trim()).toBe('second');
+    const modules = readFileSync(log, 'utf8').split('\n');
+    // The hook saw the command's own modules: the run's chunk and the socket it talks over.
+    expect(modules.some((url) => /\/out\/main\/chunks\/run-command-[^/]+\.js$/.test(url))).toBe(true);
+    expect(modules).toContain('node:net');
+    expect(modules.filter((url) => /^node:(child_process|readline)/.test(url))).toEqual([]);
+    // node:util and node:crypto are taken from the modules themselves (process.getBuiltinModule):
+    // their ESM faces would load worker_threads and Web Crypto.
+    expect(modules.filter((url) => /^node:(util|crypto)$/.test(url))).toEqual([]);
+
+    // `--version` loads none of those, and no zod (the command table builds no schema).
+    writeFileSync(log, '');
+    const version = await t.deepdesk(['--version'], { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` });
+    expect(version.stdout).toMatch(/^deepdesk \d+\.\d+\.\d+/);
+    const versionModules = readFileSync(log, 'utf8').split('\n').filter((url) => url !== '');
+    expect(versionModules.filter((url) => /^node:(child_process|readline|util|crypto|net)/.test(url))).toEqual([]);
+    expect(versionModules.filter((url) => /\/out\/main\/chunks\//.test(url)).map((url) => readFileSync(new URL(url), 'utf8')).some((text) => text.includes('$ZodObject'))).toBe(false);
+  }, 60_000);
+});
