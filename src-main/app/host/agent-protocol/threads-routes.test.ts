@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newThreadState } from '../../../core/agent/types';
 import { CheckpointStore } from '../../../core/checkpoints/store';
+import { startGoal } from '../../../core/goals/goal';
 import type { ChatMessage } from '../../../core/models/types';
 import { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
@@ -258,6 +259,31 @@ describe('the Agent Protocol /threads routes', () => {
     expect(messages[7]).toMatchObject({ type: 'tool', name: 7 });
     expect(messages[8]).toMatchObject({ type: 'system' });
     expect(messages[9]).toMatchObject({ type: 'human', content: '😀 \ud800 \udc00' });
+  });
+
+  it('answers getState of a long thread byte for byte while it reads it, batch after batch (issue 66)', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000ed');
+    // About 1.5 MB of messages: several batches of bytes, each sent as it is made.
+    for (let i = 0; i < 120; i++) state.messages.push(...turn(i), { role: 'tool', toolCallId: `long-${i}`, toolName: 'read_file', content: `${'line "x"\t\n'.repeat(1000)}${i}` });
+    state.todos = [{ content: 'long', status: 'pending' }];
+    store.save(state, { folder: '/work/project', title: 'Long' });
+    const headers = { 'x-api-key': h.key };
+    const text = await (await fetch(`${server.url}/threads/${state.id}/state`, { headers })).text();
+    const [newest] = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers })).json()) as unknown[];
+    expect(text).toBe(JSON.stringify(newest));
+    expect(text.length).toBeGreaterThan(1_000_000);
+  });
+
+  it('answers getState of a thread none of whose rows reads as a message as the reference\'s state with no messages: no goal, no metadata (issue 66)', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000ec');
+    state.messages.push({ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' });
+    state.todos = [{ content: 'kept', status: 'pending' }];
+    state.goal = startGoal({ objective: 'a goal', criteria: ['done'], verify: [] });
+    store.save(state, { folder: '/work/project', title: 'Unreadable' });
+    const update = h.context.db.prepare('UPDATE thread_messages SET message_json = ? WHERE thread_id = ? AND seq = ?');
+    [String.raw`{"role":"user","content":"cut`, String.raw`["role","assistant"]`].forEach((json, i) => update.run(json, state.id, i));
+    const text = await (await fetch(`${server.url}/threads/${state.id}/state`, { headers: { 'x-api-key': h.key } })).text();
+    expect(text).toBe(JSON.stringify({ values: { messages: [], todos: [{ content: 'kept', status: 'pending' }] }, next: [], tasks: [], created_at: null, checkpoint: null, parent_checkpoint: null }));
   });
 
   it('shows a pending approval as an interrupt of the thread and a task of its state', async () => {
