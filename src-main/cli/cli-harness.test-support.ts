@@ -1,15 +1,38 @@
 // The built `deepdesk` bin as a person runs it, for CLI tests: a real folder and data
 // folder per test, the scripted model server, and a helper that runs a command to its end.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = join(repo, 'bin/deepdesk.mjs');
+
+const MODULE_LOG_HOOK = `import { registerHooks } from 'node:module';
+import { appendFileSync } from 'node:fs';
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    appendFileSync(process.env.DEEPDESK_TEST_MODULE_LOG, resolved.url + '\\n');
+    return resolved;
+  },
+});
+`;
+
+/**
+ * The environment under which a process, and every process it starts with that environment,
+ * appends each module it resolves to `log` (one URL a line): a resolve hook, written into
+ * `dir`, given through NODE_OPTIONS. What a command loads is then seen by effect.
+ */
+export function moduleLogEnv(dir: string, log: string): { DEEPDESK_TEST_MODULE_LOG: string; NODE_OPTIONS: string } {
+  const hook = join(dir, 'module-log-hook.mjs');
+  writeFileSync(hook, MODULE_LOG_HOOK);
+  return { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` };
+}
 
 export interface CliResult {
   code: number | null;

@@ -6,20 +6,8 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useCliTestEnv } from './cli-harness.test-support';
-
-const HOOK = `import { registerHooks } from 'node:module';
-import { appendFileSync } from 'node:fs';
-registerHooks({
-  resolve(specifier, context, next) {
-    const resolved = next(specifier, context);
-    appendFileSync(process.env.DEEPDESK_TEST_MODULE_LOG, resolved.url + '\\n');
-    return resolved;
-  },
-});
-`;
+import { moduleLogEnv, useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-run-modules');
 
@@ -32,12 +20,11 @@ describe('a warm deepdesk run', () => {
     expect(first.stdout.trim()).toBe('first');
     expect(readFileSync(join(t.dataDir, 'host', 'host.log'), 'utf8')).toMatch(/host up: pid \d+/);
 
-    const hook = join(t.dataDir, 'hook.mjs');
-    writeFileSync(hook, HOOK);
     const log = join(t.dataDir, 'modules.log');
     writeFileSync(log, '');
+    const logged = moduleLogEnv(t.dataDir, log);
     t.server.push({ text: 'second' });
-    const second = await t.deepdesk(flags, { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` });
+    const second = await t.deepdesk(flags, logged);
     expect(second.stderr).toBe('');
     expect(second.stdout.trim()).toBe('second');
     const modules = readFileSync(log, 'utf8').split('\n');
@@ -51,7 +38,7 @@ describe('a warm deepdesk run', () => {
 
     // `--version` loads none of those, and no zod (the command table builds no schema).
     writeFileSync(log, '');
-    const version = await t.deepdesk(['--version'], { DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` });
+    const version = await t.deepdesk(['--version'], logged);
     expect(version.stdout).toMatch(/^deepdesk \d+\.\d+\.\d+/);
     const versionModules = readFileSync(log, 'utf8').split('\n').filter((url) => url !== '');
     expect(versionModules.filter((url) => /^node:(child_process|readline|util|crypto|net)/.test(url))).toEqual([]);

@@ -9,22 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 import { CheckpointStore } from '../core/checkpoints/store';
-import { bin, repo } from './cli-harness.test-support';
-
-const HOOK = `import { registerHooks } from 'node:module';
-import { appendFileSync } from 'node:fs';
-registerHooks({
-  resolve(specifier, context, next) {
-    const resolved = next(specifier, context);
-    appendFileSync(process.env.DEEPDESK_TEST_MODULE_LOG, resolved.url + '\\n');
-    return resolved;
-  },
-});
-`;
+import { bin, moduleLogEnv, repo } from './cli-harness.test-support';
 
 /** Loaded only when a run calls a model, traces are configured, or an editor or another agent connects. */
 const LATER = /\/node_modules\/(@opentelemetry|langsmith|@ai-sdk\/(anthropic|google|openai|openai-compatible)|@agentclientprotocol)\//;
@@ -54,13 +42,11 @@ describe('deepdesk serve at rest', () => {
     const dataDir = join(dir, 'data');
     mkdirSync(join(folder, 'src'), { recursive: true });
     for (let i = 0; i < 20; i++) writeFileSync(join(folder, 'src', `file${i}.ts`), `export const v${i} = ${i};\n`);
-    const hook = join(dir, 'hook.mjs');
-    writeFileSync(hook, HOOK);
     const log = join(dir, 'modules.log');
     writeFileSync(log, '');
     serve = spawn(process.execPath, [bin, 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0'], {
       cwd: repo,
-      env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir, DEEPDESK_TEST_MODULE_LOG: log, NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` },
+      env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir, ...moduleLogEnv(dir, log) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
