@@ -125,8 +125,8 @@ export async function downloadToDisk(
   signal?: AbortSignal,
   /** Given: the staging's removal is handed here once started, for the caller to wait for after its own work (a step's calls are done when it is); else it is waited for here. */
   cleanup?: (removed: Promise<unknown>) => void,
-  /** What the listing already staged (bring-back.ts PreStage): its folder, `pre` in it the files it read joined in this order, cut at `maxBytes`. */
-  prestaged?: { dir: string; order: ReadonlyArray<{ rel: string; size: number; crc: number }>; maxFileBytes: number; maxBytes: number; refused: ReadonlySet<string> },
+  /** What the listing already staged. */
+  prestaged?: Prestaged,
 ): Promise<Set<string>> {
   const stage = prestaged?.dir ?? `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
   const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, oneCall: true, ...(signal ? { signal } : {}) });
@@ -165,7 +165,7 @@ async function takePrestaged(
   sandbox: ProviderSandbox,
   files: readonly WantedFile[],
   destOf: (rel: string) => string,
-  pre: { dir: string; order: ReadonlyArray<{ rel: string; size: number; crc: number }>; maxFileBytes: number; maxBytes: number; refused: ReadonlySet<string> },
+  pre: Prestaged,
   signal?: AbortSignal,
 ): Promise<Set<string>> {
   const wanted = new Map(files.map((f) => [f.rel, f]));
@@ -194,6 +194,15 @@ async function takePrestaged(
     whole.add(file.rel);
   }
   return whole;
+}
+
+/** What a listing staged (bring-back.ts PreStage): `pre` in `dir`, the files it read joined in `order`, cut at `maxBytes`; none over `maxFileBytes`; `refused`: what the caps refuse. */
+export interface Prestaged {
+  dir: string;
+  order: ReadonlyArray<{ rel: string; size: number; crc: number }>;
+  maxFileBytes: number;
+  maxBytes: number;
+  refused: ReadonlySet<string>;
 }
 
 /** Kept when the file at `dest` has the listed size and cksum; else removed. */

@@ -17,7 +17,7 @@ import { byteGroups } from '../../core/text/byte-groups';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
-import { BATCH_BYTES, capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, PIECE_BYTES, type BringBackLimits } from './bring-back-download';
+import { BATCH_BYTES, capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, PIECE_BYTES, type BringBackLimits, type Prestaged } from './bring-back-download';
 
 /**
  * Lists, under `starts`, every file (its mode, size, change time and inode), link (its target),
@@ -258,14 +258,14 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   // Waited for before the bring-back ends (a step's calls are done when it is), after the layer was applied here.
   let removal: Promise<unknown> | undefined;
   try {
-    return await bringBackListed(options, state, stage, (removed) => void (removal = removed));
+    return await bringBackListed(options, limits, state, stage, (removed) => void (removal = removed));
   } finally {
     if (removal === undefined && state.prestaged !== undefined) removal = removeStage();
     await removal;
   }
 }
 
-async function bringBackListed(options: BringBackOptions, state: SandboxState, stage: PreStage, handOver: (removed: Promise<unknown>) => void): Promise<BringBackResult> {
+async function bringBackListed(options: BringBackOptions, limits: BringBackLimits, state: SandboxState, stage: PreStage, handOver: (removed: Promise<unknown>) => void): Promise<BringBackResult> {
   const { sandbox, manifest } = options;
   const inScope = (rel: string): boolean => !options.only || options.only.some((o) => rel === o || rel.startsWith(`${o}/`));
 
@@ -291,9 +291,9 @@ async function bringBackListed(options: BringBackOptions, state: SandboxState, s
   // The caps of Settings › Sandboxes and the disks' free space, from the sizes the sandbox listed: before anything comes down.
   const { take, refused } = capBringBack(
     changedFiles.map((rel) => ({ rel, size: state.files.get(rel)!.size, crc: state.files.get(rel)!.crc })),
-    options.limits ?? DEFAULT_BRING_BACK_LIMITS,
+    limits,
   );
-  const prestaged =
+  const prestaged: Prestaged | undefined =
     state.prestaged === undefined ? undefined : { dir: state.prestaged, order: state.readInOrder, maxFileBytes: stage.maxFileBytes, maxBytes: stage.maxBytes, refused: new Set(refused.map((r) => r.rel)) };
   const over: BlockedItem[] = refused.map((r) => ({ kind: 'write', path: path.join(options.folder, r.rel), why: r.why }));
   const layerRoot = options.layerRoot ?? tmpdir();
