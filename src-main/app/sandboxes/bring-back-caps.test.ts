@@ -155,6 +155,8 @@ describe('small files come back many to a download', () => {
     const many = Array.from({ length: 40 }, (_, i) => `g/${i}.txt`);
     expect((await inner.execute(`mkdir g && for i in $(seq 0 39); do seq $i > g/$i.txt; done`, { timeoutMs: 30_000 })).exitCode).toBe(0);
     const again = await scanSandbox(inner, ['./g']);
+    // A listing with no stage folder keeps its lists in one of its own, gone when it answers.
+    expect((await inner.execute('ls -a /tmp', { timeoutMs: 10_000 })).output).not.toMatch(/deepdesk-list/);
     const back = await downloadToDisk(sandbox, many.map((rel) => ({ rel, ...again.files.get(rel)! })), destOf);
     expect(back.size).toBe(40);
     expect(downloads).toHaveLength(1);

@@ -22,33 +22,41 @@ import { BATCH_BYTES, capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, down
 /**
  * Lists, under `starts`, every file (its mode, size, change time and inode), link (its target),
  * what may not come back (fifos, sockets, devices) and any path with a line break (`n`: not
- * entered) as NUL-separated records, after the sandbox's clock at the start (`s`); then, after
- * `marker`, the `cksum` lines of the files changed since `since` (all of them without it). The
- * sandbox chooses the names, so nothing in them can shape the listing: records are
- * NUL-separated, the marker is new for each scan, and the only line-based part (cksum's) never
- * sees a path with a line break.
+ * entered) as NUL-separated records, after the sandbox's clock at the start (`s`: the change time
+ * of the scan's own folder, made first, on the clock the files' change times come from); then, after
+ * `marker`, the `cksum` lines of the files changed since `since` (all of them without it). One
+ * walk of the tree: the same `find` writes the changed files' names (and those small enough to
+ * stage) to lists in a folder of the scan's own, which `cksum` (and the staging's `cat`) then
+ * read, in the same order. The sandbox chooses the names, so nothing in them can shape the
+ * listing: records and lists are NUL-separated, the marker is new for each scan, and the only
+ * line-based part (cksum's) never sees a path with a line break.
  */
 function scanScript(starts: readonly string[], marker: string, since: number | undefined, stage: PreStage | undefined): string {
   const from = starts.map(shQuote).join(' ');
   const skip = `-path ./.git -prune -o -path "*$NL*" -prune -printf 'n\\0%p\\0' -o`;
-  const changed = since === undefined ? '' : ` -newerct @${since.toFixed(3)}`;
-  // The files changed since `since` of at most `maxFileBytes` (`-size -Nk`: at most N-1 KiB, rounded up), joined in the order
-  // the cksum below lists them, cut at `maxBytes`: `p` says they were staged (in a folder new to this scan).
-  const prestage =
-    stage && since !== undefined
-      ? [
-          `if mkdir -m 700 -- ${shQuote(stage.dir)} 2>/dev/null; then`,
-          `  find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -size -${Math.floor(stage.maxFileBytes / 1024) + 1}k -exec cat -- {} + 2>/dev/null | head -c ${stage.maxBytes} > ${shQuote(`${stage.dir}/pre`)} && printf 'p\\0\\0'`,
-          'fi',
-        ]
-      : [];
+  const changed = since === undefined ? '' : `-newerct @${since.toFixed(3)} `;
+  // The files changed since `since` of at most `maxFileBytes` (`-size -Nk`: at most N-1 KiB, rounded up) are listed to be staged
+  // (only with an earlier listing: else every file would be), joined in the order cksum reads them, cut at `maxBytes`: `p` says they
+  // were (in the stage folder, new to this scan).
+  const staging = stage !== undefined && since !== undefined;
+  const small = staging ? ` \\( -size -${Math.floor(stage.maxFileBytes / 1024) + 1}k -fprint0 "$D/s" -o -true \\)` : '';
+  const files = `-type f -printf 'f\\0%m\\0%s\\0%C@\\0%i\\0%p\\0' \\( ${changed}-fprint0 "$D/c"${small} -o -true \\)`;
+  const links = `-type l -printf 'l\\0%p\\0%l\\0'`;
+  const others = `\\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0'`;
   return [
     `NL='\n'`,
-    `printf 's\\0%s\\0' "$(date +%s.%N 2>/dev/null)"`,
-    `find ${from} ${skip} -type f -printf 'f\\0%m\\0%s\\0%C@\\0%i\\0%p\\0' -o -type l -printf 'l\\0%p\\0%l\\0' -o \\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0' 2>/dev/null`,
-    ...prestage,
+    // The lists' folder: the stage folder when this scan made it, else a temporary one of its own (removed at the end).
+    // (Not TMPDIR's: the sandbox's environment could put it in the folder listed.)
+    `ownLists() { D=$(mktemp -d /tmp/deepdesk-list.XXXXXXXXXX) || { echo 'no room for a temporary folder in /tmp'; exit 97; }; M=0; P=0; T=$D; }`,
+    stage !== undefined ? `if mkdir -m 700 -- ${shQuote(stage.dir)} 2>/dev/null; then D=${shQuote(stage.dir)}; M=1; P=${staging ? 1 : 0}; else ownLists; fi` : 'ownLists',
+    // The sandbox's clock at the start is the lists' folder's change time, just made: the clock change times are read from.
+    `find "$D" ${from} -path "$D" -prune -printf 's\\0%C@\\0' -o ${skip} ${files} -o ${links} -o ${others} 2>/dev/null`,
+    // `d`: the stage folder was made (the caller removes it).
+    `[ "$M" = 0 ] || printf 'd\\0\\0'`,
+    ...(staging ? [`[ "$P" = 1 ] && xargs -0 -r cat -- < "$D/s" 2>/dev/null | head -c ${stage.maxBytes} > "$D/pre" && printf 'p\\0\\0'`] : []),
     `printf '\\0%s\\0' ${marker}`,
-    `find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f${changed} -exec cksum -- {} + 2>/dev/null`,
+    `xargs -0 -r cksum -- < "$D/c" 2>/dev/null`,
+    `[ -z "\${T-}" ] || rm -rf -- "$T"`,
   ].join('\n');
 }
 
@@ -83,8 +91,10 @@ export interface SandboxState {
   startedAt?: number;
   /** The files the listing's own script read, in its order (what it staged, joined, is in this order). */
   readInOrder: Array<{ rel: string; size: number; crc: number }>;
-  /** The staging folder, when the listing staged what it read (`PreStage`): removed by the caller. */
-  prestaged?: string;
+  /** The stage folder (`PreStage`), when the listing made it (holding its lists): removed by the caller. */
+  stageDir?: string;
+  /** Whether the listing staged what it read there (`pre`). */
+  prestaged: boolean;
 }
 
 /** A path as the scan's `find` printed it (`./…` under the workdir) as folder-relative; undefined when it is not one. */
@@ -138,12 +148,13 @@ export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly str
   const at = r.output.indexOf(`\0${marker}\0`);
   if (at < 0) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
   const fields = r.output.slice(0, at).split('\0');
-  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set(), readInOrder: [] };
+  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set(), readInOrder: [], prestaged: false };
   const listed = new Map<string, { mode: number; size: number; ctime: string; ino: string }>();
   for (let i = 0; i < fields.length; ) {
     const kind = fields[i];
-    if (kind === 'p') {
-      if (stage) state.prestaged = stage.dir;
+    if (kind === 'd' || kind === 'p') {
+      if (stage && kind === 'd') state.stageDir = stage.dir;
+      else if (stage) state.prestaged = true;
       i += 2;
     } else if (kind === 's') {
       const t = /^\d+\.\d+$/.test(fields[i + 1] ?? '') ? Number(fields[i + 1]) : NaN;
@@ -260,7 +271,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   try {
     return await bringBackListed(options, limits, state, stage, (removed) => void (removal = removed));
   } finally {
-    if (removal === undefined && state.prestaged !== undefined) removal = removeStage();
+    if (removal === undefined && state.stageDir !== undefined) removal = removeStage();
     await removal;
   }
 }
@@ -294,7 +305,7 @@ async function bringBackListed(options: BringBackOptions, limits: BringBackLimit
     limits,
   );
   const prestaged: Prestaged | undefined =
-    state.prestaged === undefined ? undefined : { dir: state.prestaged, order: state.readInOrder, maxFileBytes: stage.maxFileBytes, maxBytes: stage.maxBytes, refused: new Set(refused.map((r) => r.rel)) };
+    state.stageDir === undefined ? undefined : { dir: state.stageDir, order: state.prestaged ? state.readInOrder : [], maxFileBytes: stage.maxFileBytes, maxBytes: stage.maxBytes, refused: new Set(refused.map((r) => r.rel)) };
   const over: BlockedItem[] = refused.map((r) => ({ kind: 'write', path: path.join(options.folder, r.rel), why: r.why }));
   const layerRoot = options.layerRoot ?? tmpdir();
   // Refused whole, as a layer that could not be checked is: reported blocked, nothing applied, all looked at again next time.
