@@ -53,6 +53,7 @@ import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
+import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
 import { makeRunFolder, removeRunFolder, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
@@ -200,6 +201,7 @@ class OsSandbox implements Sandbox {
 
   async prepare(spec: CommandSpec, options: PrepareOptions = {}): Promise<PreparedCommand> {
     const longLived = options.longLived === true;
+    if (longLived && options.report) throw new Error('a long-lived process has no status report');
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
@@ -267,7 +269,7 @@ class OsSandbox implements Sandbox {
       args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', ...inner];
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
       // the filter and (with a layer) mounts the overlay: the fewest execs per command.
-      const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}) };
+      const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
       ({ file, args } = layer ? layer.wrap(this.launcher.path, args, prelude) : withPrelude(prelude, this.launcher.path, args));
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
@@ -278,6 +280,7 @@ class OsSandbox implements Sandbox {
       const proxyPort = proxy?.port;
       file = this.launcher.path;
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
+      if (options.report) ({ file, args } = withStatusReport(options.report, file, args));
     }
 
     // Captured now: the checkpoint step this command belongs to applies its layer. A
@@ -354,6 +357,7 @@ class OsSandbox implements Sandbox {
       args,
       cwd: spec.cwd,
       env,
+      ...(options.report ? { reports: true as const } : {}),
       launchRaced: (output, exitCode) => {
         if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;
         const path = vanishedMountTarget(output);
