@@ -107,13 +107,12 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, ...traceparentEnv(opts.traceparent), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
-  const level = wrapperShellLevel(shell, env.SHLVL);
-  if (level !== undefined) env.SHLVL = level;
   // The command runs in a shell of its own (`shell -c command`, so it behaves exactly as
   // typed, `exit` and all), under /bin/sh's status report (status-report.ts); in a sandbox
   // the launch's own shell reports (it already runs to start bwrap), one shell fewer.
   const spec = { file: shell, args: ['-c', command, basename(shell)], cwd: opts.cwd, env };
-  const report: StatusReport = { nonce, stdinFromPty: opts.attach !== undefined };
+  const level = wrapperShellLevel(shell, env.SHLVL);
+  const report: StatusReport = { nonce, stdinFromPty: opts.attach !== undefined, ...(level !== undefined ? { shellLevel: level } : {}) };
   if (!opts.sandbox) {
     // Its writes land straight in the folder, indistinguishable from anyone else's.
     await opts.attribution?.blind();

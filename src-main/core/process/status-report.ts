@@ -12,6 +12,8 @@ export interface StatusReport {
   nonce: string;
   /** The command reads the pty (a live view can type into it); otherwise stdin is /dev/null. */
   stdinFromPty: boolean;
+  /** The SHLVL the command's shell starts from (wrapperShellLevel), set just before it starts. */
+  shellLevel?: number;
 }
 
 /**
@@ -22,8 +24,10 @@ export interface StatusReport {
  * job report of ours ("Killed ...") shows nowhere. Its variables are its own (not exported).
  */
 export function statusReportLines(report: StatusReport, redirect = ''): string[] {
-  const { nonce } = report;
+  const { nonce, shellLevel } = report;
   if (!/^[0-9a-f]+$/.test(nonce)) throw new Error('a status report nonce is hex');
+  // Set in the subshell, whatever /bin/sh did to its own (bash as sh adds a level, dash none).
+  const level = shellLevel !== undefined && Number.isSafeInteger(shellLevel) ? `SHLVL=${shellLevel}; export SHLVL; ` : '';
   return [
     // Ctrl-C typed into the pty reaches this shell too: it still waits for the command (whose
     // own handling of the signal decides how it ends) and reports, as bash would. A handler,
@@ -32,7 +36,7 @@ export function statusReportLines(report: StatusReport, redirect = ''): string[]
     'exec 3>&2 2>/dev/null',
     // In a subshell (one fork, as a plain command): its redirections are then undone before
     // dash reports a signal's death ("Killed"), so that report goes to /dev/null too.
-    `(exec "$@" ${redirect ? `${redirect} ` : ''}${report.stdinFromPty ? '' : '</dev/null '}2>&3 3>&-)`,
+    `(${level}exec "$@" ${redirect ? `${redirect} ` : ''}${report.stdinFromPty ? '' : '</dev/null '}2>&3 3>&-)`,
     '__deepdesk_status=$?',
     `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
     // Only our answer ends the wait, not a line the person typed ahead.
@@ -47,14 +51,14 @@ export function withStatusReport(report: StatusReport, file: string, args: reado
 }
 
 /**
- * SHLVL as the user's shell sets it for the command when started by another of its kind:
- * the command used to run in a second bash or zsh under a first one, each adding a level
- * (a number that is not one counts as 0; bash starts again at 1 past 999). The report's
- * shell is /bin/sh now, which adds none, so the level it added is given here.
+ * The SHLVL the command's shell starts from: the command used to run in a second bash or zsh
+ * under a first one, which added a level (a number that is not one counts as 0; bash starts
+ * again at 1 past 999). The report's shell is /bin/sh now, so that level is given to the
+ * command. Undefined for another shell (sh under sh, as before: nothing is set).
  */
-export function wrapperShellLevel(shell: string, level: string | undefined): string | undefined {
-  if (!/(?:^|\/)(?:bash|zsh)$/.test(shell)) return level;
+export function wrapperShellLevel(shell: string, level: string | undefined): number | undefined {
+  if (!/(?:^|\/)(?:bash|zsh)$/.test(shell)) return undefined;
   const n = level !== undefined && /^\s*[+-]?\d+\s*$/.test(level) ? Number(level) : 0;
   const next = n + 1;
-  return String(next < 0 ? 0 : next >= 1000 ? 1 : next);
+  return next < 0 ? 0 : next >= 1000 ? 1 : next;
 }
