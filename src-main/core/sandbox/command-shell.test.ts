@@ -60,12 +60,12 @@ describe.each(ways)('a command as typed in the user shell ($way)', ({ boxed }) =
   const run = (command: string, extra: Partial<RunInPtyOptions> = {}) => runInPty(command, { cwd: project, env, timeoutS: 30, ...(boxed && sandbox ? { sandbox } : {}), ...extra });
 
   it.skipIf(skip)('sees its shell as $0, no arguments, and the environment it was given', async () => {
-    const result = await run('printf "%s|%s|%s|" "$0" "$#" "$DEEPDESK_TEST_VAR"; echo "$SHLVL"');
+    const result = await run('printf "%s|%s|%s|%s|" "$0" "$#" "$DEEPDESK_TEST_VAR" "${LC_ALL-unset}"; echo "$SHLVL"');
     // As in bash started by bash (the user's shell running the command in a shell of its
     // own, as it always has; `; :` keeps the outer one from exec'ing it).
     const level = execFileSync('/bin/bash', ['-c', '/bin/bash -c \'echo "$SHLVL"\'; :'], { env: { PATH: env.PATH, SHLVL: '3' }, encoding: 'utf8' }).trim();
     expect(level).toBe('5');
-    expect(result.output).toBe(`bash|0|a b\tc|${level}`);
+    expect(result.output).toBe(`bash|0|a b\tc|unset|${level}`);
     expect(result.exitCode).toBe(0);
   });
 

@@ -237,6 +237,8 @@ class OsSandbox implements Sandbox {
 
     let file: string;
     let args: string[];
+    /** What the launch starts with (the write layer's runs its tools in the C locale); the command gets `env`. */
+    let launchEnv = env;
     let proxy: DomainProxy | undefined;
     let proxyDir: string | undefined;
     let layer: WriteLayer | undefined;
@@ -270,7 +272,8 @@ class OsSandbox implements Sandbox {
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
       // the filter and (with a layer) mounts the overlay: the fewest execs per command.
       const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
-      ({ file, args } = layer ? layer.wrap(this.launcher.path, args, prelude) : withPrelude(prelude, this.launcher.path, args));
+      if (layer) ({ file, args, env: launchEnv } = layer.wrap(this.launcher.path, args, env, prelude));
+      else ({ file, args } = withPrelude(prelude, this.launcher.path, args));
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {
@@ -356,7 +359,7 @@ class OsSandbox implements Sandbox {
       file,
       args,
       cwd: spec.cwd,
-      env,
+      env: launchEnv,
       ...(options.report ? { reports: true as const } : {}),
       launchRaced: (output, exitCode) => {
         if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;
