@@ -95,6 +95,23 @@ describe.each(ways)('a command as typed in the user shell ($way)', ({ boxed }) =
     expect(result.output.split('\n')).toHaveLength(40001);
   });
 
+  it.skipIf(skip)('with a live view attached, a line typed into it reaches it (its stdin is the pty)', async () => {
+    let live: LiveCommand | undefined;
+    let shown = '';
+    let answered = false;
+    const result = await run(`read -r -p 'Name? ' n; echo "hi $n"`, {
+      attach: (l) => (live = l),
+      onData: (chunk) => {
+        shown += chunk;
+        if (!answered && shown.includes('Name? ')) {
+          answered = true;
+          live?.write('Ada\r');
+        }
+      },
+    });
+    expect(result).toMatchObject({ exitCode: 0, output: 'Name? Ada\nhi Ada' });
+  });
+
   it.skipIf(skip)('Ctrl-C typed into it: its own handler decides, its status and output are kept', async () => {
     let live: LiveCommand | undefined;
     let shown = '';
