@@ -3,6 +3,7 @@
 // run, and the agent loop runs execute steps (as in auto mode: no approvals) both ways.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,9 @@ import { runAgent } from '../../src-main/core/agent/loop';
 import type { PermissionRule } from '../../src-main/core/agent/permissions/rules';
 import { newThreadState } from '../../src-main/core/agent/types';
 import { LocalShellBackend } from '../../src-main/core/backends/filesystem/local-shell';
+import { resolveShell } from '../../src-main/core/process/pty-exec';
+import { buildCommandEnv } from '../../src-main/core/process/shell-env';
+import { DONE_OSC } from '../../src-main/core/process/status-report';
 import { createDefaultMounts } from '../../src-main/core/backends/mounts/mounts';
 import { openDatabase } from '../../src-main/core/backends/store/store-db';
 import type { ChatModel, ModelEvent, ModelRequest } from '../../src-main/core/models/types';
@@ -57,12 +61,12 @@ function bareSh(): Promise<string> {
   });
 }
 
-/** A command in a pseudo-terminal (node-pty), as execute runs one. */
-function inPty(file: string, args: string[], cwd = os.tmpdir()): () => Promise<string> {
+/** A command in a pseudo-terminal (node-pty), as execute runs one; with `ack`, answered once it reports its status (process/status-report.ts). */
+function inPty(file: string, args: string[], cwd = os.tmpdir(), ack?: string, env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' }): () => Promise<string> {
   return () =>
     new Promise((resolve, reject) => {
-      const p = pty.spawn(file, args, { cols: 80, rows: 24, cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-      p.onData(() => undefined);
+      const p = pty.spawn(file, args, { cols: 80, rows: 24, cwd, env });
+      p.onData(ack === undefined ? () => undefined : (chunk) => void (chunk.includes(`\x1b]${DONE_OSC};done;${ack};`) && p.write(`${ack}\n`)));
       p.onExit(({ exitCode }) => (exitCode === 0 ? resolve('exit 0') : reject(new Error(`${file} exit ${exitCode}`))));
     });
 }
@@ -120,14 +124,22 @@ function timedSandbox(sandbox: Sandbox): { sandbox: Sandbox; phases: Phases } {
 /**
  * The launch chain of one prepared `sh -c true`, part by part, each in a pty as execute runs
  * it: bwrap with this folder's mount list and seccomp filter (through the prelude's shell),
- * and the whole prepared launch (with the write layer: unshare, the mount program and the
- * overlay before it). The prepared command is kept (its folders) until `dispose`.
+ * the whole prepared launch (with the write layer: unshare, the mount program and the
+ * overlay before it), and the same launch as execute prepares it: the command in the user's
+ * shell, its status reported by the launch's shell and answered. The prepared commands are
+ * kept (their folders) until `dispose`.
  */
-async function launchParts(sandbox: Sandbox, folder: string): Promise<{ parts: Record<string, { run: () => Promise<string> }>; dispose: () => Promise<void> }> {
+async function launchParts(sandbox: Sandbox, folder: string, env: Record<string, string>): Promise<{ parts: Record<string, { run: () => Promise<string> }>; dispose: () => Promise<void> }> {
   const prepared = await sandbox.prepare({ file: '/bin/sh', args: ['-c', 'true'], cwd: folder, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir() } });
+  const shell = resolveShell(env.SHELL ?? process.env.SHELL);
+  const nonce = randomBytes(8).toString('hex');
+  const reported = await sandbox.prepare({ file: shell, args: ['-c', 'true', path.basename(shell)], cwd: folder, env }, { report: { nonce, stdinFromPty: false } });
   const bwrap = findBwrap();
   const at = bwrap === undefined ? -1 : prepared.args.lastIndexOf(bwrap);
-  const parts: Record<string, { run: () => Promise<string> }> = { chain: { run: inPty(prepared.file, prepared.args, folder) } };
+  const parts: Record<string, { run: () => Promise<string> }> = {
+    chain: { run: inPty(prepared.file, prepared.args, folder) },
+    reported: { run: inPty(reported.file, reported.args, folder, nonce, reported.env) },
+  };
   if (bwrap !== undefined && at >= 0) {
     // Without the layer's user namespace there is no uid to map back to.
     const own = prepared.args.slice(at + 1);
@@ -137,7 +149,7 @@ async function launchParts(sandbox: Sandbox, folder: string): Promise<{ parts: R
     const launch = withPrelude({ maxProcesses: SANDBOX_MAX_PROCESSES, ...(filter ? { filter } : {}) }, bwrap, mounts);
     parts.ours = { run: inPty(launch.file, launch.args, folder) };
   }
-  return { parts, dispose: () => prepared.dispose() };
+  return { parts, dispose: async () => void (await Promise.all([prepared.dispose(), reported.dispose()])) };
 }
 
 async function benchCommands(section: Section, options: BenchOptions, untimed: Sandbox, folder: string): Promise<void> {
@@ -157,7 +169,7 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
       return `${r.output.length} chars`;
     };
     const floorsToo = command === 'true';
-    const launch = floorsToo ? await launchParts(untimed, folder) : undefined;
+    const launch = floorsToo ? await launchParts(untimed, folder, await buildCommandEnv()) : undefined;
     let results: Awaited<ReturnType<typeof timeInterleaved>>;
     try {
       results = await timeInterleaved(
@@ -196,13 +208,15 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
       });
       // The launch, part by part (medians of the same runs, each part over the one before):
       // bwrap alone, our mount list and seccomp filter, the write layer's namespace and
-      // overlay, then execute's own shell and its report inside; Node's work around it below.
+      // overlay, the command in the user's shell and the status report, then Node's own
+      // work around the run (the pty's start and end, the process-tree watch and clean-up).
       const chain = results.chain?.times.length ? median(results.chain.times) : NaN;
       const ours = results.ours?.times.length ? median(results.ours.times) : NaN;
+      const reported = results.reported?.times.length ? median(results.reported.times) : NaN;
       const run = median(phases.run);
       section.rows.push({
-        name: "  where, the launch: sh in a pty / bwrap (its floor) / our mounts and seccomp / the write layer (unshare, mount, overlay) / execute's shell and report inside",
-        ours: [formatMs(floors.pty), ...[floors.bwrap - floors.pty, ours - floors.bwrap, chain - ours, run - chain].map((ms) => `${ms < 0 ? '' : '+'}${formatMs(ms)}`)].join(' / '),
+        name: "  where, the launch: sh in a pty / bwrap (its floor) / our mounts and seccomp / the write layer (unshare, mount, overlay) / the user's shell and the status report / Node's work around the run",
+        ours: [formatMs(floors.pty), ...[floors.bwrap - floors.pty, ours - floors.bwrap, chain - ours, reported - chain, run - reported].map((ms) => `${ms < 0 ? '' : '+'}${formatMs(ms)}`)].join(' / '),
         floor: `${formatMs(floors.sh)} sh`,
         target: '—',
       });

@@ -11,6 +11,7 @@ import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
 import { traceparentEnv } from './traceparent';
+import { DONE_OSC, withStatusReport, wrapperShellLevel, type StatusReport } from './status-report';
 
 export interface RunInPtyOptions extends PtyRunOptions {
   cwd: string;
@@ -55,30 +56,6 @@ export function composeOutput(text: string, note: string | undefined): string {
   const body = text.replace(/\n+$/, '');
   if (!note) return body;
   return body.length > 0 ? `${body}\n${note}` : note;
-}
-
-export const DONE_OSC = '6973';
-
-/**
- * The script the pty's shell runs (as `$0`, with the command as `$1`). The command runs in
- * a child shell of its own (`shell -c command`, so it behaves exactly as typed, `exit` and
- * all) with stdin from /dev/null: a command that reads stdin sees EOF at once instead of
- * waiting on the pty. Then this shell reports the exit status with an OSC sequence and
- * waits for our answer before it exits: on Linux, output still unread when the pty's
- * session leader exits is lost, so the leader stays until everything before the report
- * has been read.
- */
-function wrapperScript(nonce: string, stdinFromPty: boolean): string {
-  return [
-    // Our own stderr goes to /dev/null so that a job report ("Killed ...") of ours shows nowhere.
-    'exec 3>&2 2>/dev/null',
-    `"$0" -c "$1" "\${0##*/}" ${stdinFromPty ? '' : '</dev/null '}2>&3 3>&-`,
-    '__deepdesk_status=$?',
-    `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
-    // Only our answer ends the wait, not a line the person typed ahead.
-    `while read -r __deepdesk_ack; do [ "$__deepdesk_ack" = ${nonce} ] && break; done`,
-    'exit "$__deepdesk_status"',
-  ].join('\n');
 }
 
 /**
@@ -130,11 +107,16 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, ...traceparentEnv(opts.traceparent), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
-  const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
+  // The command runs in a shell of its own (`shell -c command`, so it behaves exactly as
+  // typed, `exit` and all), under /bin/sh's status report (status-report.ts); in a sandbox
+  // the launch's own shell reports (it already runs to start bwrap), one shell fewer.
+  const spec = { file: shell, args: ['-c', command, basename(shell)], cwd: opts.cwd, env };
+  const level = wrapperShellLevel(shell, env.SHLVL);
+  const report: StatusReport = { nonce, stdinFromPty: opts.attach !== undefined, ...(level !== undefined ? { shellLevel: level } : {}) };
   if (!opts.sandbox) {
     // Its writes land straight in the folder, indistinguishable from anyone else's.
     await opts.attribution?.blind();
-    return spawnAndCollect(spec, marker, nonce, opts);
+    return spawnAndCollect({ ...spec, ...withStatusReport(report, spec.file, spec.args) }, marker, nonce, opts);
   }
 
   // A socket in /tmp that vanished between the run's scan and bwrap's mount fails the launch
@@ -143,12 +125,14 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   for (let attempt = 1; ; attempt++) {
     let prepared: PreparedCommand;
     try {
-      prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
+      prepared = await opts.sandbox.prepare(spec, { report, ...(opts.attribution ? { attribution: opts.attribution } : {}) });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
     }
     try {
+      // A launch without the report would give the command the pty as its stdin and lose output.
+      if (prepared.reports !== true) return { output: 'Could not start the sandbox: its launch does not report the status', exitCode: 127, truncated: false, sandboxed: true };
       if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
       const result = await spawnAndCollect(prepared, marker, nonce, opts);
       if (attempt < LAUNCH_ATTEMPTS && prepared.launchRaced?.(result.output, result.exitCode) === true) continue;

@@ -53,6 +53,7 @@ import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
+import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
 import { makeRunFolder, removeRunFolder, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
@@ -200,6 +201,7 @@ class OsSandbox implements Sandbox {
 
   async prepare(spec: CommandSpec, options: PrepareOptions = {}): Promise<PreparedCommand> {
     const longLived = options.longLived === true;
+    if (longLived && options.report) throw new Error('a long-lived process has no status report');
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
@@ -235,6 +237,8 @@ class OsSandbox implements Sandbox {
 
     let file: string;
     let args: string[];
+    /** What the launch starts with (the write layer's runs its tools in the C locale); the command gets `env`. */
+    let launchEnv = env;
     let proxy: DomainProxy | undefined;
     let proxyDir: string | undefined;
     let layer: WriteLayer | undefined;
@@ -267,8 +271,9 @@ class OsSandbox implements Sandbox {
       args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', ...inner];
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
       // the filter and (with a layer) mounts the overlay: the fewest execs per command.
-      const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}) };
-      ({ file, args } = layer ? layer.wrap(this.launcher.path, args, prelude) : withPrelude(prelude, this.launcher.path, args));
+      const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
+      if (layer) ({ file, args, env: launchEnv } = layer.wrap(this.launcher.path, args, env, prelude));
+      else ({ file, args } = withPrelude(prelude, this.launcher.path, args));
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {
@@ -278,6 +283,7 @@ class OsSandbox implements Sandbox {
       const proxyPort = proxy?.port;
       file = this.launcher.path;
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
+      if (options.report) ({ file, args } = withStatusReport(options.report, file, args));
     }
 
     // Captured now: the checkpoint step this command belongs to applies its layer. A
@@ -353,7 +359,8 @@ class OsSandbox implements Sandbox {
       file,
       args,
       cwd: spec.cwd,
-      env,
+      env: launchEnv,
+      ...(options.report ? { reports: true as const } : {}),
       launchRaced: (output, exitCode) => {
         if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;
         const path = vanishedMountTarget(output);
@@ -368,14 +375,15 @@ class OsSandbox implements Sandbox {
       },
       async dispose(): Promise<void> {
         await enforce();
-        // Nothing runs any more (enforce waited for the layer's check): the run's folders go
-        // together, without blocking the event loop.
-        await Promise.all([
-          layer ? discardLayerAsync(layer.dir) : undefined,
-          proxy?.close(),
-          removeTmpDir(tmpDir),
-          proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
-        ]);
+        await proxy?.close();
+        // Nothing runs any more (enforce waited for the layer's check, applied or not): the
+        // run's folders go together. A command's go after the caller has its result (a
+        // handful of rmdir calls, ~0.6 ms no one needs to wait for); a Deepdesk that ends
+        // first leaves them to the sweep of dead processes' run folders (run-folders.ts).
+        const remove = (): Promise<unknown> =>
+          Promise.all([layer ? discardLayerAsync(layer.dir) : undefined, removeTmpDir(tmpDir), proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined]);
+        if (longLived) await remove();
+        else setImmediate(() => void remove().catch(() => undefined));
       },
       ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };

@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
 import { launcherFile } from './launcher-files';
+import { statusReportLines, type StatusReport } from '../process/status-report';
 
 /** A compiled filter on disk, and the descriptor bwrap reads it from (`--seccomp FD`). */
 export interface SeccompFilter {
@@ -246,12 +247,19 @@ export interface LaunchPrelude {
   /** RLIMIT_NPROC for the run (`-u` in bash/zsh/busybox, `-p` in dash). */
   maxProcesses: number;
   filter?: SeccompFilter;
+  /** The command's status report (process/status-report.ts): this shell makes it, instead of exec'ing. */
+  report?: StatusReport;
 }
 
-/** Shell lines: the limit, then `exec "$@"` with the filter (its path in `$f`) open on its descriptor. */
+/**
+ * Shell lines: the limit, then `exec "$@"` with the filter (its path in `$f`) open on its
+ * descriptor; with a report, `"$@"` run as a child and its status reported.
+ */
 export function preludeLines(prelude: LaunchPrelude): string[] {
   const n = prelude.maxProcesses;
-  return [`ulimit -u ${n} 2>/dev/null || ulimit -p ${n} 2>/dev/null`, prelude.filter ? `exec "$@" ${prelude.filter.fd}<"$f"` : 'exec "$@"'];
+  const filter = prelude.filter ? `${prelude.filter.fd}<"$f"` : '';
+  const run = prelude.report ? statusReportLines(prelude.report, filter) : [filter ? `exec "$@" ${filter}` : 'exec "$@"'];
+  return [`ulimit -u ${n} 2>/dev/null || ulimit -p ${n} 2>/dev/null`, ...run];
 }
 
 /** Starts `file args` (bwrap) after the prelude, through one POSIX shell. */

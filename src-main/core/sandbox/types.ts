@@ -1,6 +1,7 @@
 // The sandbox's public types (SPEC §7), as agreed with the terminal/modes side of the app.
 
 import type { StepAttribution } from '../process/attribution';
+import type { StatusReport } from '../process/status-report';
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
@@ -46,6 +47,8 @@ export interface CommandSpec {
 }
 
 export interface PreparedCommand extends CommandSpec {
+  /** Its launch runs the command under the status report asked for (PrepareOptions.report). */
+  reports?: true;
   /** After the command ended: one line starting `[Sandbox blocked` naming what was blocked, or undefined. */
   blockedLine(output: string, exitCode: number | null): Promise<string | undefined>;
   /** Frees per-run resources (temp dirs, proxies). */
@@ -87,6 +90,12 @@ export interface PrepareOptions {
    * layer, it is told the command's writes cannot be observed). Not for a long-lived process.
    */
   attribution?: StepAttribution;
+  /**
+   * A command run in a pty (pty-exec.ts): the launch's own shell, outside the sandbox, runs
+   * it (stdin from /dev/null unless the pty is its input), reports its status on the pty and
+   * waits for the nonce before it exits (process/status-report.ts). Not for a long-lived process.
+   */
+  report?: StatusReport;
 }
 
 export interface Sandbox {

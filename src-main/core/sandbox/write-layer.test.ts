@@ -29,9 +29,9 @@ afterEach(() => {
 function runIn(project: string, script: string): Promise<{ code: number; stderr: string }> {
   const layer = createWriteLayer(tools!, project);
   layers.push(layer);
-  const { file, args } = layer.wrap('/bin/sh', ['-c', `cd "$1" && ${script}`, 'sh', project]);
+  const { file, args, env } = layer.wrap('/bin/sh', ['-c', `cd "$1" && ${script}`, 'sh', project], process.env as Record<string, string>);
   return new Promise((resolve) => {
-    execFile(file, args, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
+    execFile(file, args, { env }, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
   });
 }
 
@@ -54,19 +54,18 @@ describe.skipIf(!tools)('the write layer', () => {
     });
   }
 
-  it("the mount program's C locale is its own: the command keeps the locale it was given, set or not", async () => {
+  it("unshare's and the mount program's C locale is their own: the command keeps the locale it was given, set, empty or not", async () => {
     const project = path.join(dir, 'p');
     fs.mkdirSync(project);
-    for (const env of [{ LC_ALL: 'C.UTF-8' }, {}]) {
+    for (const given of [{ LC_ALL: 'C.UTF-8' }, { LC_ALL: '' }, { LC_ALL: 'x y=$z' }, {}] as Array<{ LC_ALL?: string }>) {
       const layer = createWriteLayer(tools!, project);
       layers.push(layer);
-      const { file, args } = layer.wrap('/bin/sh', ['-c', 'printf %s "${LC_ALL-unset}"']);
+      const base: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...(given.LC_ALL !== undefined ? { LC_ALL: given.LC_ALL } : {}) };
+      const launch = layer.wrap('/bin/sh', ['-c', 'printf %s "${LC_ALL-unset}"'], base);
       const out = await new Promise<string>((resolve, reject) => {
-        const base = { ...process.env };
-        delete base.LC_ALL;
-        execFile(file, args, { env: { ...base, ...env } }, (error, stdout) => (error ? reject(error) : resolve(String(stdout))));
+        execFile(launch.file, launch.args, { env: launch.env }, (error, stdout) => (error ? reject(error) : resolve(String(stdout))));
       });
-      expect(out).toBe(env.LC_ALL ?? 'unset');
+      expect(out).toBe(given.LC_ALL ?? 'unset');
     }
   });
 

@@ -23,13 +23,13 @@ import {
   CANCELLED_BEFORE_START,
   CANCELLED_NOTE,
   composeOutput,
-  DONE_OSC,
   DoneReportScanner,
   TIMEOUT_EXIT_CODE,
   type RunInPtyOptions,
   timeoutNote,
 } from '../../process/pty-exec';
 import { NON_INTERACTIVE_ENV } from '../../process/shell-env';
+import { DONE_OSC } from '../../process/status-report';
 import { traceparentEnv } from '../../process/traceparent';
 import { SshConnectionError, type SshConnection } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
