@@ -375,15 +375,14 @@ class OsSandbox implements Sandbox {
       },
       async dispose(): Promise<void> {
         await enforce();
-        await proxy?.close();
-        // Nothing runs any more (enforce waited for the layer's check, applied or not): the
-        // run's folders go together. A command's go after the caller has its result (a
-        // handful of rmdir calls, ~0.6 ms no one needs to wait for); a Deepdesk that ends
-        // first leaves them to the sweep of dead processes' run folders (run-folders.ts).
-        const remove = (): Promise<unknown> =>
-          Promise.all([layer ? discardLayerAsync(layer.dir) : undefined, removeTmpDir(tmpDir), proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined]);
-        if (longLived) await remove();
-        else setImmediate(() => void remove().catch(() => undefined));
+        // Nothing runs any more (enforce waited for the layer's check): the run's folders go
+        // together, without blocking the event loop.
+        await Promise.all([
+          layer ? discardLayerAsync(layer.dir) : undefined,
+          proxy?.close(),
+          removeTmpDir(tmpDir),
+          proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
+        ]);
       },
       ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };

@@ -84,8 +84,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       const [tmp] = result.output.split('\n');
       expect(tmp).toMatch(/deepdesk-run-/);
       expect(result.output).toContain('scratch');
-      // Removed just after the result (sandbox/index.ts dispose).
-      await vi.waitFor(() => expect(existsSync(tmp!)).toBe(false), { timeout: 5000, interval: 10 });
+      expect(existsSync(tmp!)).toBe(false);
       expect(result.output).not.toContain('[Sandbox blocked');
     });
 
