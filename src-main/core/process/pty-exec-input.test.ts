@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LiveCommand } from '../backends/protocol';
 import { runInPty } from './pty-exec';
+import { typeWhenShown } from './processes.test-support';
 
 let dir: string;
 beforeEach(() => {
@@ -16,25 +17,11 @@ const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin',
 
 describe('typing into a running command', () => {
   it('answers a prompt: the line reaches the command and the result shows it', async () => {
-    let live: LiveCommand | undefined;
-    let shown = '';
-    let answered = false;
-    const result = await runInPty(`read -p 'Name? ' n; echo "hi $n"`, {
-      cwd: dir,
-      env,
-      timeoutS: 20,
-      attach: (l) => (live = l),
-      onData: (chunk) => {
-        shown += chunk;
-        if (!answered && shown.includes('Name? ')) {
-          answered = true;
-          live?.write('Ada\r');
-        }
-      },
-    });
+    const typed = typeWhenShown('Name? ', 'Ada\r');
+    const result = await runInPty(`read -p 'Name? ' n; echo "hi $n"`, { cwd: dir, env, timeoutS: 20, ...typed });
     expect(result.exitCode).toBe(0);
     expect(result.output).toContain('hi Ada');
-    expect(shown).toContain('hi Ada');
+    expect(typed.view.shown).toContain('hi Ada');
   });
 
   it('a line typed ahead that the command never reads does not end it early or get lost output', async () => {

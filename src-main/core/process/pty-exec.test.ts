@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessAlive, sendSignal } from './process-tree';
 import { runInPty, type RunInPtyOptions } from './pty-exec';
+import { processesWith } from './processes.test-support';
 
 const requireHere = createRequire(import.meta.url);
 let dir: string;
@@ -280,16 +281,3 @@ describe('no orphans when Deepdesk is SIGKILLed', () => {
     }
   });
 });
-
-function processesWith(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(text) && !/^Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1] ?? '');
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}

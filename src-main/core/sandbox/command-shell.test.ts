@@ -4,12 +4,12 @@
 // status is reported by a POSIX shell around the command (process/status-report.ts): in a
 // sandbox, the launch's own shell outside bwrap, so each case runs both ways.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LiveCommand } from '../backends/protocol';
 import { runInPty, type RunInPtyOptions } from '../process/pty-exec';
+import { processesWith, typeWhenShown } from '../process/processes.test-support';
 import { createSandbox, detectSandbox } from './index';
 import type { Sandbox } from './types';
 
@@ -33,19 +33,6 @@ const ways = [
   { way: 'unsandboxed', boxed: false },
   { way: 'sandboxed', boxed: true },
 ];
-
-function processesWith(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(text) && !/^Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1] ?? '');
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 async function waitFor(probe: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -96,36 +83,12 @@ describe.each(ways)('a command as typed in the user shell ($way)', ({ boxed }) =
   });
 
   it.skipIf(skip)('with a live view attached, a line typed into it reaches it (its stdin is the pty)', async () => {
-    let live: LiveCommand | undefined;
-    let shown = '';
-    let answered = false;
-    const result = await run(`read -r -p 'Name? ' n; echo "hi $n"`, {
-      attach: (l) => (live = l),
-      onData: (chunk) => {
-        shown += chunk;
-        if (!answered && shown.includes('Name? ')) {
-          answered = true;
-          live?.write('Ada\r');
-        }
-      },
-    });
+    const result = await run(`read -r -p 'Name? ' n; echo "hi $n"`, typeWhenShown('Name? ', 'Ada\r'));
     expect(result).toMatchObject({ exitCode: 0, output: 'Name? Ada\nhi Ada' });
   });
 
   it.skipIf(skip)('Ctrl-C typed into it: its own handler decides, its status and output are kept', async () => {
-    let live: LiveCommand | undefined;
-    let shown = '';
-    let sent = false;
-    const result = await run("trap 'echo caught; exit 5' INT; echo started; sleep 30 & wait", {
-      attach: (l) => (live = l),
-      onData: (chunk) => {
-        shown += chunk;
-        if (!sent && shown.includes('started')) {
-          sent = true;
-          live?.write('\x03');
-        }
-      },
-    });
+    const result = await run("trap 'echo caught; exit 5' INT; echo started; sleep 30 & wait", typeWhenShown('started', '\x03'));
     // In the sandbox the command has a session of its own (bwrap --new-session): the pty's
     // Ctrl-C ends the launch, and with it the command, as before.
     if (boxed) expect(result.exitCode).toBe(130);
