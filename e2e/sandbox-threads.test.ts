@@ -81,11 +81,11 @@ describe('sandbox threads in the window', () => {
     const section = dialog.getByRole('group', { name: 'Sandboxes' });
     await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('e2b');
     // E2B sizes by template: no CPU or memory asked.
-    expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
+    await poll(() => section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
     // Deno takes memory, no CPU count.
     await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('deno');
-    expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
-    expect(await section.getByRole('textbox', { name: 'Memory (GiB)' }).count()).toBe(1);
+    await poll(() => section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
+    await poll(() => section.getByRole('textbox', { name: 'Memory (GiB)' }).count()).toBe(1);
     await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('daytona');
     await section.getByRole('textbox', { name: 'CPUs' }).fill('2');
     await section.getByRole('textbox', { name: 'Memory (GiB)' }).fill('4');
@@ -98,8 +98,10 @@ describe('sandbox threads in the window', () => {
     await key.fill(secret);
     await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
     await poll(() => section.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
-    expect(await key.inputValue()).toBe('');
-    expect(await page.content()).not.toContain(secret);
+    // The window hears of the stored key (settings changed) before the call that stored it
+    // answers and empties the field: both are polled.
+    await poll(() => key.inputValue()).toBe('');
+    await poll(() => page.content()).not.toContain(secret);
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     await poll(() => dialog.count()).toBe(0);
     const saved = JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
@@ -109,10 +111,10 @@ describe('sandbox threads in the window', () => {
     // Opened again: the values as saved, the key only as stored.
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const again = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sandboxes' });
-    expect(await again.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
-    expect(await again.getByRole('textbox', { name: 'CPUs' }).inputValue()).toBe('2');
-    expect(await again.getByLabel('Daytona key DAYTONA_API_KEY').inputValue()).toBe('');
-    expect(await again.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
+    await poll(() => again.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
+    await poll(() => again.getByRole('textbox', { name: 'CPUs' }).inputValue()).toBe('2');
+    await poll(() => again.getByLabel('Daytona key DAYTONA_API_KEY').inputValue()).toBe('');
+    await poll(() => again.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
     expect(await page.content()).not.toContain(secret);
   });
 
@@ -145,6 +147,8 @@ describe('sandbox threads in the window', () => {
     // The right one: accepted.
     await section.getByLabel('Daytona key DAYTONA_API_KEY').fill(daytona.env.DAYTONA_API_KEY!);
     await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    // Stored once the call that stores it has answered (the field is emptied then).
+    await poll(() => section.getByLabel('Daytona key DAYTONA_API_KEY').inputValue()).toBe('');
     await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
     await poll(() => result.innerText()).toMatch(/^Daytona accepted the key/);
   });
@@ -176,7 +180,7 @@ describe('sandbox threads in the window', () => {
     const window = await openApp(session.browser, served.url);
     await window.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
     dialog = window.getByRole('dialog', { name: 'New thread in a sandbox…' });
-    expect(await dialog.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
+    await poll(() => dialog.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
     // It says what goes up, what it costs and when it stops, and takes a name.
     const terms = dialog.getByRole('list', { name: 'What this sandbox costs and holds' });
     await poll(() => terms.innerText()).toContain(folder);
