@@ -355,7 +355,8 @@ export const methods = {
   'externalAgents.add': { params: addedAgentSchema, result: z.array(externalAgentSchema) },
   /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
   'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
-  'threads.get': { params: threadRef, result: threadViewSchema },
+  /** Opens the thread: marks it seen (the Agents view lists it again only once it finishes after this). `refresh`: a re-read of the open thread (its approvals, its costs), not an opening. */
+  'threads.get': { params: threadRef.extend({ refresh: z.literal(true).optional() }), result: threadViewSchema },
   /** The items just before `cursor` (a page's), bounded as threads.get's, with the cursor of the ones before them (0: none). */
   'threads.earlier': {
     params: threadRef.extend({ cursor: z.number().int().positive() }),

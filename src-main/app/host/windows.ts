@@ -304,7 +304,7 @@ export class HostWindows {
     let ended = false;
     const tell = (event: string, payload: unknown) => connection.send(event, { threadId, ...(payload as object) });
     const refresh = async (): Promise<void> => {
-      const view = (await app.handle('threads.get', { threadId })) as ThreadView;
+      const view = (await app.handle('threads.get', { threadId, refresh: true })) as ThreadView;
       const now = new Map(view.approvals.map((a) => [approvalKey(a), a]));
       for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', questionOf(key, approval));
       for (const key of asked.keys()) if (!now.has(key)) tell('run.approvalGone', { key });
@@ -340,7 +340,7 @@ export class HostWindows {
   async decide(threadId: string, key: string, decision: ApprovalDecision): Promise<boolean> {
     const app = await this.appWorkingOn(threadId);
     if (app === undefined) return false;
-    const view = (await app.handle('threads.get', { threadId })) as ThreadView;
+    const view = (await app.handle('threads.get', { threadId, refresh: true })) as ThreadView;
     const fits = view.approvals.filter((a) => approvalKey(a) === key);
     const approval = fits.length === 1 ? fits[0] : undefined;
     if (approval === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');

@@ -78,6 +78,11 @@ describe('threads at the same time', () => {
     expect(listed[0]!.folderName).toBe(env.folder.split('/').pop());
     await call('threads.get', { threadId: a.id });
     expect((await agentsOf(app)).map((x) => x.threadId)).toEqual([b.id]);
+    // A re-read of the open thread (its approvals, its costs) is not an opening: it stays listed.
+    await call('threads.get', { threadId: b.id, refresh: true });
+    expect((await agentsOf(app)).map((x) => x.threadId)).toEqual([b.id]);
+    await call('threads.get', { threadId: b.id });
+    expect(await agentsOf(app)).toEqual([]);
   });
 
   it('runs beyond the limit wait Queued and start when a slot frees; a run waiting for the person gives its slot up; Stop ends a wait', async () => {

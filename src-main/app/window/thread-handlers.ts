@@ -30,9 +30,10 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
       return made;
     },
     'threads.search': async ({ query }) => threads.search(query),
-    'threads.get': async ({ threadId }) => {
+    'threads.get': async ({ threadId, refresh }) => {
       const view = threads.get(threadId);
-      threads.markSeen(threadId);
+      // Only an opening is "seen": a re-read while it runs would hide its finish from the Agents view.
+      if (refresh !== true) threads.markSeen(threadId);
       return view.contextWindow > 0 ? view : { ...view, contextWindow: w.contextWindowNow() };
     },
     'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),

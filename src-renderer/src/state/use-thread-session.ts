@@ -210,7 +210,7 @@ export function useThreadSession(): ThreadSession {
   const refreshApprovals = useCallback(
     async (id: string) => {
       try {
-        const view = await api.call('threads.get', { threadId: id });
+        const view = await api.call('threads.get', { threadId: id, refresh: true });
         if (current.current !== id) return;
         setApprovals(oldestFirst(view.approvals));
         dispatch({ type: 'set_running', running: view.thread.running });
@@ -230,7 +230,7 @@ export function useThreadSession(): ThreadSession {
     pricesRead.current = prices;
     const id = current.current;
     if (id === null) return;
-    api.call('threads.get', { threadId: id }).then(
+    api.call('threads.get', { threadId: id, refresh: true }).then(
       (view) => {
         if (current.current === id) dispatch({ type: 'costs', usage: view.usage, lastRun: view.lastRun });
       },
