@@ -140,17 +140,17 @@ describe('a sandbox thread, told truthfully', () => {
     await conversation(page).getByText('Two.', { exact: true }).waitFor({ timeout: 30_000 });
     const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
     await poll(() => existsSync(join(worktreeFolder, 'two.txt'))).toBe(true);
-    expect(await toolOutput(page, 'cat one.txt')).toContain('one');
+    await poll(() => toolOutput(page, 'cat one.txt')).toContain('one');
     await poll(() => changedPaths(page)).toEqual(['/one.txt', '/two.txt']);
 
     // The Terminal: the sandbox's output line by line, each at the left edge (no staircase), and where each tab runs.
     const terminal = page.getByRole('region', { name: 'Terminal' });
-    await poll(() => terminal.locator('.xterm-rows').innerText()).toContain('[exit code 0]');
+    // The first command's `[exit code 0]` is there already: the second's last line and its own are what is waited for.
+    await poll(() => terminal.locator('.xterm-rows').innerText()).toMatch(/^beta\s*$[\s\S]*\[exit code 0\]/m);
     const rows = await terminal.locator('.xterm-rows').innerText();
     expect(rows).toMatch(/^alpha\s*$/m);
-    expect(rows).toMatch(/^beta\s*$/m);
-    expect(await terminal.locator('.sandbox-status').innerText()).toBe('Runs in Daytona');
-    expect(await terminal.getByRole('tab', { name: /Your shell/ }).innerText()).toMatch(/^Your shell\s+· this computer, in the worktree$/);
+    await poll(() => terminal.locator('.sandbox-status').innerText()).toBe('Runs in Daytona');
+    await poll(() => terminal.getByRole('tab', { name: /Your shell/ }).innerText()).toMatch(/^Your shell\s+· this computer, in the worktree$/);
   });
 
   it('a sandbox deleted under the thread: the window says so and offers a new sandbox or this computer; on this computer the thread carries on in its worktree', async () => {
@@ -277,6 +277,6 @@ describe('a sandbox thread, told truthfully', () => {
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
     await conversation(page).getByText('Read it.', { exact: true }).waitFor({ timeout: 30_000 });
     // The new sandbox was made from the worktree: what came back from the first is there.
-    expect(await toolOutput(page, 'cat one.txt')).toContain('one');
+    await poll(() => toolOutput(page, 'cat one.txt')).toContain('one');
   });
 });
