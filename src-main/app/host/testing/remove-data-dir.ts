@@ -2,9 +2,10 @@
 // worked in. The host (started by `run`, `serve`, `acp` or a window) outlives its client by
 // design and writes into the data folder, and into a project's .git (a snapshot, a worktree's
 // objects), while it winds down, so a plain recursive remove can race it (ENOTEMPTY): the host
-// is ended first, then each folder removed, retried while a git it started still finishes.
+// is ended first, then what it started that still works in those folders (a git outlives the
+// host that started it), then each folder removed, retried while anything still finishes.
 
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostPaths } from '../paths';
 
@@ -28,7 +29,46 @@ export function removeDataDir(dataDir: string, ...workedIn: string[]): void {
   // A long data folder's socket lives outside it; a killed host leaves it behind.
   const { socketDir, socket } = hostPaths(dataDir);
   if (socketDir !== undefined) rmSync(socket, { force: true });
-  for (const folder of [...workedIn, dataDir]) rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  const folders = [...workedIn, dataDir];
+  endWorkingIn(folders);
+  for (const folder of folders) {
+    try {
+      rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+    } catch {
+      // Something started meanwhile (a git of the host's last moment): ended, then once more.
+      endWorkingIn(folders);
+      rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+    }
+  }
+}
+
+/** Kills every process of this user whose working folder is inside one of `folders` (never this one). */
+function endWorkingIn(folders: readonly string[]): void {
+  const roots = new Set<string>();
+  for (const folder of folders) {
+    roots.add(folder);
+    try {
+      roots.add(realpathSync(folder));
+    } catch {
+      // Gone already.
+    }
+  }
+  const inside = (cwd: string): boolean => [...roots].some((root) => cwd === root || cwd.startsWith(`${root}/`));
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${name}/cwd`);
+    } catch {
+      continue;
+    }
+    if (!inside(cwd)) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 function commandLine(pid: number): string {
