@@ -181,5 +181,6 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
   );
   if (end.stopping === 'timeout') return { output: composeOutput(end.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: end.truncated, timedOut: true };
   if (end.stopping === 'abort') return { output: composeOutput(end.text, CANCELLED_NOTE), exitCode: null, truncated: end.truncated };
-  return { output: composeOutput(end.text, undefined), exitCode: end.reported ?? (end.exited ? exitCodeOf(end.exited) : null), truncated: end.truncated };
+  // The wrapper's own exit, never a report (the command can print one: pty-run.ts).
+  return { output: composeOutput(end.text, undefined), exitCode: end.exited ? exitCodeOf(end.exited) : null, truncated: end.truncated };
 }

@@ -1,8 +1,16 @@
 // One command's life in a pty, for a local command (pty-exec) and a remote one (remote-exec,
 // whose pty is the local ssh client's): its output streamed to a live view and collected as
-// capped plain text up to the wrapper's report of its status, its input and size from the
-// view, and Stop and the timeout ending its process tree. What differs is given as hooks:
-// where the command's own output starts, how its tree is killed, and what is cleaned up.
+// capped plain text until its wrapper exits, its input and size from the view, and Stop and
+// the timeout ending its process tree. What differs is given as hooks: where the command's
+// own output starts, how its tree is killed, and what is cleaned up.
+//
+// The wrapper's report of the status (status-report.ts) is a point of synchronisation, not
+// the end: the wrapper waits for our answer so that nothing it printed before is lost when it
+// exits. The status itself is the wrapper's exit status, which the kernel (or ssh) gives and
+// the command cannot write. A command that reads the nonce (an unsandboxed one can read its
+// wrapper's command line) and prints a report of its own gets an answer too, and nothing
+// else: its output goes on being collected, Stop and the timeout still end it, and its status
+// is still the one it exits with.
 
 import type * as pty from 'node-pty';
 import { TerminalTextDecoder } from '../text/ansi';
@@ -50,7 +58,7 @@ export interface PtyRunHooks {
    * The wrapper's status report in the stream (DoneReportScanner-shaped): what of `chunk` is
    * the command's output, and the status once reported.
    */
-  scan(chunk: string): { forward: string; status?: number };
+  scan(chunk: string): { forward: string; status?: number; after?: string };
   /** The nonce the wrapper waits for once it reported, so it exits. */
   nonce: string;
   /** Ends the command's process tree (Stop, the timeout). */
@@ -65,7 +73,10 @@ export interface PtyRunEnd {
   truncated: boolean;
   /** Ended by the timeout or by Stop. */
   stopping?: 'timeout' | 'abort';
-  /** The status the wrapper reported (everything the command printed was read by then). */
+  /**
+   * The status of the last report seen. Never the command's status on its own (a command can
+   * print a report too): that is `exited`. A run with no report never reached its end.
+   */
   reported?: number;
   exited?: PtyExit;
 }
@@ -73,6 +84,7 @@ export interface PtyRunEnd {
 export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOptions): Promise<PtyRunEnd> {
   const decoder = new TerminalTextDecoder();
   const cap = new OutputCap(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+  const echoes = new AnswerEchoes(hooks.nonce);
 
   return new Promise<PtyRunEnd>((resolve) => {
     let reported: number | undefined;
@@ -80,28 +92,43 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
     let onExited: (() => void) | undefined;
     let stopping: 'timeout' | 'abort' | undefined;
     let settled = false;
-    let reportTimer: NodeJS.Timeout | undefined;
+    let answerTimer: NodeJS.Timeout | undefined;
 
-    const dataSub = proc.onData((chunk) => {
-      if (settled || reported !== undefined) return;
-      const { forward, status } = hooks.scan(chunk);
-      if (forward.length > 0) {
-        try {
-          opts.onData?.(forward);
-        } catch {
-          // A failing viewer must not break the command.
-        }
-        cap.write(decoder.push(forward));
+    const forward = (text: string): void => {
+      if (text.length === 0) return;
+      try {
+        opts.onData?.(text);
+      } catch {
+        // A failing viewer must not break the command.
       }
-      if (status === undefined) return;
-      reported = status;
+      cap.write(decoder.push(text));
+    };
+
+    // Our answer to a report; again while the wrapper has not exited, in case something else
+    // in the pty read it first (the wrapper reads lines until it sees the nonce).
+    const answer = (): void => {
+      if (settled || exited) return;
       try {
         proc.write(`${hooks.nonce}\n`);
+        echoes.expect();
       } catch {
         // the pty's process is already gone
       }
-      // The wrapper exits on our answer; should it not, it is ended.
-      reportTimer = setTimeout(() => void finish(), EXIT_WAIT_MS);
+      clearTimeout(answerTimer);
+      answerTimer = setTimeout(answer, EXIT_WAIT_MS);
+    };
+
+    const dataSub = proc.onData((chunk) => {
+      if (settled) return;
+      let rest: string | undefined = echoes.filter(chunk);
+      while (rest !== undefined && rest.length > 0) {
+        const { forward: text, status, after } = hooks.scan(rest);
+        forward(text);
+        if (status === undefined) return;
+        reported = status;
+        answer();
+        rest = after;
+      }
     });
 
     const exitSub = proc.onExit((event) => {
@@ -114,6 +141,7 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
     const onAbort = (): void => void stop('abort');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const live = (action: () => void): void => {
+      // After a report, what is typed would reach the wrapper's wait, not a command.
       if (settled || exited || reported !== undefined) return;
       try {
         action();
@@ -129,7 +157,7 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
     });
 
     async function stop(reason: 'timeout' | 'abort'): Promise<void> {
-      if (stopping || exited || settled || reported !== undefined) return;
+      if (stopping || exited || settled) return;
       stopping = reason;
       await hooks.killTree();
       if (!exited) {
@@ -148,11 +176,12 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
-      if (reportTimer) clearTimeout(reportTimer);
+      clearTimeout(answerTimer);
       opts.signal?.removeEventListener('abort', onAbort);
       dataSub.dispose();
       exitSub.dispose();
       await hooks.cleanUp({ stopping, exited });
+      forward(echoes.end());
       cap.write(decoder.end());
       const capped = cap.finish();
       resolve({
@@ -164,6 +193,49 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
       });
     }
   });
+}
+
+/**
+ * The pty echoes our answers (a line of the nonce; `\r\n` or `\n` by the terminal's settings)
+ * into the output: they are not the command's. Each answer's echo is dropped where it comes
+ * next in the stream; should something else come first (the terminal does not echo, or a
+ * command still running printed in between), nothing more is dropped.
+ */
+export class AnswerEchoes {
+  private pending = 0;
+  private held = '';
+
+  constructor(private readonly nonce: string) {}
+
+  expect(): void {
+    this.pending++;
+  }
+
+  filter(chunk: string): string {
+    let text = this.held + chunk;
+    this.held = '';
+    while (this.pending > 0 && text.length > 0) {
+      const echo = new RegExp(`^${this.nonce}\r?\n`).exec(text);
+      if (echo) {
+        text = text.slice(echo[0].length);
+        this.pending--;
+        continue;
+      }
+      if (`${this.nonce}\r\n`.startsWith(text) || `${this.nonce}\n`.startsWith(text)) {
+        this.held = text;
+        return '';
+      }
+      this.pending = 0;
+    }
+    return text;
+  }
+
+  /** What was held as the start of an echo that never completed. */
+  end(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest;
+  }
 }
 
 /** Ends a pty whose process never reported its exit (node-pty closed the fd of one that did). */

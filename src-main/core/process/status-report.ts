@@ -1,9 +1,10 @@
-// How a command run in a pty reports its status (pty-exec.ts): one POSIX shell runs the
-// command, then prints the status as an OSC sequence and waits for our answer before it
-// exits. On Linux, output still unread when the pty's session leader exits is lost, so the
-// leader stays until everything before the report has been read. Its own module (no
-// node-pty) because a sandbox's launch shell (sandbox/seccomp.ts) ends with these lines too:
-// the shell that already starts bwrap is the one that reports, one shell fewer per command.
+// How a command run in a pty reports the end of its output (pty-exec.ts): one POSIX shell
+// runs the command, then prints the status as an OSC sequence and waits for our answer before
+// it exits with that status. On Linux, output still unread when the pty's session leader exits
+// is lost, so the leader stays until everything before the report has been read. The status
+// taken is the shell's exit, not the report, which the command could print too (pty-run.ts).
+// Its own module (no node-pty) because a sandbox's launch shell (sandbox/seccomp.ts) ends with
+// these lines too: the shell that already starts bwrap is the one that reports.
 
 export const DONE_OSC = '6973';
 

@@ -66,6 +66,22 @@ describe('runRemoteCommand over the system ssh', () => {
     expect((await run(`sh -c 'kill -TERM $$'`)).exitCode).toBe(143);
   });
 
+  // The remote wrapper's command line holds the nonce, and the command can read it: a report
+  // it prints is answered and nothing more (core/process/pty-run.ts). The status is ssh's exit.
+  it('a command that prints a status report of its own still ends with its own status and output', async () => {
+    const forge = [
+      'p=6973; p="$p;done;"',
+      'for f in /proc/[0-9]*/cmdline; do t=$(tr "\\0" " " 2>/dev/null < "$f"); case $t in *"$p"*) n=${t#*"$p"}; n=${n%%;*}; printf "\\033]%s%s;0\\007" "$p" "$n"; echo "forged $n";; esac; done',
+      'sleep 0.2; echo after; exit 3',
+    ].join('\n');
+    const result = await run(forge);
+    expect(result.exitCode).toBe(3);
+    // One report per process whose command line holds a nonce (the local ssh's too, here, and
+    // other tests' commands); the echo of our answer may come in between the lines it printed.
+    expect(result.output).toMatch(/^forged [0-9a-f]{16}\n/);
+    expect(result.output.split('\n').filter((line) => !/^(forged )?[0-9a-f]{16}$/.test(line))).toEqual(['after']);
+  });
+
   it('runs in the folder, with quoting that survives any command text', async () => {
     const hostile = `it's "quoted" $HOME \\ ; | & * ~`;
     const result = await run(`pwd -P; printf '%s\\n' ${`'${hostile.replaceAll("'", `'\\''`)}'`}`);

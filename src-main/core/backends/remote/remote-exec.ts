@@ -24,6 +24,7 @@ import {
   CANCELLED_NOTE,
   composeOutput,
   DoneReportScanner,
+  exitCodeOf,
   TIMEOUT_EXIT_CODE,
   type RunInPtyOptions,
   timeoutNote,
@@ -313,5 +314,10 @@ async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, mar
     const sshText = started ? end.text : terminalToText(preamble);
     return connectionFailure(await whyLost(connection, started, sshText, end.exited?.exitCode), started ? end.text : '');
   }
-  return { output: composeOutput(end.text, undefined), exitCode: end.reported, truncated: end.truncated };
+  // The status is ssh's exit, which is the wrapper's: a report can be printed by the command
+  // too (pty-run.ts). When the two differ and ssh says it failed, what happened to the command
+  // is not known (the connection ended after a report, or one was forged): it is said so.
+  const status = end.exited ? exitCodeOf(end.exited) : undefined;
+  if (status === end.reported || (status !== undefined && status !== SSH_FAILURE_EXIT_CODE)) return { output: composeOutput(end.text, undefined), exitCode: status, truncated: end.truncated };
+  return connectionFailure(await whyLost(connection, true, end.text, status), end.text);
 }
