@@ -13,20 +13,27 @@ export function setInsideDeferredHookForTests(hook: (() => void) | null): void {
   insideHook = hook;
 }
 
+/** Sections not yet released; one listener per signal serves them all (many at once would each add one). */
+let open = 0;
+const caught = new Set<NodeJS.Signals>();
+const keep = (signal: NodeJS.Signals): void => void caught.add(signal);
+
 export function withSignalsDeferred<T>(fn: () => T): T {
-  const caught = new Set<NodeJS.Signals>();
-  const keep = (signal: NodeJS.Signals): void => void caught.add(signal);
-  for (const signal of DEFERRED) process.on(signal, keep);
+  if (open++ === 0) for (const signal of DEFERRED) process.on(signal, keep);
   try {
     const result = fn();
     insideHook?.();
     return result;
   } finally {
     // A signal that arrived meanwhile waits in libuv's pipe, read in a poll phase: after two
-    // check phases (setImmediate) a whole poll phase has passed since `fn` returned.
+    // check phases (setImmediate) a whole poll phase has passed since `fn` returned. With
+    // sections overlapping, it is raised again once the last of them is released.
     const release = (): void => {
+      if (--open > 0) return;
       for (const signal of DEFERRED) process.off(signal, keep);
-      for (const signal of caught) if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      const raise = [...caught];
+      caught.clear();
+      for (const signal of raise) if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
     };
     setImmediate(() => setImmediate(release));
   }
