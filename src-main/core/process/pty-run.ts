@@ -204,8 +204,11 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
 export class AnswerEchoes {
   private pending = 0;
   private held = '';
+  private readonly forms: readonly string[];
 
-  constructor(private readonly nonce: string) {}
+  constructor(nonce: string) {
+    this.forms = [`${nonce}\r\n`, `${nonce}\n`];
+  }
 
   expect(): void {
     this.pending++;
@@ -215,13 +218,13 @@ export class AnswerEchoes {
     let text = this.held + chunk;
     this.held = '';
     while (this.pending > 0 && text.length > 0) {
-      const echo = new RegExp(`^${this.nonce}\r?\n`).exec(text);
-      if (echo) {
-        text = text.slice(echo[0].length);
+      const echo = this.forms.find((form) => text.startsWith(form));
+      if (echo !== undefined) {
+        text = text.slice(echo.length);
         this.pending--;
         continue;
       }
-      if (`${this.nonce}\r\n`.startsWith(text) || `${this.nonce}\n`.startsWith(text)) {
+      if (this.forms.some((form) => form.startsWith(text))) {
         this.held = text;
         return '';
       }
