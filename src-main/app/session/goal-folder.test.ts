@@ -1,14 +1,15 @@
 // A goal's diff base where the folder is not on this computer (SPEC §21): git runs there,
-// through the thread's own command path, over a real ssh to a real sshd on 127.0.0.1.
+// through the thread's own command path, over a real ssh to a real sshd on 127.0.0.1. Here and
+// on this computer, nothing the repository's config names runs, or shapes the evidence.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
 import { openFolderBackend } from '../places/folder-backend';
 import { sshFolderLocation } from '../places/folder-location';
-import { shellGoalFolder } from './goal-folder';
+import { gitGoalFolder, shellGoalFolder } from './goal-folder';
 
 let sshd: TestSshd;
 let root: string;
@@ -62,5 +63,52 @@ describe('a goal’s diff over SSH', () => {
     const repo = join(root, 'repo');
     const inRepo = shellGoalFolder(await sshShell(repo));
     expect(await inRepo.diff('HEAD; touch pwned')).toBeUndefined();
+  });
+});
+
+/**
+ * A repository whose own config names programs for its files (the agent can write one): a
+ * text converter that would show every changed file as unchanged, a clean filter, a pager.
+ * Each would leave a marker in the folder if it ran.
+ */
+async function repositoryThatHidesItsChanges(name: string) {
+  const folder = join(root, name);
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+  git(folder, 'init', '-q');
+  git(folder, 'add', '.');
+  git(folder, 'commit', '-qm', 'fixture');
+  const change = async () => {
+    writeFileSync(join(folder, '.gitattributes'), '*.js diff=same filter=same\n');
+    git(folder, 'config', 'diff.same.textconv', `sh -c 'touch ran-textconv; echo same'`);
+    git(folder, 'config', 'filter.same.clean', `sh -c 'touch ran-clean; cat'`);
+    git(folder, 'config', 'core.pager', `sh -c 'touch ran-pager; cat'`);
+    writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a + b;\n');
+  };
+  const ran = () => ['ran-textconv', 'ran-clean', 'ran-pager'].filter((marker) => existsSync(join(folder, marker)));
+  return { folder, change, ran };
+}
+
+describe('a goal’s evidence is git’s own text of the change', () => {
+  it('over SSH: no program the repository’s config names runs, and the diff shows the change', { timeout: 60_000 }, async () => {
+    const repo = await repositoryThatHidesItsChanges('hides-remote');
+    const place = shellGoalFolder(await sshShell(repo.folder));
+    const base = await place.tree();
+    await repo.change();
+    const changed = await place.diff(base!);
+    expect(changed?.files.sort()).toEqual(['.gitattributes', 'sum.js']);
+    expect(changed?.diff).toContain('+module.exports = (a, b) => a + b;');
+    expect(repo.ran()).toEqual([]);
+  });
+
+  it('on this computer: the same', async () => {
+    const repo = await repositoryThatHidesItsChanges('hides-local');
+    const place = gitGoalFolder(repo.folder);
+    const base = await place.tree();
+    await repo.change();
+    const changed = await place.diff(base!);
+    expect(changed?.files.sort()).toEqual(['.gitattributes', 'sum.js']);
+    expect(changed?.diff).toContain('+module.exports = (a, b) => a + b;');
+    expect(repo.ran()).toEqual([]);
   });
 });

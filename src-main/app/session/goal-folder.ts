@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ShellBackend } from '../../core/backends/protocol';
 import type { GoalPlace } from '../../core/goals/evidence';
+import { PLAIN_DIFF } from '../../core/git/held-off-config';
+import { heldOffGitPrelude } from '../../core/git/held-off-shell';
 import { gitEnv, runGit } from '../../core/git/run-git';
 
 const TIMEOUT_MS = 30_000;
@@ -33,7 +35,7 @@ export function gitGoalFolder(folder: string, env: NodeJS.ProcessEnv = process.e
     diff: async (base) => {
       const now = await tree();
       if (now === undefined) return undefined;
-      const [diff, names] = await Promise.all([git(['diff', '--no-color', '--no-ext-diff', base, now]), git(['diff', '--name-only', base, now])]);
+      const [diff, names] = await Promise.all([git([...PLAIN_DIFF.config, 'diff', ...PLAIN_DIFF.args, base, now, '--']), git(['diff', '--no-renames', '--no-relative', '--name-only', base, now, '--'])]);
       if (diff.code !== 0 || names.code !== 0) return undefined;
       return { diff: diff.stdout, files: names.stdout.split('\n').filter((line) => line !== '') };
     },
@@ -43,24 +45,30 @@ export function gitGoalFolder(folder: string, env: NodeJS.ProcessEnv = process.e
 /** A git object id, the only thing put into a command here (a base comes from the goal record). */
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
+/**
+ * git where the shell runs, holding off what the repository's config names (held-off-shell.ts):
+ * no hook, filter, textconv, pager or other program of its runs, and none shapes the tree or
+ * the diff the grader is sent. Its stderr is not the evidence.
+ */
+const GIT = 'git --no-pager "$@"';
+const heldOff = (lines: string[]): string => [heldOffGitPrelude(), ...lines].join('\n');
+
 /** The tree with a temporary index, taken where the shell runs (the person's index untouched). */
-/** No hook or fsmonitor the repository names runs for the host's own git (held-off-config.ts); the shell's sandbox holds the rest. */
-const GIT = 'git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c gc.auto=0';
-const TREE_SCRIPT = [
+const TREE_SCRIPT = heldOff([
   `${GIT} rev-parse --is-inside-work-tree >/dev/null 2>&1 || exit 3`,
   'i="$(mktemp -d)" || exit 4',
-  `GIT_INDEX_FILE="$i/index" ${GIT} add -A -- . >/dev/null 2>&1 && GIT_INDEX_FILE="$i/index" ${GIT} write-tree; c=$?`,
+  `GIT_INDEX_FILE="$i/index" ${GIT} add -A -- . >/dev/null 2>&1 && GIT_INDEX_FILE="$i/index" ${GIT} write-tree 2>/dev/null; c=$?`,
   'rm -rf "$i"',
   'exit $c',
-].join('\n');
+]);
 
 /** The folder's tree and diff by git where `shell` runs (a folder over SSH). */
 export function shellGoalFolder(shell: ShellBackend): Pick<GoalPlace, 'tree' | 'diff'> {
   const run = (command: string) => shell.execute(command, { timeoutS: TIMEOUT_MS / 1000 });
   const tree = async (): Promise<string | undefined> => {
     const result = await run(TREE_SCRIPT);
-    const id = result.output.trim().split('\n').at(-1)?.trim() ?? '';
-    return result.exitCode === 0 && OBJECT_ID.test(id) ? id : undefined;
+    const id = result.output.trim();
+    return result.exitCode === 0 && result.sandboxBlocked === undefined && OBJECT_ID.test(id) ? id : undefined;
   };
   return {
     tree,
@@ -68,9 +76,10 @@ export function shellGoalFolder(shell: ShellBackend): Pick<GoalPlace, 'tree' | '
       if (!OBJECT_ID.test(base)) return undefined;
       const now = await tree();
       if (now === undefined) return undefined;
-      const names = await run(`${GIT} diff --name-only ${base} ${now}`);
-      const diff = await run(`${GIT} diff --no-color --no-ext-diff ${base} ${now}`);
-      if (names.exitCode !== 0 || diff.exitCode !== 0) return undefined;
+      const names = await run(heldOff([`${GIT} diff --no-renames --no-relative --name-only ${base} ${now} -- 2>/dev/null`]));
+      const diff = await run(heldOff([`${GIT} ${PLAIN_DIFF.config.join(' ')} diff ${PLAIN_DIFF.args.join(' ')} ${base} ${now} -- 2>/dev/null`]));
+      // Something still ran there and was stopped by the sandbox: what came out is not evidence.
+      if ([names, diff].some((r) => r.exitCode !== 0 || r.sandboxBlocked !== undefined)) return undefined;
       return { diff: diff.output, files: names.output.split('\n').filter((line) => line !== '') };
     },
   };

@@ -2,6 +2,7 @@
 // with -z so no path is quoted or cut), and the same as a unified diff for the window.
 
 import { gitError, LONG_TIMEOUT_MS, nulFields, type GitRunner } from './worktree-git';
+import { PLAIN_DIFF } from '../../core/git/held-off-config';
 
 export type ChangeKind = 'added' | 'modified' | 'deleted';
 
@@ -67,8 +68,7 @@ export async function unifiedDiff(git: GitRunner, cwd: string, from: string, to:
   if (from === to) return { diff: '', truncated: false };
   const result = await git.run(
     [
-      ...['-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false'],
-      'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--submodule=short', '--src-prefix=a/', '--dst-prefix=b/', from, to, '--',
+      ...PLAIN_DIFF.config, 'diff', ...PLAIN_DIFF.args, from, to, '--',
     ],
     { cwd, signal: options.signal, timeoutMs: LONG_TIMEOUT_MS, maxBytes: options.maxBytes },
   );

@@ -51,6 +51,16 @@ export const ALWAYS_HELD: readonly string[] = [
   'credential.interactive=false',
 ];
 
+/**
+ * Every diff Deepdesk shows or sends: git's own text of the change, whatever the repository's
+ * config or attributes say (no textconv or external driver, no colour, no renames folded in,
+ * the whole tree from the root, the usual a/ and b/ prefixes). `config` goes before `diff`.
+ */
+export const PLAIN_DIFF = {
+  config: ['-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false'],
+  args: ['--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--submodule=short', '--src-prefix=a/', '--dst-prefix=b/'],
+} as const;
+
 export interface CodeKey {
   /** The key, lower-cased as git lists it (`filter.NAME.clean`: any driver name). */
   key: RegExp;
