@@ -90,20 +90,13 @@ async function repositoryThatHidesItsChanges(name: string) {
 }
 
 describe('a goal’s evidence is git’s own text of the change', () => {
-  it('over SSH: no program the repository’s config names runs, and the diff shows the change', { timeout: 60_000 }, async () => {
-    const repo = await repositoryThatHidesItsChanges('hides-remote');
-    const place = shellGoalFolder(await sshShell(repo.folder));
-    const base = await place.tree();
-    await repo.change();
-    const changed = await place.diff(base!);
-    expect(changed?.files.sort()).toEqual(['.gitattributes', 'sum.js']);
-    expect(changed?.diff).toContain('+module.exports = (a, b) => a + b;');
-    expect(repo.ran()).toEqual([]);
-  });
-
-  it('on this computer: the same', async () => {
-    const repo = await repositoryThatHidesItsChanges('hides-local');
-    const place = gitGoalFolder(repo.folder);
+  const places = [
+    { where: 'over SSH', place: async (folder: string) => shellGoalFolder(await sshShell(folder)) },
+    { where: 'on this computer', place: async (folder: string) => gitGoalFolder(folder) },
+  ];
+  it.each(places)('$where: no program the repository’s config names runs, and the diff shows the change', { timeout: 60_000 }, async ({ where, place: at }) => {
+    const repo = await repositoryThatHidesItsChanges(`hides-${where.replaceAll(' ', '-')}`);
+    const place = await at(repo.folder);
     const base = await place.tree();
     await repo.change();
     const changed = await place.diff(base!);
