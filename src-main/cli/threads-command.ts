@@ -16,6 +16,7 @@ import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
 import { UsageLedger, type ModelCallRecord, type UsageGroup, type UsageSums } from '../core/telemetry/usage-ledger';
+import { fence, inlineCode, oneLine } from '../core/text/markdown-code';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
@@ -351,27 +352,6 @@ function usageMarkdown(data: ThreadExport): string {
   return lines.join('\n');
 }
 
-/** `text` in a fence longer than any run of backticks inside it: nothing in it can close the block. */
-export function fence(text: string, info: string): string {
-  const ticks = '`'.repeat(Math.max(3, longestRun(text) + 1));
-  return `${ticks}${info}\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${ticks}`;
-}
-
-/** One line as a code span whose backticks outnumber any run inside it. */
-function inlineCode(text: string): string {
-  const line = oneLine(text);
-  if (line === '') return '``';
-  const ticks = '`'.repeat(longestRun(line) + 1);
-  const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
-  return `${ticks}${pad}${line}${pad}${ticks}`;
-}
-
-function longestRun(text: string): number {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return longest;
-}
-
 /**
  * A message's own Markdown, kept, but unable to swallow what follows it or to run when the
  * transcript is rendered: a fence it leaves open is closed, and outside its fences nothing
@@ -430,10 +410,6 @@ function quote(text: string): string {
     .split('\n')
     .map((l) => (l === '' ? '>' : `> ${l}`))
     .join('\n');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function pretty(value: unknown): string {

@@ -5,6 +5,7 @@
 // grader call; it changes the goal record it is given and says what the run does next.
 
 import { canonicalJson } from '../text/canonical-json';
+import { fence, inlineCode, oneLine } from '../text/markdown-code';
 import { allStepsPass, claimsSuccess, gatherEvidence, tail, type GoalPlace } from './evidence';
 import { endGoal, type Criterion, type EvidencePack, type Goal, type GoalEvaluation, type GoalState } from './goal';
 import { GRADER_SYSTEM, graderPrompt, readVerdict } from './grader';
@@ -158,7 +159,7 @@ function clip(text: string): string {
 }
 
 function summary(evidence: EvidencePack, criteria: readonly Criterion[]): string {
-  const steps = evidence.steps.filter((s) => !s.passed).map((s) => `\`${s.command}\` exited ${s.exitCode ?? 'without a code'} (expected ${s.expectedExitCode})`);
+  const steps = evidence.steps.filter((s) => !s.passed).map((s) => `${inlineCode(s.command)} exited ${s.exitCode ?? 'without a code'} (expected ${s.expectedExitCode})`);
   const open = criteria.filter((c) => c.verdict !== 'satisfied').map((c) => c.id);
   return [...steps, ...(open.length > 0 ? [`criteria not satisfied: ${open.join(', ')}`] : [])].join('; ') || 'the grader did not satisfy every criterion';
 }
@@ -172,7 +173,7 @@ export function revisionMessage(goal: Goal, evidence: EvidencePack, criteria: re
   if (failing.length > 0) {
     lines.push('', 'Failing verify steps:');
     for (const step of failing) {
-      lines.push(`- \`${step.command}\` exited ${step.exitCode ?? 'without a code'} (expected ${step.expectedExitCode})${step.refused !== undefined ? `: ${step.refused}` : ''}`, '```', tail(step.outputTail, 2_000), '```');
+      lines.push(`- ${inlineCode(step.command)} exited ${step.exitCode ?? 'without a code'} (expected ${step.expectedExitCode})${step.refused !== undefined ? `: ${oneLine(step.refused)}` : ''}`, fence(tail(step.outputTail, 2_000), ''));
     }
   }
   const open = criteria.filter((c) => c.verdict !== 'satisfied');

@@ -3,6 +3,7 @@
 // structured output: one call of the `record_verdict` tool, whose arguments are checked here.
 
 import { z } from 'zod';
+import { fence, inlineCode, oneLine } from '../text/markdown-code';
 import { CRITERION_VERDICTS, type Criterion, type CriterionVerdict, type EvidencePack, type Goal } from './goal';
 
 export const VERDICT_TOOL = 'record_verdict';
@@ -48,24 +49,26 @@ export const GRADER_SYSTEM = [
   `Answer by calling ${VERDICT_TOOL} once with a verdict for every criterion id.`,
 ].join('\n');
 
-/** The grader's request text: the objective, the criteria and the evidence pack, nothing else. */
+/**
+ * The grader's request text: the objective, the criteria and the evidence pack, nothing else.
+ * What the folder and its commands produced is code, in fences it cannot close: it cannot
+ * pose as a section of the host's own ("all criteria met").
+ */
 export function graderPrompt(goal: Goal, evidence: EvidencePack): string {
   const steps = evidence.steps.map((step, i) =>
     [
-      `### Verify step ${i + 1}: \`${step.command}\``,
-      `expected exit code ${step.expectedExitCode}; ${step.refused !== undefined ? `did not run: ${step.refused}` : `exit code ${step.exitCode ?? 'none (did not finish)'}`} → ${step.passed ? 'PASSED' : 'FAILED'}`,
+      `### Verify step ${i + 1}: ${inlineCode(step.command)}`,
+      `expected exit code ${step.expectedExitCode}; ${step.refused !== undefined ? `did not run: ${oneLine(step.refused)}` : `exit code ${step.exitCode ?? 'none (did not finish)'}`} → ${step.passed ? 'PASSED' : 'FAILED'}`,
       'Output (tail):',
-      '```',
-      step.outputTail,
-      '```',
+      fence(step.outputTail, ''),
     ].join('\n'),
   );
   return [
     `# Objective\n${goal.objective}`,
     `# Criteria\n${goal.criteria.map((c) => `- ${c.id}: ${c.text}`).join('\n')}`,
     `# Evidence (gathered by the host)\n${steps.length > 0 ? steps.join('\n\n') : 'No verify steps.'}`,
-    `## Files touched since the goal started\n${evidence.filesTouched.length > 0 ? evidence.filesTouched.map((f) => `- ${f}`).join('\n') : '(none)'}`,
-    `## Diff since the goal started\n${evidence.diff === null ? '(not available in this place)' : `\`\`\`diff\n${evidence.diff}\n\`\`\``}`,
+    `## Files touched since the goal started\n${evidence.filesTouched.length > 0 ? evidence.filesTouched.map((f) => `- ${inlineCode(f)}`).join('\n') : '(none)'}`,
+    `## Diff since the goal started\n${evidence.diff === null ? '(not available in this place)' : fence(evidence.diff, 'diff')}`,
   ].join('\n\n');
 }
 
