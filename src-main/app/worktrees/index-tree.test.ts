@@ -35,10 +35,18 @@ function makeRepo(init: string[] = []): void {
 
 const headTree = () => git(repo, ['rev-parse', 'HEAD^{tree}']).trim();
 
-/** What git itself says the working state is: `git add -A` and `git write-tree` on a copy of the index. */
+/**
+ * What git itself says the working state is: `git add -A` and `git write-tree` on a copy of the
+ * index. The copy keeps the index's times, as the snapshot's does: with a fresh time, git would
+ * trust the cached stat of a file edited in the second the index was written ("racy git"), and
+ * miss an edit of the same size (this failed once, under load).
+ */
 function gitsOwnTree(): string {
   const index = join(root, 'own-index');
-  copyFileSync(git(repo, ['rev-parse', '--path-format=absolute', '--git-path', 'index']).trim(), index);
+  const original = git(repo, ['rev-parse', '--path-format=absolute', '--git-path', 'index']).trim();
+  copyFileSync(original, index);
+  const { atime, mtime } = statSync(original);
+  utimesSync(index, atime, mtime);
   git(repo, ['add', '-A'], { GIT_INDEX_FILE: index });
   return git(repo, ['write-tree'], { GIT_INDEX_FILE: index }).trim();
 }
