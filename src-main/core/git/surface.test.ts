@@ -72,7 +72,7 @@ describe('walking for repositories with a cache', () => {
     const second = cache.last!.folders;
     expect(second.get(join(root, 'a', 'b'))).toBe(first.get(join(root, 'a', 'b')));
     expect(second.get(join(root, 'a', 'b', 'c'))).not.toBe(first.get(join(root, 'a', 'b', 'c')));
-    expect(second.get(join(root, 'x', 'y'))?.subfolders).toEqual(['new']);
+    expect(second.get(join(root, 'x', 'y'))?.subfolders).toEqual([join(root, 'x', 'y', 'new')]);
     expect(second.has(join(root, 'x', 'y', 'new'))).toBe(true);
   });
 

@@ -365,13 +365,16 @@ class SurfaceReader {
           sinceYield = 0;
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
-        const folder = this.fs.asReal(dir) ? await walkedFolder(dir, cache !== undefined, last) : await folderIn(this.fs, dir);
+        // An unchanged folder is taken from the cache without a turn of the event loop (most of a big tree).
+        const real = this.fs.asReal(dir);
+        const unchanged = real && cache !== undefined ? unchangedFolder(dir, last) : undefined;
+        const folder = unchanged === undefined ? (real ? await walkedFolder(dir, cache !== undefined) : await folderIn(this.fs, dir)) : unchanged || undefined;
         if (!folder) continue;
         seen.set(dir, folder);
         if (folder.shaped) await this.addGitDir(dir, undefined);
         if (folder.dotGit === 'dir') await this.addGitDir(join(dir, '.git'), dir);
         else if (folder.dotGit === 'other') await this.addPointer(join(dir, '.git'), dir);
-        for (const name of folder.subfolders) if (!(folder.shaped && name === 'objects')) queue.push(join(dir, name));
+        for (const path of folder.subfolders) if (!(folder.shaped && path === folder.objects)) queue.push(path);
       }
     };
     // Workers take folders as the walk finds them; one ends when the queue is empty at that moment,
@@ -384,7 +387,10 @@ class SurfaceReader {
 
 /** What a walk found in one folder: where to go on, and whether git finds a repository there. */
 interface WalkedFolder {
+  /** Its folders' paths (`.git` not among them). */
   subfolders: string[];
+  /** Its `objects` folder's path, not walked in a git-shaped folder. */
+  objects: string;
   /** A `.git` folder, a `.git` file or link ('other'), or none. */
   dotGit: 'dir' | 'other' | null;
   /** The folder itself looks like a git folder (HEAD, objects/, refs/). */
@@ -412,29 +418,47 @@ interface LastWalk {
   takenAtMs: number;
 }
 
-async function walkedFolder(dir: string, withStat: boolean, last: LastWalk | undefined): Promise<WalkedFolder | undefined> {
+/**
+ * The last walk's record of `dir` when its stat shows its entries unchanged since (settled
+ * before that walk began), false when it is no folder any more, undefined when it is to be read.
+ * Synchronous: a stat of a folder whose inode is cached takes microseconds, a trip through the
+ * thread pool far longer, and an unchanged folder of a big tree is this stat alone.
+ */
+function unchangedFolder(dir: string, last: LastWalk | undefined): WalkedFolder | false | undefined {
+  const known = last?.folders.get(dir);
+  if (known?.stat === undefined) return undefined;
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  if (st === undefined || !st.isDirectory()) return false;
+  const settled = Math.max(st.mtimeMs, st.ctimeMs) < last!.takenAtMs - RACY_MS;
+  return settled && known.stat.ino === st.ino && known.stat.mtimeMs === st.mtimeMs && known.stat.ctimeMs === st.ctimeMs ? known : undefined;
+}
+
+async function walkedFolder(dir: string, withStat: boolean): Promise<WalkedFolder | undefined> {
   let stat: WalkedFolder['stat'];
   if (withStat) {
     try {
-      // Synchronous: a stat of a folder whose inode is cached takes microseconds, a trip through
-      // the thread pool far longer, and an unchanged folder of a big tree is this stat alone.
       const st = lstatSync(dir);
       if (!st.isDirectory()) return undefined;
       stat = { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
     } catch {
       return undefined;
     }
-    const known = last?.folders.get(dir);
-    const settled = last !== undefined && Math.max(stat.mtimeMs, stat.ctimeMs) < last.takenAtMs - RACY_MS;
-    if (known?.stat && settled && known.stat.ino === stat.ino && known.stat.mtimeMs === stat.mtimeMs && known.stat.ctimeMs === stat.ctimeMs) return known;
   }
-  const names = await readNames(dir);
+  return { ...folderOf(dir, await readNames(dir)), ...(stat ? { stat } : {}) };
+}
+
+function folderOf(dir: string, names: NameEntry[]): WalkedFolder {
   const dotGit = names.find((d) => d.name === '.git');
   return {
-    subfolders: names.filter((d) => d.isDirectory() && d.name !== '.git').map((d) => d.name),
+    subfolders: names.filter((d) => d.isDirectory() && d.name !== '.git').map((d) => join(dir, d.name)),
+    objects: join(dir, 'objects'),
     dotGit: dotGit === undefined ? null : dotGit.isDirectory() ? 'dir' : 'other',
     shaped: basename(dir) !== '.git' && looksLikeGitDir(names),
-    ...(stat ? { stat } : {}),
   };
 }
 
@@ -445,13 +469,7 @@ async function folderIn(fs: SurfaceFs, dir: string): Promise<WalkedFolder | unde
   } catch {
     return undefined;
   }
-  const names = await readNames(dir, fs);
-  const dotGit = names.find((d) => d.name === '.git');
-  return {
-    subfolders: names.filter((d) => d.isDirectory() && d.name !== '.git').map((d) => d.name),
-    dotGit: dotGit === undefined ? null : dotGit.isDirectory() ? 'dir' : 'other',
-    shaped: basename(dir) !== '.git' && looksLikeGitDir(names),
-  };
+  return folderOf(dir, await readNames(dir, fs));
 }
 
 /**
