@@ -26,6 +26,7 @@ import type { Sandbox } from '../../src-main/core/sandbox/types';
 import { ReadGuard } from '../../src-main/core/tools/read-guard';
 import { findBwrap, SANDBOX_MAX_PROCESSES } from '../../src-main/core/sandbox/bwrap';
 import { seccompFilter, withPrelude } from '../../src-main/core/sandbox/seccomp';
+import { createWriteLayer, discardLayer, writeLayerTools } from '../../src-main/core/sandbox/write-layer';
 import { errorText, formatMs, formatRatio, median, timeInterleaved, withTimeout } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report, type Section } from './report';
@@ -124,8 +125,8 @@ function timedSandbox(sandbox: Sandbox): { sandbox: Sandbox; phases: Phases } {
 /**
  * The launch chain of one prepared `sh -c true`, part by part, each in a pty as execute runs
  * it: bwrap with this folder's mount list and seccomp filter (through the prelude's shell),
- * the whole prepared launch (with the write layer: unshare, the mount program and the
- * overlay before it), and the same launch as execute prepares it: the command in the user's
+ * the whole prepared launch (with the write layer: overlay-exec's namespace and overlay
+ * before it), and the same launch as execute prepares it: the command in the user's
  * shell, its status reported by the launch's shell and answered. The prepared commands are
  * kept (their folders) until `dispose`.
  */
@@ -215,14 +216,14 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
       const reported = results.reported?.times.length ? median(results.reported.times) : NaN;
       const run = median(phases.run);
       section.rows.push({
-        name: "  where, the launch: sh in a pty / bwrap (its floor) / our mounts and seccomp / the write layer (unshare, mount, overlay) / the user's shell and the status report / Node's work around the run",
+        name: "  where, the launch: sh in a pty / bwrap (its floor) / our mounts and seccomp / the write layer (overlay-exec: namespace, overlay) / the user's shell and the status report / Node's work around the run",
         ours: [formatMs(floors.pty), ...[floors.bwrap - floors.pty, ours - floors.bwrap, chain - ours, reported - chain, run - reported].map((ms) => `${ms < 0 ? '' : '+'}${formatMs(ms)}`)].join(' / '),
         floor: `${formatMs(floors.sh)} sh`,
         target: '—',
       });
       // Where the time goes (medians of the same runs): what the sandbox adds around the pty's run.
       section.rows.push({
-        name: `  where: prepare (policy, git surface, folders) / launch to exit (unshare, overlay, bwrap with ${median(phases.mounts)} mount operations, the command) / checks after (the layer) / clean-up`,
+        name: `  where: prepare (policy, git surface, folders) / launch to exit (namespace, overlay, bwrap with ${median(phases.mounts)} mount operations, the command) / checks after (the layer) / clean-up`,
         ours: `${formatMs(median(phases.prepare))} / ${formatMs(median(phases.run))} / ${formatMs(median(phases.checks))} / ${formatMs(median(phases.cleanup))}`,
         floor: `${formatMs(floors.bwrap)} bwrap in pty`,
         target: '—',
@@ -269,7 +270,7 @@ async function benchFlatness(section: Section, options: BenchOptions, folder100k
         };
       }
     }
-    const results = await timeInterleaved(contenders, { runs: Math.max(options.runs * 2, 10), budgetMs: 30_000 });
+    const results = await timeInterleaved(contenders, { runs: Math.max(options.runs * 6, 30), budgetMs: 45_000 });
     const failed = Object.entries(results).find(([, r]) => r.error !== undefined);
     if (failed) {
       section.rows.push({ name: 'sandboxed `true`: 100,000-file folder vs 20-file folder', ours: `error (${failed[0]}): ${failed[1].error}` });
@@ -415,6 +416,60 @@ async function benchServerCall(section: Section, options: BenchOptions, folder: 
   }
 }
 
+/** Runs `file args` to its exit (no pty: the launch alone). */
+function spawned(file: string, args: string[]): () => Promise<string> {
+  return () =>
+    new Promise((resolve, reject) => {
+      const child = spawn(file, args, { stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve('exit 0') : reject(new Error(`${path.basename(file)} exit ${code}`))));
+    });
+}
+
+/**
+ * The write layer's launch (a user and mount namespace and the overlay, then the shell that
+ * starts bwrap) through overlay-exec, beside the util-linux programs it replaced (`unshare -r -m`,
+ * then `mount` from that shell) and the shell alone: what the small program saves per command.
+ */
+async function benchLayerLaunch(section: Section, options: BenchOptions, folder: string): Promise<void> {
+  const tools = await writeLayerTools();
+  if (!tools) {
+    section.rows.push({ name: 'the write layer launch', ours: 'no write layer here' });
+    return;
+  }
+  progress('the write layer launch: overlay-exec beside unshare -r -m and mount');
+  const layer = createWriteLayer(tools, folder);
+  try {
+    const options_ = `lowerdir=${folder},upperdir=${layer.dir}/upper,workdir=${layer.dir}/work,userxattr`;
+    const ours = layer.wrap('/bin/sh', ['-c', 'exec /bin/true']);
+    const results = await timeInterleaved(
+      {
+        sh: { run: spawned('/bin/sh', ['-c', 'exec /bin/true']) },
+        ours: { run: spawned(ours.file, ours.args) },
+        utilLinux: { run: spawned('unshare', ['-r', '-m', '/bin/sh', '-c', 'LC_ALL=C mount -t overlay overlay -o "$1" "$2" && exec /bin/true', 'sh', options_, folder]) },
+      },
+      { runs: Math.max(options.runs * 40, 100), budgetMs: 15_000 },
+    );
+    const failed = Object.entries(results).find(([, r]) => r.error !== undefined);
+    if (failed) {
+      section.rows.push({ name: 'the write layer launch', ours: `error (${failed[0]}): ${failed[1].error}` });
+      return;
+    }
+    const sh = median(results.sh!.times);
+    const a = median(results.ours!.times);
+    const b = median(results.utilLinux!.times);
+    section.rows.push({
+      name: `  the write layer's namespace and overlay, then a shell: overlay-exec vs \`unshare -r -m\` + \`mount\` (${results.ours!.times.length} runs each)`,
+      ours: `+${formatMs(a - sh)} vs +${formatMs(b - sh)} over the shell alone`,
+      reference: `${formatMs(sh)} sh`,
+      ratio: formatRatio(a - sh, b - sh),
+      target: '—',
+    });
+  } finally {
+    discardLayer(layer.dir);
+  }
+}
+
 export async function benchSandbox(report: Report, options: BenchOptions, folder100k?: () => Promise<string>): Promise<void> {
   const section = report.section('Issue 11 · Trust II: sandbox cost per command (bubblewrap)');
   const availability = await detectSandbox();
@@ -427,6 +482,7 @@ export async function benchSandbox(report: Report, options: BenchOptions, folder
     const sandbox = await createSandbox({ projectDir: folder, dataDir });
     if (!sandbox) throw new Error('createSandbox returned nothing although the sandbox is available');
     await benchCommands(section, options, sandbox, folder);
+    await benchLayerLaunch(section, options, folder).catch((err: unknown) => section.rows.push({ name: 'the write layer launch', ours: `error: ${errorText(err)}` }));
     if (folder100k !== undefined) {
       await benchFlatness(section, options, await folder100k(), dataDir).catch((err: unknown) =>
         section.rows.push({ name: 'sandboxed `true`: 100,000-file folder vs 20-file folder', ours: `error: ${errorText(err)}` }),

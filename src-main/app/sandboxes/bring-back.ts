@@ -338,7 +338,7 @@ async function bringBackListed(options: BringBackOptions, limits: BringBackLimit
     const layer: WriteLayer = {
       dir,
       projectDir: options.folder,
-      tools: { unshare: '', mount: '' },
+      tools: { overlayExec: '' },
       wrap: () => {
         throw new Error('a brought-back layer runs nothing');
       },

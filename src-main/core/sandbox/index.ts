@@ -237,8 +237,6 @@ class OsSandbox implements Sandbox {
 
     let file: string;
     let args: string[];
-    /** What the launch starts with (the write layer's runs its tools in the C locale); the command gets `env`. */
-    let launchEnv = env;
     let proxy: DomainProxy | undefined;
     let proxyDir: string | undefined;
     let layer: WriteLayer | undefined;
@@ -272,7 +270,7 @@ class OsSandbox implements Sandbox {
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
       // the filter and (with a layer) mounts the overlay: the fewest execs per command.
       const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
-      if (layer) ({ file, args, env: launchEnv } = layer.wrap(this.launcher.path, args, env, prelude));
+      if (layer) ({ file, args } = layer.wrap(this.launcher.path, args, prelude));
       else ({ file, args } = withPrelude(prelude, this.launcher.path, args));
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
@@ -359,7 +357,7 @@ class OsSandbox implements Sandbox {
       file,
       args,
       cwd: spec.cwd,
-      env: launchEnv,
+      env,
       ...(options.report ? { reports: true as const } : {}),
       launchRaced: (output, exitCode) => {
         if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;

@@ -32,7 +32,8 @@ afterEach(() => {
 function runIn(script: string): Promise<WriteLayer> {
   const layer = createWriteLayer(tools!, project);
   layers.push(layer);
-  const { file, args, env } = layer.wrap('/bin/sh', ['-c', `cd "$1" && ${script}`, 'sh', project], { ...(process.env as Record<string, string>), HOME: home, GIT_CONFIG_NOSYSTEM: '1' });
+  const { file, args } = layer.wrap('/bin/sh', ['-c', `cd "$1" && ${script}`, 'sh', project]);
+  const env = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
   return new Promise((resolve, reject) => {
     execFile(file, args, { env }, (error, _out, stderr) => (error ? reject(new Error(stderr)) : resolve(layer)));
   });

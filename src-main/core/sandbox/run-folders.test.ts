@@ -157,7 +157,7 @@ describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a s
       });
       // Settled: bound long enough ago for the sweep to judge them.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, planted + 10_500 - Date.now())));
-      const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data'), join(import.meta.dirname, '../../..')], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
       const line = await new Promise<string>((resolve, reject) => {
         createInterface({ input: parent.stdout! }).once('line', resolve);

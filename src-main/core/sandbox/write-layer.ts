@@ -8,10 +8,11 @@
 // folder by `applyLayer`, whole or not at all, as the person, never through a link
 // (no-follow.ts), between the checkpoint recorder's snapshots.
 //
-// Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
-// overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
-// then runs inside it as before, mapping the person's uid back. Where this is unavailable
-// (no `unshare`, an older kernel, an upper folder without user xattrs) commands run on the
+// Mounting: overlay-exec (native/overlay-exec.c, built into out/native/) makes a user and mount
+// namespace in which an unprivileged overlay can be mounted (Linux ≥ 5.11, `userxattr`), as
+// `unshare -r -m` and `mount` would without their start-up; bwrap (0.8 has no overlay option)
+// then runs inside it as before, mapping the person's uid back. Where this is unavailable (the
+// program not built, an older kernel, an upper folder without user xattrs) commands run on the
 // live folder as before and the recorder cannot attribute their changes (see recorder.ts).
 //
 // Opaque folders (a folder the command removed and made again) are marked with an xattr
@@ -28,12 +29,13 @@ import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentA
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
-import { preludeLines, type LaunchPrelude } from './seccomp';
+import { withPrelude, type LaunchPrelude } from './seccomp';
+import { builtProgram } from '../process/built-program';
 import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folders';
 
 export interface LayerTools {
-  unshare: string;
-  mount: string;
+  /** native/overlay-exec.c, built. */
+  overlayExec: string;
 }
 
 /** One entry of the upper layer, parents before their children. */
@@ -53,11 +55,8 @@ export interface WriteLayer {
   readonly dir: string;
   readonly projectDir: string;
   readonly tools: LayerTools;
-  /**
-   * The launcher, its arguments and its environment that run `file args` in `env` with the
-   * folder overlaid, after the prelude (seccomp.ts) when given.
-   */
-  wrap(file: string, args: string[], env: Record<string, string>, prelude?: LaunchPrelude): { file: string; args: string[]; env: Record<string, string> };
+  /** The launcher and its arguments that run `file args` with the folder overlaid, after the prelude (seccomp.ts) when given. */
+  wrap(file: string, args: string[], prelude?: LaunchPrelude): { file: string; args: string[] };
 }
 
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
@@ -68,46 +67,14 @@ function lowerOf(layer: { dir: string; projectDir: string }): string {
   return PLAIN_OPTION_PATH.test(layer.projectDir) ? layer.projectDir : path.join(layer.dir, 'lower');
 }
 
-/**
- * `$4` is the lower layer: the folder itself, or (when its path would break the option) a
- * bind of it; `$5` the seccomp filter's path for the prelude's lines (seccomp.ts), which end
- * with the exec; `$6` the command's LC_ALL after a `=`, or empty when it has none. unshare and
- * the mount program run in the C locale (only they: the command gets its own back), so they
- * read no locale files, ~0.2–0.3 ms of each one's start-up per command.
- */
-function mountScript(prelude: LaunchPrelude | undefined): string {
-  return [
-    'p=$1 l=$2 m=$3 lower=$4 f=$5',
-    'case $6 in =*) LC_ALL=${6#=} ;; *) unset LC_ALL ;; esac',
-    'shift 6',
-    '{ [ "$lower" = "$p" ] || LC_ALL=C "$m" --bind "$p" "$lower"; } && LC_ALL=C "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
-    "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
-    '  exit 125',
-    '}',
-    ...(prelude ? preludeLines(prelude) : ['exec "$@"']),
-  ].join('\n');
+/** overlay-exec's bind arguments: none, or the real folder bound at the layer's lower/ (lowerOf). */
+function bindArgs(layer: { dir: string; projectDir: string }): [string, string] {
+  const lower = lowerOf(layer);
+  return lower === layer.projectDir ? ['', ''] : [layer.projectDir, lower];
 }
 
-/** Prints (NUL-separated) the given names that are not visible in the layers merged read-only. */
-const HIDDEN_NAMES_SCRIPT = [
-  'p=$1 l=$2 m=$3 lower=$4',
-  'shift 4',
-  '{ [ "$lower" = "$p" ] || LC_ALL=C "$m" --bind "$p" "$lower"; } && LC_ALL=C "$m" -t overlay overlay -o "ro,userxattr,lowerdir=$l/upper:$lower" "$l/view" && cd "$l/view" || exit 125',
-  'for x; do [ -e "$x" ] || [ -h "$x" ] || printf \'%s\\0\' "$x"; done',
-].join('\n');
-
-function findTool(name: string): string | undefined {
-  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}
+/** Prints (NUL-separated) the given names that are not visible in the layers merged read-only (in `$1`, the view). */
+const HIDDEN_NAMES_SCRIPT = ['cd "$1" || exit 125', 'shift', 'for x; do [ -e "$x" ] || [ -h "$x" ] || printf \'%s\\0\' "$x"; done'].join('\n');
 
 async function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
   const r = await runToEnd({ role: 'probe', file, args, timeoutMs: 20_000 });
@@ -132,10 +99,9 @@ export function writeLayerTools(): Promise<LayerTools | undefined> {
 
 async function probe(): Promise<LayerTools | undefined> {
   if (process.platform !== 'linux') return undefined;
-  const unshare = findTool('unshare');
-  const mount = findTool('mount');
-  if (!unshare || !mount) return undefined;
-  const tools = { unshare, mount };
+  const overlayExec = builtProgram('overlay-exec');
+  if (!overlayExec) return undefined;
+  const tools = { overlayExec };
   const folder = makeRunFolder('deepdesk-layer-probe-');
   let layerDir: string | undefined;
   try {
@@ -145,7 +111,7 @@ async function probe(): Promise<LayerTools | undefined> {
     fs.writeFileSync(path.join(project, 'again', 'old'), 'x');
     const layer = createWriteLayer(tools, project);
     layerDir = layer.dir;
-    const { file, args } = layer.wrap('/bin/sh', ['-c', 'cd "$1" && rm gone && rm -r again && mkdir again && echo new > again/new', 'sh', project], {});
+    const { file, args } = layer.wrap('/bin/sh', ['-c', 'cd "$1" && rm gone && rm -r again && mkdir again && echo new > again/new', 'sh', project]);
     const ran = await run(file, args);
     if (!ran.ok) return undefined;
     const entries = await readLayer(layer);
@@ -178,13 +144,12 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     dir,
     projectDir,
     tools,
-    wrap(file, args, env, prelude) {
+    wrap(file, args, prelude) {
       const lower = lowerOf({ dir, projectDir });
-      const locale = env.LC_ALL === undefined ? '' : `=${env.LC_ALL}`;
+      const then = prelude ? withPrelude(prelude, file, args) : { file, args };
       return {
-        file: tools.unshare,
-        args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', locale, file, ...args],
-        env: { ...env, LC_ALL: 'C' },
+        file: tools.overlayExec,
+        args: [...bindArgs({ dir, projectDir }), 'rw', `lowerdir=${lower},upperdir=${dir}/upper,workdir=${dir}/work,userxattr`, projectDir, then.file, ...then.args],
       };
     },
   };
@@ -286,7 +251,9 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
   // Argument lists are bounded; a few thousand short names per call.
   for (let i = 0; i < names.length; i += 2000) {
     const chunk = names.slice(i, i + 2000);
-    const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, lowerOf(layer), ...chunk]);
+    const view = path.join(layer.dir, 'view');
+    const options = `userxattr,lowerdir=${layer.dir}/upper:${lowerOf(layer)}`;
+    const ran = await run(layer.tools.overlayExec, [...bindArgs(layer), 'ro', options, view, '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', view, ...chunk]);
     // Not knowing which folders were made anew, the layer cannot be checked as it would apply.
     if (!ran.ok) throw Object.assign(new Error(`could not tell the folders made anew: ${ran.stderr.trim()}`), { code: 'EOPAQUE' });
     for (const hidden of ran.stdout.toString('utf8').split('\0')) {

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundledRipgrep, findRipgrep, outsideAsar, ripgrepOnPath } from './ripgrep-binary';
+import { bundledRipgrep, findRipgrep, ripgrepOnPath } from './ripgrep-binary';
+import { outsideAsar } from '../../process/built-program';
 
 const repo = path.resolve(import.meta.dirname, '../../../..');
 // @vscode/ripgrep 1.18's optional per-platform packages.

@@ -6,6 +6,7 @@
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
+import { outsideAsar } from '../../process/built-program';
 
 let chosen: Promise<string | null> | undefined;
 
@@ -28,11 +29,6 @@ export async function bundledRipgrep(): Promise<string | null> {
   }
   const file = outsideAsar(rgPath);
   return (await isExecutable(file)) ? file : null;
-}
-
-/** `…/app.asar/node_modules/…` → `…/app.asar.unpacked/node_modules/…`; other paths unchanged. */
-export function outsideAsar(file: string): string {
-  return file.replace(/\.asar(?=[\\/])/, '.asar.unpacked');
 }
 
 /** The first executable `rg` on PATH. */

@@ -2,15 +2,18 @@
 // agent), runs a sandboxed command that waits, in a folder that allows a domain (so through
 // the domain proxy), prints the run folders this process has made meanwhile (its TMPDIR,
 // write layer and the two proxies' socket folders), then waits to be SIGKILLed before it can
-// clean up. Arguments: project folder, data folder.
+// clean up. Arguments: project folder, data folder, the Deepdesk checkout it was bundled from
+// (whose out/native/ holds the write layer's program).
 // This is a new process: its first command is the first to meet what earlier ones left.
 import { readdirSync } from 'node:fs';
 import { startMeteringProxy } from '../../acp-client/metering-proxy';
 import { runInPty } from '../../process/pty-exec';
 import { createSandbox } from '../index';
 import { runFoldersDir } from '../run-folders';
+import { useProgramsOf } from '../../process/built-program';
 
-const [project, dataDir] = process.argv.slice(2) as [string, string];
+const [project, dataDir, checkout] = process.argv.slice(2) as [string, string, string];
+useProgramsOf(checkout);
 await startMeteringProxy({ upstream: 'http://127.0.0.1:9', onCall: () => undefined });
 const sandbox = await createSandbox({ projectDir: project, dataDir, allowedDomains: ['example.com'] });
 if (!sandbox) throw new Error('no sandbox here');
