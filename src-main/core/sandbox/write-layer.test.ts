@@ -59,6 +59,23 @@ describe.skipIf(!tools)('the write layer', () => {
     });
   }
 
+  it('a layer that cannot be mounted runs nothing: exit 125 and why, the folder untouched', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    const layer = createWriteLayer(tools!, project);
+    layers.push(layer);
+    fs.rmdirSync(path.join(layer.dir, 'work'));
+    const marker = path.join(dir, 'ran');
+    const launch = layer.wrap('/bin/sh', ['-c', 'touch "$1"; echo x > "$2/made"', 'sh', marker, project]);
+    const ran = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(launch.file, launch.args, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
+    });
+    expect(ran.code).toBe(125);
+    expect(ran.stderr).toMatch(/^Deepdesk could not overlay the project folder for this command \(the overlay on .+: No such file or directory\)\n$/);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.readdirSync(project)).toEqual([]);
+  });
+
   it('the command keeps the locale it was given, set, empty or not', async () => {
     const project = path.join(dir, 'p');
     fs.mkdirSync(project);
