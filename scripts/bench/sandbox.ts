@@ -440,13 +440,13 @@ async function benchLayerLaunch(section: Section, options: BenchOptions, folder:
   progress('the write layer launch: overlay-exec beside unshare -r -m and mount');
   const layer = createWriteLayer(tools, folder);
   try {
-    const options_ = `lowerdir=${folder},upperdir=${layer.dir}/upper,workdir=${layer.dir}/work,userxattr`;
+    const overlayOptions = `lowerdir=${folder},upperdir=${layer.dir}/upper,workdir=${layer.dir}/work,userxattr`;
     const ours = layer.wrap('/bin/sh', ['-c', 'exec /bin/true']);
     const results = await timeInterleaved(
       {
         sh: { run: spawned('/bin/sh', ['-c', 'exec /bin/true']) },
         ours: { run: spawned(ours.file, ours.args) },
-        utilLinux: { run: spawned('unshare', ['-r', '-m', '/bin/sh', '-c', 'LC_ALL=C mount -t overlay overlay -o "$1" "$2" && exec /bin/true', 'sh', options_, folder]) },
+        utilLinux: { run: spawned('unshare', ['-r', '-m', '/bin/sh', '-c', 'LC_ALL=C mount -t overlay overlay -o "$1" "$2" && exec /bin/true', 'sh', overlayOptions, folder]) },
       },
       { runs: Math.max(options.runs * 40, 100), budgetMs: 15_000 },
     );

@@ -268,10 +268,11 @@ class OsSandbox implements Sandbox {
       const inner = command[0]?.startsWith('/') ? command : ['/bin/sh', '-c', 'exec "$@"', 'sh', ...command];
       args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', ...inner];
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
-      // the filter and (with a layer) mounts the overlay: the fewest execs per command.
+      // the filter and reports the status: the fewest execs per command. With a layer,
+      // overlay-exec mounts the overlay before it.
       const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
-      if (layer) ({ file, args } = layer.wrap(this.launcher.path, args, prelude));
-      else ({ file, args } = withPrelude(prelude, this.launcher.path, args));
+      const launch = withPrelude(prelude, this.launcher.path, args);
+      ({ file, args } = layer ? layer.wrap(launch.file, launch.args) : launch);
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {

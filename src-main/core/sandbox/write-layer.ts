@@ -29,7 +29,6 @@ import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentA
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
-import { withPrelude, type LaunchPrelude } from './seccomp';
 import { builtProgram } from '../process/built-program';
 import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folders';
 
@@ -55,8 +54,8 @@ export interface WriteLayer {
   readonly dir: string;
   readonly projectDir: string;
   readonly tools: LayerTools;
-  /** The launcher and its arguments that run `file args` with the folder overlaid, after the prelude (seccomp.ts) when given. */
-  wrap(file: string, args: string[], prelude?: LaunchPrelude): { file: string; args: string[] };
+  /** The launcher and its arguments that run `file args` (an absolute path) with the folder overlaid. */
+  wrap(file: string, args: string[]): { file: string; args: string[] };
 }
 
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
@@ -144,12 +143,11 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     dir,
     projectDir,
     tools,
-    wrap(file, args, prelude) {
+    wrap(file, args) {
       const lower = lowerOf({ dir, projectDir });
-      const then = prelude ? withPrelude(prelude, file, args) : { file, args };
       return {
         file: tools.overlayExec,
-        args: [...bindArgs({ dir, projectDir }), 'rw', `lowerdir=${lower},upperdir=${dir}/upper,workdir=${dir}/work,userxattr`, projectDir, then.file, ...then.args],
+        args: [...bindArgs({ dir, projectDir }), 'rw', `lowerdir=${lower},upperdir=${dir}/upper,workdir=${dir}/work,userxattr`, projectDir, file, ...args],
       };
     },
   };
