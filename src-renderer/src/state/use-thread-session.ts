@@ -137,16 +137,25 @@ export function useThreadSession(): ThreadSession {
   const frameQueue = useRef<RawAgentEvent[]>([]);
   const loadedSeq = useRef(0);
   const frame = useRef<number | null>(null);
+  /** The thread whose opening was told to the host: a load again after a reconnect or a rewind is no opening. */
+  const opened = useRef<string | null>(null);
   useEffect(() => {
     dispatch({ type: 'reset', threadId });
     frameQueue.current = [];
     setApprovals([]);
-    if (threadId === null) return undefined;
+    if (threadId === null) {
+      opened.current = null;
+      return undefined;
+    }
     let cancelled = false;
     buffer.current = [];
     setLoading(true);
+    // Only the person's opening marks the thread seen (it then leaves the Agents view once
+    // finished); a reload while it stays open must not hide a finish that came meanwhile.
+    const opening = opened.current !== threadId;
+    opened.current = threadId;
     api
-      .call('threads.get', { threadId })
+      .call('threads.get', opening ? { threadId } : { threadId, refresh: true })
       .then((view) => {
         if (cancelled) return;
         loadedSeq.current = view.eventSeq;
