@@ -128,7 +128,7 @@ async function runPart(index: number, options: BenchOptions, out: string): Promi
   fs.writeFileSync(out, JSON.stringify(report.sections));
 }
 
-/** Runs one part in a Node process of its own (this script again, with --part) and takes its sections. */
+/** Runs one part in a Node process of its own (this script again, with --part; never --regenerate, see main) and takes its sections. */
 async function partInProcess(index: number, options: BenchOptions): Promise<Section[]> {
   const part = PARTS[index]!;
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-bench-part-')), 'sections.json');
@@ -180,7 +180,7 @@ async function main(): Promise<number> {
   if (options.regenerate) for (const name of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
   const report = new Report();
   const started = performance.now();
-  for (const index of selectedParts(options.suites)) report.sections.push(...(await partInProcess(index, { ...options, regenerate: false })));
+  for (const index of selectedParts(options.suites)) report.sections.push(...(await partInProcess(index, options)));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); each part in a Node process of its own; total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
