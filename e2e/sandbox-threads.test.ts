@@ -211,6 +211,21 @@ describe('sandbox threads in the window', () => {
     const ask = approval(window).first();
     await poll(() => ask.innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);
     expect(await ask.innerText()).not.toContain('Runs on this computer');
+
+    // The Agents view's row, read while the run waits for the person: once it finishes with the
+    // window looking at it, the row leaves the view (it was seen, Workspace.tsx), a few hundred ms later.
+    const agents = window.getByRole('region', { name: 'Agents', exact: true });
+    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
+    // At both sizes: the title keeps room beside the badge, nothing overlaps, nothing runs out sideways.
+    const size = window.viewportSize();
+    for (const [width, height] of [
+      [1400, 900],
+      [1024, 700],
+    ] as const) {
+      await window.setViewportSize({ width, height });
+      await poll(() => layoutProblems(window)).toEqual([]);
+    }
+    if (size) await window.setViewportSize(size);
     await ask.getByRole('button', { name: 'Approve', exact: true }).click();
     await conversation(window).getByText('Made it.').waitFor({ timeout: 30_000 });
 
@@ -223,17 +238,6 @@ describe('sandbox threads in the window', () => {
     // The command is shown in the thread's Terminal, as a local one is.
     await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 15_000 });
 
-    const agents = window.getByRole('region', { name: 'Agents', exact: true });
-    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
-
-    // At both sizes: the title keeps room beside the badge, nothing overlaps, nothing runs out sideways.
-    for (const [width, height] of [
-      [1400, 900],
-      [1024, 700],
-    ] as const) {
-      await window.setViewportSize({ width, height });
-      await poll(() => layoutProblems(window)).toEqual([]);
-    }
   });
 
   it('Continue in a sandbox… makes a worktree thread a Daytona sandbox thread', async () => {
