@@ -2,7 +2,7 @@
 // runs `true` and an `ls -R` of 200 files with and without the sandbox, interleaved in one
 // run, and the agent loop runs execute steps (as in auto mode: no approvals) both ways.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -248,11 +248,15 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
 async function benchFlatness(section: Section, options: BenchOptions, folder100k: string, dataDir: string): Promise<void> {
   progress('execute `true` sandboxed and not, in a 20-file and a 100,000-file folder');
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-sandbox-20-'));
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-sandbox-repo-'));
   try {
-    for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(small, `file${i}.ts`), `export const n${i} = ${i};\n`);
+    for (const folder of [small, repo]) for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(folder, `file${i}.ts`), `export const n${i} = ${i};\n`);
+    // The usual project: the same 20 files, committed (its .git is looked at and mounted read-only for every command).
+    execFileSync('sh', ['-c', 'git init -q && git add -A && git -c user.name=bench -c user.email=bench@example.com commit -qm files'], { cwd: repo });
     const contenders: Parameters<typeof timeInterleaved>[0] = {};
     for (const [name, folder] of [
       ['small', small],
+      ['repo', repo],
       ['big', folder100k],
     ] as const) {
       const sandbox = await createSandbox({ projectDir: folder, dataDir: path.join(dataDir, `flat-${name}`) });
@@ -287,8 +291,17 @@ async function benchFlatness(section: Section, options: BenchOptions, folder100k
       target: `≤ ${FLAT_RATIO}× the 20-file folder's`,
       result: verdict(big <= smallOver * FLAT_RATIO),
     });
+    const inRepo = over('repo');
+    section.rows.push({
+      name: '  the same in a git repository of the 20 files (its .git looked at and kept read-only)',
+      ours: `+${formatMs(inRepo)} vs +${formatMs(smallOver)}`,
+      floor: `+${formatMs(smallOver)} at 20 files`,
+      ratio: formatRatio(inRepo, smallOver),
+      target: '—',
+    });
   } finally {
     fs.rmSync(small, { recursive: true, force: true });
+    fs.rmSync(repo, { recursive: true, force: true });
   }
 }
 

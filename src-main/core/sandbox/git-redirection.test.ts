@@ -72,6 +72,14 @@ afterEach(() => {
 
 const run = (command: string) => backend.execute(command, { timeoutS: 60 });
 
+/**
+ * Time for the look the sandbox takes after a command (index.ts FolderLook, a few ms here): the
+ * next command is launched with its mounts. Should it still run, the next command is launched
+ * with a look that is fresher, not older: the case then checks the mounts instead of the
+ * layer's check, and passes or fails the same.
+ */
+const lookTaken = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
+
 function initRepo(dir = project): void {
   git(dir, 'init', '-q');
   git(dir, 'add', '-A');
@@ -134,6 +142,43 @@ describe.skipIf(!available.available)('git cannot be redirected to run what a sa
     expect(ran()).toEqual([]);
     expect(readFileSync(join(project, 'sub', '.git', 'config'), 'utf8')).toBe(configBefore);
     expect(result.sandboxBlocked).toContain('/sub/.git/');
+  });
+
+  it('a nested repository the person made between two commands: what the next one writes there never reaches it', async () => {
+    initRepo();
+    expect((await run('true')).exitCode).toBe(0);
+    await lookTaken();
+    const sub = join(project, 'sub');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'x.txt'), 'x\n');
+    initRepo(sub);
+    const configBefore = readFileSync(join(sub, '.git', 'config'), 'utf8');
+    const result = await run(
+      `${evilProgram()}; git -C sub config core.fsmonitor "$PWD/evil.sh"; cp evil.sh sub/.git/hooks/pre-commit; cp evil.sh sub/.git/hooks/post-checkout; mkdir -p sub/.git/info; echo '* diff=ev' > sub/.git/info/attributes; git -C sub config diff.ev.command "$PWD/evil.sh"; true`,
+    );
+    personUsesGit(sub);
+    git(sub, 'diff', 'HEAD~0');
+    expect(ran()).toEqual([]);
+    expect(readFileSync(join(sub, '.git', 'config'), 'utf8')).toBe(configBefore);
+    expect(existsSync(join(sub, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(sub, '.git', 'info', 'attributes'))).toBe(false);
+    expect(result.sandboxBlocked).toContain('/sub/.git/');
+  });
+
+  it('a nested repository the person removed between two commands: the next command runs as usual', async () => {
+    const sub = join(project, 'sub');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'x.txt'), 'x\n');
+    initRepo(sub);
+    initRepo();
+    expect((await run('true')).exitCode).toBe(0);
+    // That look holds sub/.git's config, hooks and info.
+    await lookTaken();
+    rmSync(sub, { recursive: true, force: true });
+    const result = await run('echo ran; ls');
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toBe('ran\nREADME.md');
+    expect(result.sandboxBlocked).toBeUndefined();
   });
 
   it("a submodule's git folder (.git/modules/NAME): hooks and commondir", async () => {
