@@ -197,8 +197,8 @@ describe.skipIf(!layered)('a person saving files while a sandboxed command runs 
     const layers = (): string[] => fs.readdirSync(runFoldersDir()).filter((n) => n.startsWith('deepdesk-layer-') && n.includes(`.${process.pid}-`));
     const before = new Set(layers());
     await backendStep('echo a > a.txt');
-    const after = layers().filter((n) => !before.has(n));
-    expect(after).toEqual([]);
+    // Removed in the background, after the result (run-folders.ts removeRunFolderLater).
+    await expect.poll(() => layers().filter((n) => !before.has(n)), { timeout: 10_000 }).toEqual([]);
     expect(fs.readdirSync(root).sort()).toEqual(['a.txt']);
   });
 });

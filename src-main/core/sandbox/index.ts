@@ -39,7 +39,6 @@
  * (and the pid namespace, whose end kills every process in it) only.
  */
 import { existsSync, lstatSync, rmdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
@@ -55,7 +54,7 @@ import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
-import { makeRunFolder, removeRunFolder, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
+import { makeRunFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -415,13 +414,11 @@ class OsSandbox implements Sandbox {
       async dispose(): Promise<void> {
         await enforce();
         // Nothing runs any more (enforce waited for the layer's check): the run's folders go
-        // together, without blocking the event loop.
-        await Promise.all([
-          layer ? discardLayerAsync(layer.dir) : undefined,
-          proxy?.close(),
-          removeTmpDir(tmpDir),
-          proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
-        ]);
+        // in the background, after its result.
+        if (layer) removeRunFolderLater(layer.dir, discardLayerAsync);
+        removeRunFolderLater(tmpDir, removeTmpDir);
+        await proxy?.close();
+        if (proxyDir) removeRunFolderLater(proxyDir);
         // The look the next command is launched with: taken once this result has gone back
         // (a turn of the event loop later), while the model works on it.
         if (layer && !look.looking) {

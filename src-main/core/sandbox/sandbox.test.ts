@@ -84,7 +84,8 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       const [tmp] = result.output.split('\n');
       expect(tmp).toMatch(/deepdesk-run-/);
       expect(result.output).toContain('scratch');
-      expect(existsSync(tmp!)).toBe(false);
+      // Removed in the background, after the result (run-folders.ts removeRunFolderLater).
+      await expect.poll(() => existsSync(tmp!), { timeout: 10_000 }).toBe(false);
       expect(result.output).not.toContain('[Sandbox blocked');
     });
 
