@@ -38,7 +38,8 @@
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { existsSync, lstatSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
+import { rmdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
@@ -143,7 +144,7 @@ function unreadableFile(): string {
 /** A run's temp folder: one rmdir when the command left it empty (the usual case), else removed whole (what it left unwritable too). */
 async function removeTmpDir(dir: string): Promise<void> {
   try {
-    rmdirSync(dir);
+    await rmdir(dir);
   } catch {
     await removeRunFolder(dir);
   }

@@ -171,14 +171,14 @@ const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
 
 /**
  * discardLayer without blocking the event loop (a layer's removal is the slow part of a
- * run's end). A layer of empty folders (a command that wrote nothing) goes at once, a
- * handful of rmdir calls; any other, whole, in the background of the event loop.
+ * run's end). A layer of empty folders (a command that wrote nothing) goes by a handful of
+ * rmdir calls; any other, whole.
  */
 export async function discardLayerAsync(dir: string): Promise<void> {
   try {
     for (const sub of EMPTY_LAYER) {
       try {
-        fs.rmdirSync(path.join(dir, sub));
+        await fs.promises.rmdir(path.join(dir, sub));
       } catch (err) {
         // A folder this layer never had (lower/ and view/ are made only when needed; a mount that failed).
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
