@@ -168,6 +168,8 @@ export function discardLayer(dir: string): void {
 
 /** The folders of a layer that nothing was written to (overlay makes `work/work`), deepest first. */
 const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
+/** Made only where needed (makeLayerDir, markOpaque): looked for first, as an error costs more than the look. */
+const MADE_IF_NEEDED = new Set(['lower', 'view']);
 
 /**
  * discardLayer without blocking the event loop (a layer's removal is the slow part of a
@@ -177,6 +179,7 @@ const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
 export async function discardLayerAsync(dir: string): Promise<void> {
   try {
     for (const sub of EMPTY_LAYER) {
+      if (MADE_IF_NEEDED.has(sub) && !fs.existsSync(path.join(dir, sub))) continue;
       try {
         await fs.promises.rmdir(path.join(dir, sub));
       } catch (err) {
@@ -362,6 +365,8 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
     }
   }
   const nothing = (rel: string, why: string): AppliedLayer => ({ touched: [], subtrees: [], failed: [...applied.failed, { rel, why: `${why}; ${NOTHING_APPLIED}` }] });
+  // Nothing to stage or put in place (the usual command, which wrote nothing).
+  if (planned.length === 0) return applied;
 
   // 2. Room.
   const needed = bytesNeeded(layer, planned);
