@@ -208,9 +208,11 @@ class OsSandbox implements Sandbox {
     this.kind = launcher.kind;
   }
 
-  private folderLook(projectDir: string): FolderLook {
-    let look = this.looks.get(projectDir);
-    if (!look) this.looks.set(projectDir, (look = { cache: new RepositoryWalkCache() }));
+  /** Per folder and home (a repository's surface names what the home's git config does). */
+  private folderLook(projectDir: string, home: string): FolderLook {
+    const key = JSON.stringify([projectDir, home]);
+    let look = this.looks.get(key);
+    if (!look) this.looks.set(key, (look = { cache: new RepositoryWalkCache() }));
     return look;
   }
 
@@ -248,7 +250,7 @@ class OsSandbox implements Sandbox {
     const longLived = options.longLived === true;
     // Git's surface in every repository of the folder: kept read-only where it exists, and
     // compared after the run for what could not be mounted (core/git/surface.ts).
-    const look = this.folderLook(resolved.projectDir);
+    const look = this.folderLook(resolved.projectDir, resolved.home);
     const walk = (): Promise<GitSurface> => snapshotGitSurface(resolved.projectDir, resolved.home, look.cache);
     const gitBefore = layer && look.last ? look.last : (look.last = await walk());
     const walkCache = look.cache;
