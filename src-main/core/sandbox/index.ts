@@ -416,12 +416,13 @@ class OsSandbox implements Sandbox {
       },
       async dispose(): Promise<void> {
         await enforce();
-        // Nothing runs any more (enforce waited for the layer's check): the run's folders go
-        // in the background, after its result.
-        if (layer) removeRunFolderLater(layer.dir, discardLayerAsync);
-        removeRunFolderLater(tmpDir, removeTmpDir);
+        // Nothing runs any more (enforce waited for the layer's check). A command's folders go
+        // in the background, after its result; a server's as it ends (nobody waits on that).
+        type Folder = readonly [string, (dir: string) => Promise<void>];
+        const folders: Folder[] = [...(layer ? [[layer.dir, discardLayerAsync] as const] : []), [tmpDir, removeTmpDir], ...(proxyDir ? [[proxyDir, removeRunFolder] as const] : [])];
         await proxy?.close();
-        if (proxyDir) removeRunFolderLater(proxyDir);
+        if (longLived) await Promise.all(folders.map(([dir, remove]) => remove(dir)));
+        else for (const [dir, remove] of folders) removeRunFolderLater(dir, remove);
         // The look the next command is launched with: taken once this result has gone back
         // (a turn of the event loop later), while the model works on it.
         if (layer && !look.looking) {

@@ -51,7 +51,7 @@ export interface PreparedCommand extends CommandSpec {
   reports?: true;
   /** After the command ended: one line starting `[Sandbox blocked` naming what was blocked, or undefined. */
   blockedLine(output: string, exitCode: number | null): Promise<string | undefined>;
-  /** Frees per-run resources: its proxies at once, its folders (TMPDIR, write layer) in the background (run-folders.ts removeRunFolderLater). */
+  /** Frees per-run resources: its proxies at once; a command's folders (TMPDIR, write layer) in the background (run-folders.ts removeRunFolderLater), a long-lived process's at once. */
   dispose(): Promise<void>;
   /**
    * The launch failed before the command started, because a path this run hides (a socket in
