@@ -55,7 +55,7 @@ describe('deepdesk mcp add / rm', () => {
     const added = await t.deepdesk(['mcp', 'add', 'docs', '--project', '--folder', t.folder, '--data-dir', t.dataDir, '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer ${DOCS_TOKEN}', '--credential', 'DOCS_TOKEN']);
     expect(added.code).toBe(0);
     const file = join(t.folder, '.mcp.json');
-    // A *_TOKEN is one of Deepdesk's credentials: the entry names it to take it (in its headers only).
+    // --credential names a variable the entry takes as one of Deepdesk's credentials (in its headers only).
     expect(readJson(file).mcpServers.docs).toEqual({ type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' }, credentials: ['DOCS_TOKEN'] });
     const trust = JSON.parse(readFileSync(join(t.dataDir, 'trust.json'), 'utf8')) as Record<string, { entries: Record<string, string> }>;
     expect(Object.keys(trust[t.folder]!.entries)).toEqual(['mcp:docs']);

@@ -172,7 +172,7 @@ worktrees options:
 mcp add options:
   --project             into the folder's .mcp.json (trusted as you wrote it), not yours
   -e, --env KEY=VALUE   the server's environment (repeatable)
-  --credential NAME     one of Deepdesk's credentials (a *_API_KEY, *_TOKEN, …) its
+  --credential NAME     one of Deepdesk's own credentials (a provider's key, …) its
                         env or headers may expand as \${NAME} (repeatable)
   --no-sandbox          run the server outside the sandbox
   --transport http|sse  for --url (default http)

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expandVars } from './expand-vars';
+import { withholdFromCommands } from '../process/app-secrets';
 import { mergeServers, readMcpConfigFile, removeServerEntry, serverDigest, setServerDisabled, writeServerEntry } from './mcp-config';
 import { problemLine, type McpServerConfig } from './mcp-config-types';
 
@@ -78,6 +79,43 @@ describe('readMcpConfigFile', () => {
     expect(byName.docs).toMatchObject({ type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer none' }, timeoutMs: 5000 });
     expect(byName.old).toMatchObject({ type: 'sse', url: 'http://127.0.0.1:9/sse', headers: {} });
     expect(byName.raw).toMatchObject({ type: 'stdio', sandbox: false, allowedDomains: ['api.example.com'], disabled: true, args: [], env: {} });
+  });
+
+  it("the person's own keys reach their servers as published entries write them; Deepdesk's own credentials do not", () => {
+    // Context7's and mem0's published entries, as Claude Code takes them.
+    write({
+      mcpServers: {
+        context7: { type: 'http', url: 'https://mcp.context7.com/mcp', headers: { CONTEXT7_API_KEY: '${CONTEXT7_API_KEY}' } },
+        bearer: { url: 'https://mcp.context7.com/mcp', headers: { Authorization: 'Bearer ${CONTEXT7_API_KEY}' } },
+        local: { command: 'npx', args: ['-y', '@upstash/context7-mcp', '--api-key', '${CONTEXT7_API_KEY}'] },
+        mem0: { command: 'npx', args: ['-y', '@mem0/mcp-server'], env: { MEM0_API_KEY: '${MEM0_API_KEY}' } },
+      },
+    });
+    const env = { CONTEXT7_API_KEY: 'ctx7sk-person', MEM0_API_KEY: 'm0-person-key' };
+    const read = readMcpConfigFile(file, 'project', env);
+    expect(read.problems).toEqual([]);
+    const byName = Object.fromEntries(read.servers.map((s) => [s.name, s]));
+    expect(byName.context7).toMatchObject({ headers: { CONTEXT7_API_KEY: 'ctx7sk-person' } });
+    expect(byName.bearer).toMatchObject({ headers: { Authorization: 'Bearer ctx7sk-person' } });
+    expect(byName.local).toMatchObject({ args: ['-y', '@upstash/context7-mcp', '--api-key', 'ctx7sk-person'] });
+    expect(byName.mem0).toMatchObject({ env: { MEM0_API_KEY: 'm0-person-key' } });
+
+    // Deepdesk's own, by the tables that name them (a provider's key, LangSmith's, a sandbox provider's) or by value.
+    withholdFromCommands('sk-deepdesk-provider-key');
+    write({
+      mcpServers: {
+        provider: { url: 'https://x.example/mcp', headers: { Authorization: 'Bearer ${ANTHROPIC_API_KEY}' } },
+        tracing: { command: 'srv', env: { K: '${LANGSMITH_API_KEY}' } },
+        sandbox: { command: 'srv', env: { K: '${DAYTONA_API_KEY}' } },
+        copied: { command: 'srv', env: { K: '${MY_COPY}' } },
+        online: { command: 'srv', args: ['--key', '${OPENAI_API_KEY}'], credentials: ['OPENAI_API_KEY'] },
+      },
+    });
+    const held = readMcpConfigFile(file, 'project', { ANTHROPIC_API_KEY: 'a', LANGSMITH_API_KEY: 'l', DAYTONA_API_KEY: 'd', MY_COPY: 'sk-deepdesk-provider-key', OPENAI_API_KEY: 'o' });
+    expect(held.servers).toEqual([]);
+    const problems = held.problems.map(problemLine).join('\n');
+    for (const name of ['ANTHROPIC_API_KEY', 'LANGSMITH_API_KEY', 'DAYTONA_API_KEY', 'MY_COPY']) expect(problems).toContain(`\${${name}} is one of Deepdesk's credentials`);
+    expect(problems).toContain('${OPENAI_API_KEY} is a credential and would be on the command line');
   });
 
   it('a missing file declares nothing; a missing --mcp-config file is a problem', () => {

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { canonicalJson } from '../text/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { expandVars, variableNames, VARIABLE_NAME } from './expand-vars';
-import { isAppSecret } from '../process/app-secrets';
+import { isHeldCredential } from '../process/app-secrets';
+import { allProviderKeyVariables } from '../models/provider-keys';
 import { packageRunnerOf, registryEnv, registryHosts } from './package-runners';
 import { fieldsShape, JsonFileStore, withoutEntry } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
@@ -199,14 +200,16 @@ export function expandServerEntry(
 }
 
 /**
- * Why `value` may not expand one of Deepdesk's credentials (app-secrets.ts isAppSecret: by
- * the variable's name, set or not, and by the value it has), or undefined. Never on a command
- * line or in a URL, whatever the entry says; into `env` and `headers` only when named in its
- * `credentials`.
+ * Why `value` may not expand one of Deepdesk's credentials (app-secrets.ts isHeldCredential:
+ * the keys it holds, by the tables that name them, and any variable carrying one), or
+ * undefined. Never on a command line or in a URL, whatever the entry says; into `env` and
+ * `headers` only when named in its `credentials`. A variable the person set for a server
+ * (`${CONTEXT7_API_KEY}`) is theirs to pass: the trust list names it.
  */
 function credentialProblem(value: string, env: NodeJS.ProcessEnv, into: 'line' | 'url' | 'sent', named: ReadonlySet<string>): string | undefined {
+  const providerKeys = allProviderKeyVariables();
   for (const name of variableNames(value)) {
-    if (!isAppSecret(name, env[name] ?? '')) continue;
+    if (!isHeldCredential(name, env[name] ?? '', providerKeys)) continue;
     const reference = `\${${name}}`;
     if (into === 'line') return `${reference} is a credential and would be on the command line, where every local user can read it (/proc/PID/cmdline); pass it through "env" instead (and name it in "credentials")`;
     if (into === 'url') return `${reference} is a credential and would be in the URL, which is logged and shown; send it in "headers" instead (and name it in "credentials")`;

@@ -38,6 +38,25 @@ export function withholdFromCommands(value: string | undefined): void {
 /** Whether a variable of Deepdesk's environment is one of its own credentials. */
 export function isAppSecret(key: string, value: string): boolean {
   if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
+  return holdsAppValue(value);
+}
+
+/** The services' keys Deepdesk reads by name (LangSmith's, the OTLP collector's headers) and its own variables. */
+const SERVICE_SECRET_NAMES: readonly RegExp[] = [/^LANG(SMITH|CHAIN)_API_KEY$/i, /^OTEL_EXPORTER_OTLP_(\w+_)?HEADERS$/i, /^_*DEEPDESK_/i];
+
+/**
+ * Whether a variable is a credential Deepdesk itself holds — by the tables that name them
+ * (`providerKeys`: the providers' key variables; the sandbox providers' and the store's here;
+ * the services' it reads) or by carrying a key it uses — as opposed to one that merely looks
+ * like a key, which the person set for their own programs and may pass to them.
+ */
+export function isHeldCredential(key: string, value: string, providerKeys: readonly string[]): boolean {
+  const name = key.toUpperCase();
+  if (APP_SECRET_VARS.has(name) || providerKeys.includes(name) || SERVICE_SECRET_NAMES.some((p) => p.test(key))) return true;
+  return holdsAppValue(value);
+}
+
+function holdsAppValue(value: string): boolean {
   if (POSTGRES_URL_WITH_PASSWORD.test(value)) return true;
   for (const secret of withheldValues) if (value.includes(secret)) return true;
   return false;
