@@ -8,6 +8,7 @@ import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
 import { GIT_PINNED_PATHS, GIT_READ_ONLY_PATHS } from '../git/git-reads';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
+import { ownInstallPaths } from '../process/built-program';
 import type { SandboxPolicy } from './types';
 
 type Platform = 'linux' | 'darwin';
@@ -313,6 +314,8 @@ export function resolvePolicy(
   for (const extra of policy.protectedPaths ?? []) {
     if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));
   }
+  // What Deepdesk runs outside the sandbox is never the sandbox's to change.
+  for (const own of ownInstallPaths()) if ([projectDir, ...writablePaths].some((dir) => isPathInside(dir, own))) protectedPaths.push(own);
   return {
     projectDir,
     dataDir,
