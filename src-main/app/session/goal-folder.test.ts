@@ -104,4 +104,25 @@ describe('a goal’s evidence is git’s own text of the change', () => {
     expect(changed?.diff).toContain('+module.exports = (a, b) => a + b;');
     expect(repo.ran()).toEqual([]);
   });
+
+  it.each(places)('$where: the repository’s attributes do not turn a rewrite of the verify script into "Binary files differ"', { timeout: 60_000 }, async ({ place: at }) => {
+    const folder = join(root, `attributes-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'test.sh'), 'npm test\n');
+    writeFileSync(join(folder, 'logo.bin'), Buffer.from([0, 1, 2, 3]));
+    git(folder, 'init', '-q');
+    git(folder, 'add', '.');
+    git(folder, 'commit', '-qm', 'fixture');
+    const place = await at(folder);
+    const base = await place.tree();
+    writeFileSync(join(folder, '.gitattributes'), 'test.sh -diff\n*.sh binary\n');
+    writeFileSync(join(folder, 'test.sh'), 'exit 0\n');
+    writeFileSync(join(folder, 'logo.bin'), Buffer.from([0, 9, 9, 9]));
+    const changed = await place.diff(base!);
+    expect(changed?.files.sort()).toEqual(['.gitattributes', 'logo.bin', 'test.sh']);
+    expect(changed?.diff).toContain('-npm test\n+exit 0');
+    expect(changed?.diff).not.toContain('Binary files a/test.sh');
+    // What is binary by its bytes still is.
+    expect(changed?.diff).toContain('Binary files a/logo.bin and b/logo.bin differ');
+  });
 });
