@@ -12,17 +12,17 @@ import type { ModelCallPurpose } from '../telemetry/observer';
 import type { ToolOutput } from '../tools/tool';
 import { meteredStream, recordUsage } from './model-call';
 import type { RunContext } from './run-context';
-import type { RunGoals } from './run-options';
+import type { RunOptions } from './run-options';
 import type { StepTools } from './tool-step';
 import { isShutdown } from './types';
 
 /** The gate of a run whose thread pursues a goal (a subagent's run checks none). */
-export function runGate(ctx: RunContext, goals: RunGoals | undefined, tools: StepTools): RunGate | undefined {
+export function runGate(ctx: RunContext, goals: RunOptions['goals'], tools: StepTools): RunGate | undefined {
   const goal = ctx.state.goal;
   if (goal?.state !== 'pursuing' || goals === undefined || ctx.parent !== undefined) return undefined;
   const place: GoalPlace = { runStep: (step) => tools.runHostCommand(step.command), tree: () => goals.folder.tree(), diff: (base) => goals.folder.diff(base) };
   const grade = (request: GradeRequest): Promise<GradeAnswer> =>
-    graderCall({ ctx, model: goals.graderModel ?? ctx.model, request, tools: tools.specs, runTool: (call) => tools.runTool(call) });
+    structuredCall({ ctx, model: goals.graderModel ?? ctx.model, purpose: 'grader', request, answer: { name: VERDICT_TOOL, spec: VERDICT_TOOL_SPEC as unknown as ToolSpec }, tools: tools.specs, runTool: (call) => tools.runTool(call) });
   return new RunGate(new GoalGate(goal, place, grade), ctx, () => isShutdown(ctx.signal), (info) => ctx.observer.goalGate?.(info));
 }
 
@@ -82,9 +82,5 @@ export async function structuredCall(options: StructuredCallOptions): Promise<Gr
     }
   }
   return { args: undefined, usage };
-}
-
-export function graderCall(options: Omit<StructuredCallOptions, 'purpose' | 'answer'>): Promise<GradeAnswer> {
-  return structuredCall({ ...options, purpose: 'grader', answer: { name: VERDICT_TOOL, spec: VERDICT_TOOL_SPEC as unknown as ToolSpec } });
 }
 

@@ -1,8 +1,6 @@
-// The agent loop: turns from a turn source (the model: a model call and its tool calls per step,
-// middleware around both; or another agent over ACP: one whole turn per step) until a turn ends
-// and no end-of-turn participant (queued input, Stop hooks, the goal's gate) goes on; events
-// streamed, the thread persisted after every step, and Stop (the AbortSignal) cutting the model
-// call and running tools short.
+// The agent loop: steps of a turn source (the model and its tools, or another agent's whole turns)
+// until a turn ends and no end-of-turn participant (queued input, Stop hooks, the goal's gate)
+// goes on; the thread saved after every step, Stop (the AbortSignal) cutting a step short.
 
 import type { ChatMessage } from '../models/types';
 import { AbortedError, ModelError } from '../models/errors';
@@ -16,7 +14,7 @@ import { RepeatedCallsError } from './repeated-calls';
 import type { RunContext } from './run-context';
 import { openRun, type AgentDefinition, type RunOptions, type RunResult } from './run-options';
 import { StepTools } from './tool-step';
-import { agentTurns, endOfTurn, type TurnSource } from './turn-source';
+import { agentTurns, type TurnSource } from './turn-source';
 import { isShutdown, type RunStopReason, type ThreadState } from './types';
 
 export type { AgentDefinition, QueuedInput, RunOptions, RunResult } from './run-options';
@@ -42,17 +40,18 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   try {
     await tools.resume();
     if (options.compactOnly) return await compact(def, ctx);
-    source = options.turnRunner !== undefined ? agentTurns(options.turnRunner, input) : new ModelTurns(def, ctx, tools, options, input, goal);
-    const participants = [...source.participants, ...(goal ? [goal] : [])];
-    await source.begin();
+    source = options.turnRunner !== undefined ? agentTurns(options.turnRunner, input, goal) : new ModelTurns(def, ctx, tools, options, input, goal);
+    await source.begin?.();
     let next: string | undefined;
     for (let step = 0; step < (def.maxSteps ?? DEFAULT_MAX_STEPS); step++) {
       if (signal.aborted) return await end('aborted');
       const done = await source.step(next);
       if (done.kind === 'stopped') return await end(done.reason, done.error);
-      // The host, not the agent, checks the goal before the turn may end (the gate is the last participant).
-      next = done.kind === 'acted' ? undefined : await endOfTurn(participants, source.text, signal);
-      if (done.kind === 'acted' || next !== undefined) continue;
+      if (done.kind === 'acted') continue;
+      // The turn ended: each participant in order may put in input for another (the host, not the agent, checks the goal last).
+      next = undefined;
+      for (const participant of source.participants) if (next === undefined && !signal.aborted) next = await participant.turnEnded(source.text);
+      if (next !== undefined) continue;
       if (signal.aborted) return await end('aborted');
       return finish(ctx, source.text, 'completed');
     }

@@ -1,6 +1,5 @@
-// One model call of a step: the request as the run builds it (the tools offered, the system
-// prompt's parts, every middleware's wrapModelCall), the answer streamed as events, a context
-// overflow shrunk once and retried, and the answer as stored; the same request previewed.
+// One model call of a step: the request built (tools, system parts, middleware), the answer
+// streamed, a context overflow shrunk once and retried; and the same request previewed.
 
 import { z } from 'zod';
 import { AbortedError, ContextOverflowError } from '../models/errors';

@@ -1,8 +1,7 @@
-// The model as the loop's turn source: each step one model call and, when it asks for them, its
-// tool calls. The person's message, the thread's notes waiting for the model (a restore of files,
-// say) and the messages the person queued while the run was going go in before a model call;
-// between steps the goal's stall detector and the identical-call guard look at what the tools did.
-// At the end of a turn, queued input and then Stop hooks (SPEC §11) may make the agent go on.
+// The model as the loop's turn source: a step is one model call and the tool calls it asks for.
+// The person's message, notes for the model and queued input go in before a call; the stall
+// detector and the identical-call guard watch the steps; queued input and then Stop hooks (SPEC
+// §11) may make the agent go on when a turn ends.
 
 import { randomUUID } from 'node:crypto';
 import type { RunGate } from '../goals/run-gate';
@@ -21,8 +20,7 @@ export const MAX_STOP_CONTINUATIONS = 8;
 
 export class ModelTurns implements TurnSource {
   text = '';
-  /** A message that arrived during the answer starts the next turn of this same run; else a Stop hook may. */
-  readonly participants: readonly EndOfTurn[] = [{ turnEnded: () => this.deliverQueued() }, { turnEnded: (text) => this.stopHook(text) }];
+  readonly participants: readonly EndOfTurn[];
   private readonly repeats: RepeatedCallsGuard;
   /** How many times in a row a Stop hook made the agent go on. */
   private continued = 0;
@@ -33,10 +31,12 @@ export class ModelTurns implements TurnSource {
     private readonly tools: StepTools,
     private readonly options: Pick<RunOptions, 'takeQueued' | 'pendingNotes'>,
     private readonly input: ChatMessage | null,
-    /** The goal's stall detector: true stops the run. */
-    private readonly watch: Pick<RunGate, 'afterStep'> | undefined,
+    /** The goal's gate: its stall detector watches the steps. */
+    private readonly goal: RunGate | undefined,
   ) {
     this.repeats = new RepeatedCallsGuard(def.maxRepeatedCalls);
+    // A message that arrived during the answer starts the next turn of this same run; else a Stop hook may; else the goal's gate.
+    this.participants = [{ turnEnded: () => this.deliverQueued() }, { turnEnded: (text) => this.stopHook(text) }, ...(goal ? [goal] : [])];
   }
 
   async begin(): Promise<void> {
@@ -64,7 +64,7 @@ export class ModelTurns implements TurnSource {
     const outputs = await tools.run(turn.toolCalls);
     if (ctx.signal.aborted) return { kind: 'stopped', reason: 'aborted' };
     const observed = turn.toolCalls.map((call, i) => ({ name: call.name, args: call.args, output: outputs[i]?.text ?? '', ...(outputs[i]?.exitCode !== undefined ? { exitCode: outputs[i]!.exitCode } : {}) }));
-    if (await this.watch?.afterStep(observed)) return { kind: 'stopped', reason: 'completed' };
+    if (await this.goal?.afterStep(observed)) return { kind: 'stopped', reason: 'completed' };
     this.repeats.record(turn.toolCalls, outputs);
     await this.deliverQueued();
     return { kind: 'acted' };

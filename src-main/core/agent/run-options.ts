@@ -1,7 +1,5 @@
-// What a caller gives a run: the agent (its model, backend, tools, middleware, prompt) and the
-// run's options (events, saving, queued input, notes, the audit, the budget, the goal, another
-// agent's turns); what the run answers; and the run's context made from them (what its middleware
-// and tools see: the turn it answers, who audits it, its budget, events and saving).
+// What a caller gives a run (the agent, the run's options), what the run answers, and the run's
+// context made from them: what its middleware and tools see.
 
 import type { Backend } from '../backends/protocol';
 import type { GoalPlace } from '../goals/evidence';
@@ -74,27 +72,15 @@ export interface RunOptions {
    * folder's tree and diff, and the grader's model (default the run's). Verify steps run
    * through this run's own command path (the agent's execute, its rules and containment).
    */
-  goals?: RunGoals;
+  goals?: { folder: Pick<GoalPlace, 'tree' | 'diff'>; graderModel?: ChatModel };
   /**
-   * Another agent's turns (SPEC §21 with §22, the turn source of turn-source.ts): each step is
-   * one whole turn of another agent (over ACP) instead of a model call and its tools. The turn is
-   * given the text to send (`recorded`: the loop already put it in the history, as a revision of
-   * the goal is) and says how it ended; the goal's gate, its verify steps (through this
-   * definition's execute path), the grader (the definition's model, metered) and the revisions
-   * are this loop's, as for Deepdesk's own agent. The input and every revision go to the turn as
-   * they are (no middleware changes them).
+   * Another agent's turns (SPEC §21 with §22; turn-source.ts): each step is one whole turn of an
+   * agent over ACP, sent the text (`recorded`: the loop already put it in the history, as a goal's
+   * revision). The gate, its verify steps (this definition's execute path), the grader (its model,
+   * metered) and the revisions are this loop's; no middleware changes the texts sent.
    */
-  turnRunner?: AgentTurn;
+  turnRunner?: (text: string, recorded: boolean) => Promise<RunResult>;
 }
-
-/** Where a goal's gate takes the folder's tree and diff, and the grader's model (default the run's). */
-export interface RunGoals {
-  folder: Pick<GoalPlace, 'tree' | 'diff'>;
-  graderModel?: ChatModel;
-}
-
-/** One whole turn of another agent, sent `text` (`recorded`: already in the history). */
-export type AgentTurn = (text: string, recorded: boolean) => Promise<RunResult>;
 
 export interface RunResult {
   text: string;

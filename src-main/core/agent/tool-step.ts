@@ -1,7 +1,5 @@
-// The tools of a step: the ones offered (read again before every model call), each call put
-// through every check that needs no person and then the middleware (approval, hooks…), a
-// command's output streamed to its card, the step's results recorded in the history; and a
-// command the host runs itself (a goal's verify step) through that very path.
+// The tools of a step: those offered, each call checked and run through the middleware (approval,
+// hooks…), the results recorded; and runHostCommand, a goal's verify step on that very path.
 
 import { randomUUID } from 'node:crypto';
 import type { StepRun } from '../goals/evidence';
@@ -92,8 +90,8 @@ export class StepTools {
     const emitted = new Map<string, ToolOutput>();
     let results = await Promise.all(
       calls.map(async (call) => {
-        const refused = resumed ? undefined : await this.precheck(call, calls).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`));
-        const output = refused ?? (await execute(call).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`)));
+        const refused = resumed ? undefined : await this.precheck(call, calls).catch(failed(call));
+        const output = refused ?? (await execute(call).catch(failed(call)));
         if (!def.middleware.some((m) => m.holdsToolResult?.(ctx, call, output) === true)) {
           emitted.set(call.id, output);
           emitResult(call, output);
@@ -110,9 +108,7 @@ export class StepTools {
     for (const m of def.middleware) {
       if (!m.afterToolCalls) continue;
       // A hook that throws fails the calls it held (their outcome is unknown), not the others.
-      const replaced = await m
-        .afterToolCalls(ctx, results)
-        .catch((err: unknown) => results.map((r) => (emitted.has(r.call.id) ? r.output : errorText(`${r.call.name} failed: ${errorMessage(err)}`))));
+      const replaced = await m.afterToolCalls(ctx, results).catch((err: unknown) => results.map((r) => (emitted.has(r.call.id) ? r.output : failed(r.call)(err))));
       if (replaced !== undefined) results = results.map((r, i) => ({ call: r.call, output: replaced[i] ?? r.output }));
     }
     // Held results go out now, once; one already shown that a hook changed is shown again.
@@ -131,7 +127,7 @@ export class StepTools {
     const call: ToolCall = { id: `goal-verify-${randomUUID()}`, name: 'execute', args: { command }, argsText: JSON.stringify({ command }) };
     ctx.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
     const refused = await this.precheck(call, [call]);
-    const output = refused ?? (await this.chain([call])(call).catch((err: unknown) => errorText(`execute failed: ${errorMessage(err)}`)));
+    const output = refused ?? (await this.chain([call])(call).catch(failed(call)));
     ctx.emit({ type: 'tool_result', id: call.id, name: call.name, output: output.text, isError: isErrorOutput(output), ...resultFacts(output) });
     if (refused !== undefined || output.rejected !== undefined || output.exitCode === undefined) {
       return { exitCode: null, output: output.text, refused: output.rejected?.message ?? output.text };
@@ -245,6 +241,7 @@ function toolMessage(call: ToolCall, output: ToolOutput, mediaInput: MediaInput 
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}), ...change };
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** A call that threw: its result says so. */
+function failed(call: ToolCall): (err: unknown) => ToolOutput {
+  return (err) => errorText(`${call.name} failed: ${err instanceof Error ? err.message : String(err)}`);
 }

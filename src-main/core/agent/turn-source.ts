@@ -1,10 +1,8 @@
-// What the loop takes turns from: the model (model-turns.ts: a model call and its tools per
-// step) or another agent over ACP (one whole turn per step); and who sees a turn end, in order
-// (queued input and Stop hooks for the model, then the goal's gate for both), each of which may
-// put input in the history for another turn.
+// What the loop takes turns from (the model, model-turns.ts; or another agent over ACP, a whole
+// turn per step), and who sees a turn end, each of which may put input in for another turn.
 
 import type { ChatMessage } from '../models/types';
-import type { AgentTurn } from './run-options';
+import type { RunOptions } from './run-options';
 import type { RunStopReason } from './types';
 
 /** What one step of a turn source did. */
@@ -19,10 +17,10 @@ export type Step =
 export interface TurnSource {
   /** The latest answer: what the run answers when it ends. */
   readonly text: string;
-  /** Who sees a turn end before the goal's gate, in order. */
+  /** Who sees a turn end, in order (the goal's gate last). */
   readonly participants: readonly EndOfTurn[];
   /** Before the first step: the person's message (and what waits for the model) goes in. */
-  begin(): Promise<void>;
+  begin?(): Promise<void>;
   /** One step; `input`: what a participant put in the history for this turn. */
   step(input: string | undefined): Promise<Step>;
 }
@@ -32,25 +30,14 @@ export interface EndOfTurn {
   turnEnded(text: string): Promise<string | undefined>;
 }
 
-/** The end of a turn: each participant in order until one puts input in the history for another turn. */
-export async function endOfTurn(participants: readonly EndOfTurn[], text: string, signal: AbortSignal): Promise<string | undefined> {
-  for (const participant of participants) {
-    if (signal.aborted) return undefined;
-    const input = await participant.turnEnded(text);
-    if (input !== undefined) return input;
-  }
-  return undefined;
-}
-
 /** Another agent as the turn source: each step one whole turn of it; the input goes as it is, a revision as recorded. */
-export function agentTurns(turn: AgentTurn, input: ChatMessage | null): TurnSource {
+export function agentTurns(turn: NonNullable<RunOptions['turnRunner']>, input: ChatMessage | null, goal: EndOfTurn | undefined): TurnSource {
   if (input === null) throw new Error('another agent goes on only with a message');
   let text = typeof input.content === 'string' ? input.content : input.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   let recorded = false;
   const source = {
     text: '',
-    participants: [],
-    begin: async () => undefined,
+    participants: goal ? [goal] : [],
     async step(next: string | undefined): Promise<Step> {
       if (next !== undefined) [text, recorded] = [next, true];
       const result = await turn(text, recorded);

@@ -1,8 +1,7 @@
-// The gate in a run (SPEC §21), as the loop's last end-of-turn participant: when a turn ends while
-// the goal is pursuing it checks the goal (one trace span per evaluation) and puts the revision in
-// the history as the next turn's input; between steps it stops a stalled goal; when the run ends
-// it records how, so a goal is never left `pursuing` when nothing runs. No I/O of its own: it is
-// handed the gate (the thread's command path, the grader call) and the thread (history, events, saving).
+// The gate in a run (SPEC §21), the loop's last end-of-turn participant: it checks the goal when a
+// turn ends (one trace span each) and puts a revision in the history as the next turn's input,
+// stops a stalled goal between steps, and records how the run ended. No I/O of its own: it is
+// handed the gate (the thread's command path, the grader call) and the thread.
 
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage } from '../models/types';
@@ -10,26 +9,21 @@ import type { GoalGateInfo, GoalGateObserver } from '../telemetry/observer';
 import type { GateOutcome, GoalGate, ObservedCall } from './gate';
 import { endGoal, goalJson, type GoalJson } from './goal';
 
-/** What the gate tells the window. */
 export type GateEvent = { type: 'goal'; goal: GoalJson } | { type: 'note'; id: string; kind: 'hook'; text: string } | { type: 'error'; message: string };
 
-/** The run's thread as the gate is handed it. */
 export interface GateThread {
   readonly state: { messages: ChatMessage[] };
   emit(event: GateEvent): void;
   persist(): Promise<void>;
 }
 
-/** How a run ended, as the goal records it. */
 export type RunEnd = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget';
 
 export class RunGate {
   constructor(
     private readonly gate: GoalGate,
     private readonly thread: GateThread,
-    /** Whether the host shutting down stopped the run. */
     private readonly shuttingDown: () => boolean,
-    /** The trace span of one evaluation. */
     private readonly span: (info: GoalGateInfo) => GoalGateObserver | undefined,
   ) {}
 
