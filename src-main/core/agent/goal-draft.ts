@@ -4,28 +4,19 @@
 import { DRAFT_SYSTEM, DRAFT_TOOL, DRAFT_TOOL_SPEC, draftPrompt, readDraft } from '../goals/draft';
 import type { GoalDraft } from '../goals/goal';
 import type { ToolSpec } from '../models/types';
-import { NOOP_RUN, type Telemetry } from '../telemetry/observer';
 import { ReadGuard } from '../tools/read-guard';
 import { runTool, toolMap } from '../tools/run-tool';
-import type { RunBudget } from './budget';
 import { READ_ONLY_TOOLS, structuredCall } from './goal-run';
-import { toolSpec, type AgentDefinition } from './loop';
-import { modelName } from './model-call';
-import { isPersonMessage } from './notes';
-import type { RunContext } from './run-context';
-import { countRequestTokens } from './token-count';
+import { toolSpec } from './model-step';
+import { openRun, type AgentDefinition, type RunOptions } from './run-options';
 import type { ThreadState } from './types';
 
-export interface DraftGoalOptions {
+/** The thread's audit (`telemetry`, `budget`, `folder`): the drafting call is a ledger row of purpose `goal-draft`, held in the budget. */
+export interface DraftGoalOptions extends Pick<RunOptions, 'signal' | 'telemetry' | 'budget' | 'folder'> {
   /** The agent whose model and read-only tools draft the goal (the thread's own). */
   def: Pick<AgentDefinition, 'model' | 'backend' | 'tools'>;
   state: ThreadState;
   objective: string;
-  signal?: AbortSignal;
-  /** The thread's audit: the drafting call is a ledger row of purpose `goal-draft`, held in the budget. */
-  telemetry?: Telemetry;
-  budget?: RunBudget;
-  folder?: string;
 }
 
 /**
@@ -34,33 +25,10 @@ export interface DraftGoalOptions {
  */
 export async function draftGoal(options: DraftGoalOptions): Promise<GoalDraft> {
   const { def, state } = options;
-  const observer =
-    options.telemetry?.turn({
-      threadId: state.id,
-      turn: Math.max(1, state.messages.filter(isPersonMessage).length),
-      agentName: 'goal-draft',
-      depth: 0,
-      provider: def.model.provider,
-      model: modelName(def.model.id),
-      ...(options.folder !== undefined ? { folder: options.folder } : {}),
-    }) ?? NOOP_RUN;
-  const ctx: RunContext = {
-    threadId: state.id,
-    state,
-    backend: def.backend,
-    model: def.model,
-    signal: options.signal ?? new AbortController().signal,
-    depth: 0,
-    emit: () => undefined,
-    persist: async () => undefined,
-    countRequestTokens: (request) => countRequestTokens(request, def.model),
-    turn: 1,
-    observer,
-    ...(options.budget ? { budget: options.budget } : {}),
-  };
+  const guard = new ReadGuard();
+  const { ctx } = openRun(def, state, null, { ...options, agentName: 'goal-draft', emit: () => undefined, persist: async () => undefined, guard });
   const tools = def.tools.filter((tool) => READ_ONLY_TOOLS.has(tool.name));
   const byName = toolMap(tools);
-  const guard = new ReadGuard();
   let text = '';
   try {
     const answer = await structuredCall({
@@ -77,6 +45,6 @@ export async function draftGoal(options: DraftGoalOptions): Promise<GoalDraft> {
     text = `${draft.criteria.length} criteria, ${draft.verify.length} verify steps`;
     return draft;
   } finally {
-    observer.end({ reason: 'completed', text });
+    ctx.observer.end({ reason: 'completed', text });
   }
 }

@@ -1,16 +1,30 @@
-// A goal's gate inside a run (SPEC §21): the grader call, metered like every model call of the
-// run (its budget hold, a ledger row with purpose `grader`, the thread's totals), offered the
-// read-only tools and the verdict tool, and the verify steps' path (the loop's own, given in).
+// A goal's gate inside a run (SPEC §21): the gate of core/goals handed the run's thread, the
+// verify steps' path (the step's own tools: runHostCommand) and the grader call, metered like every
+// model call of the run (its budget hold, a ledger row with purpose `grader`, the thread's totals),
+// offered the read-only tools and the verdict tool.
 
-import { randomUUID } from 'node:crypto';
-import type { GradeAnswer, GradeRequest } from '../goals/gate';
+import { GoalGate, type GradeAnswer, type GradeRequest } from '../goals/gate';
+import type { GoalPlace } from '../goals/evidence';
 import { VERDICT_TOOL, VERDICT_TOOL_SPEC } from '../goals/grader';
+import { RunGate } from '../goals/run-gate';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
 import type { ToolOutput } from '../tools/tool';
 import { meteredStream, recordUsage } from './model-call';
 import type { RunContext } from './run-context';
+import type { RunOptions } from './run-options';
+import type { StepTools } from './tool-step';
+import { isShutdown } from './types';
 
+/** The gate of a run whose thread pursues a goal (a subagent's run checks none). */
+export function runGate(ctx: RunContext, goals: RunOptions['goals'], tools: StepTools): RunGate | undefined {
+  const goal = ctx.state.goal;
+  if (goal?.state !== 'pursuing' || goals === undefined || ctx.parent !== undefined) return undefined;
+  const place: GoalPlace = { runStep: (step) => tools.runHostCommand(step.command), tree: () => goals.folder.tree(), diff: (base) => goals.folder.diff(base) };
+  const grade = (request: GradeRequest): Promise<GradeAnswer> =>
+    structuredCall({ ctx, model: goals.graderModel ?? ctx.model, purpose: 'grader', request, answer: { name: VERDICT_TOOL, spec: VERDICT_TOOL_SPEC as unknown as ToolSpec }, tools: tools.specs, runTool: (call) => tools.runTool(call) });
+  return new RunGate(new GoalGate(goal, place, grade), ctx, () => isShutdown(ctx.signal), (info) => ctx.observer.goalGate?.(info));
+}
 
 /** The tools a grader (or a drafting call) may use: they read, never change anything. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['ls', 'read_file', 'glob', 'grep']);
@@ -70,11 +84,3 @@ export async function structuredCall(options: StructuredCallOptions): Promise<Gr
   return { args: undefined, usage };
 }
 
-export function graderCall(options: Omit<StructuredCallOptions, 'purpose' | 'answer'>): Promise<GradeAnswer> {
-  return structuredCall({ ...options, purpose: 'grader', answer: { name: VERDICT_TOOL, spec: VERDICT_TOOL_SPEC as unknown as ToolSpec } });
-}
-
-/** An id for a call the host makes itself (a verify step), distinct from the model's. */
-export function hostCallId(kind: string): string {
-  return `${kind}-${randomUUID()}`;
-}

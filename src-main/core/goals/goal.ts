@@ -68,7 +68,6 @@ const contradictedClaimSchema = z.object({
   /** The verify steps that failed in the host's run right after it. */
   failingSteps: z.array(z.object({ command: z.string(), exitCode: z.number().int().nullable(), expectedExitCode: z.number().int() })),
 });
-export type ContradictedClaim = z.infer<typeof contradictedClaimSchema>;
 
 const evaluationSchema = z.object({
   round: z.number().int(),
@@ -133,11 +132,6 @@ export function startGoal(draft: GoalDraft, options: { now?: Date; base?: string
   };
 }
 
-/** The states in which nothing more happens until the person acts. */
-export function goalEnded(state: GoalState): boolean {
-  return state !== 'pursuing';
-}
-
 /** Moves a goal to an ending state with its reason (never back out of one but by the person). */
 export function endGoal(goal: Goal, state: Exclude<GoalState, 'pursuing'>, reason: string, now = new Date()): void {
   goal.state = state;
@@ -152,11 +146,6 @@ export function resumeGoal(goal: Goal): void {
   delete goal.endedAt;
 }
 
-/** The latest evidence pack, if the gate ran. */
-export function latestEvidence(goal: Goal): EvidencePack | undefined {
-  return goal.evidence;
-}
-
 /**
  * The goal as `--json`, `threads export` and `agents --json` carry it (SPEC §21): its `state`,
  * its criteria, the evidence pack and `contradictedClaims`.
@@ -168,7 +157,7 @@ export function goalJson(goal: Goal): GoalJson {
     ...(goal.reason !== undefined ? { reason: goal.reason } : {}),
     criteria: goal.criteria,
     verify: goal.verify,
-    evidence: latestEvidence(goal) ?? null,
+    evidence: goal.evidence ?? null,
     contradictedClaims: goal.contradictedClaims,
     rounds: goal.rounds,
     maxRounds: goal.maxRounds,
@@ -178,23 +167,7 @@ export function goalJson(goal: Goal): GoalJson {
   };
 }
 
-export interface GoalJson {
-  objective: string;
-  state: GoalState;
-  reason?: string;
-  criteria: Criterion[];
-  verify: VerifyStep[];
-  evidence: EvidencePack | null;
-  contradictedClaims: ContradictedClaim[];
-  rounds: number;
-  maxRounds: number;
-  /** Each gate evaluation: its verdict, wall time (verify steps and grader) and the grader's tokens. */
-  evaluations: Array<Pick<GoalEvaluation, 'round' | 'at' | 'verdict' | 'durationMs' | 'graderTokens'>>;
-  startedAt: string;
-  endedAt?: string;
-}
-
-export const goalJsonSchema: z.ZodType<GoalJson> = z.object({
+export const goalJsonSchema = z.object({
   objective: z.string(),
   state: z.enum(GOAL_STATES),
   reason: z.string().optional(),
@@ -204,7 +177,9 @@ export const goalJsonSchema: z.ZodType<GoalJson> = z.object({
   contradictedClaims: z.array(contradictedClaimSchema),
   rounds: z.number(),
   maxRounds: z.number(),
+  /** Each gate evaluation: its verdict, wall time (verify steps and grader) and the grader's tokens. */
   evaluations: z.array(evaluationSchema.omit({ criteria: true })),
   startedAt: z.string(),
   endedAt: z.string().optional(),
 });
+export type GoalJson = z.infer<typeof goalJsonSchema>;

@@ -14,7 +14,6 @@ const verdictArgsSchema = z.object({
     .array(z.object({ id: z.string(), verdict: z.enum(CRITERION_VERDICTS), reason: z.string().max(4_000).default('') }))
     .min(1),
 });
-export type VerdictArgs = z.infer<typeof verdictArgsSchema>;
 
 /** The JSON schema of `record_verdict`'s arguments, as the model is offered it. */
 export const VERDICT_TOOL_SPEC = {

@@ -2,7 +2,7 @@
 // own schema; past 10% of the context window they are deferred behind tool_search, and the
 // ones a thread found (or called) are offered from the next step on.
 import { z } from 'zod';
-import { toolSpec } from '../loop';
+import { toolSpec } from '../model-step';
 import type { Middleware } from '../middleware';
 import type { RunContext } from '../run-context';
 import { countToolTokens } from '../token-count';

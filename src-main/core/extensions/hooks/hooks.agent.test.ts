@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, textOf, toolMessages, type Harness, type HarnessOptions } from '../../agent/agent-harness.test-support';
-import { MAX_STOP_CONTINUATIONS } from '../../agent/loop';
+import { MAX_STOP_CONTINUATIONS } from '../../agent/model-turns';
 import { DEFAULT_RULES } from '../../agent/permissions/rules';
 import type { AgentEvent } from '../../agent/types';
 import type { RecordedRequest } from '../../models/testing/scripted-server';
