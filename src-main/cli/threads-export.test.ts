@@ -17,6 +17,7 @@ import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ToolCall } from '../core/models/types';
 import { UsageLedger, type ModelCallRecord } from '../core/telemetry/usage-ledger';
 import { useCliTestEnv } from './cli-harness.test-support';
+import { recordRow } from '../core/telemetry/ledger-rows.test-support';
 
 const t = useCliTestEnv('deepdesk-threads-cli');
 
@@ -97,9 +98,9 @@ function seed(title = 'Export me'): ThreadState {
     const pending = { threadId: ID, toolCallId: 'call_9', toolName: 'execute', args: { command: 'rm -rf build' }, reason: 'runs a command', createdAt: '2025-03-03T10:00:00.000Z' };
     db.prepare('INSERT INTO approvals (thread_id, tool_call_id, pending_json, created_at) VALUES (?, ?, ?, ?)').run(ID, 'call_9', JSON.stringify(pending), pending.createdAt);
     const ledger = new UsageLedger(db);
-    ledger.record(record(ID, 1, 0.012));
-    ledger.record(record(ID, 2, 0.003));
-    ledger.record(record(OTHER, 3, 1));
+    recordRow(ledger, record(ID, 1, 0.012));
+    recordRow(ledger, record(ID, 2, 0.003));
+    recordRow(ledger, record(OTHER, 3, 1));
     ledger.close();
   } finally {
     db.close();

@@ -13,6 +13,7 @@ import { newThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import { UsageLedger, type ModelCallRecord } from '../core/telemetry/usage-ledger';
 import { useCliTestEnv } from './cli-harness.test-support';
+import { recordRow } from '../core/telemetry/ledger-rows.test-support';
 
 const t = useCliTestEnv('deepdesk-usage-cli');
 
@@ -53,12 +54,12 @@ function seed(): void {
     threads.save({ ...newThreadState(EVIL), messages: [{ role: 'user', content: 'x' }] }, { folder: t.folder, title: EVIL_TITLE });
     threads.save({ ...newThreadState(LOCAL), messages: [{ role: 'user', content: 'Ask the local model' }] }, { folder: t.folder });
     const ledger = new UsageLedger(db);
-    ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
-    ledger.record(call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023));
-    ledger.record(call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
-    ledger.record(call(EVIL, '2025-01-12T10:00:00.000Z', 'openai-compatible:qwen3', null));
-    ledger.record(call(LOCAL, '2025-01-12T11:00:00.000Z', 'openai-compatible:qwen3', null, 3000));
-    ledger.record(call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
+    recordRow(ledger, call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
+    recordRow(ledger, call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023));
+    recordRow(ledger, call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
+    recordRow(ledger, call(EVIL, '2025-01-12T10:00:00.000Z', 'openai-compatible:qwen3', null));
+    recordRow(ledger, call(LOCAL, '2025-01-12T11:00:00.000Z', 'openai-compatible:qwen3', null, 3000));
+    recordRow(ledger, call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
     ledger.close();
   } finally {
     db.close();
@@ -201,8 +202,8 @@ describe('deepdesk usage', () => {
     const db = openDatabase(databasePath(t.dataDir));
     try {
       const ledger = new UsageLedger(db);
-      ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
-      ledger.record(call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-sonnet-4-5', 0, 0, true));
+      recordRow(ledger, call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
+      recordRow(ledger, call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-sonnet-4-5', 0, 0, true));
       ledger.close();
     } finally {
       db.close();

@@ -8,7 +8,7 @@ import { sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGroup
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
 import { isSandboxProviderName, PROVIDER_LABELS } from '../core/sandbox-providers/provider';
-import { sinceInstant, UsageLedger } from '../core/telemetry/usage-ledger';
+import { ledgerReader, sinceInstant } from '../core/telemetry/usage-ledger';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS } from './command-table';
 import { table } from './table';
@@ -37,7 +37,7 @@ export async function usageCommand(argv: string[], io: UsageIo = { stdout: proce
   const db = openDatabase(databasePath(dataDir));
   try {
     const { prices, sandboxes } = readSavedSettings(dataDir);
-    const ledger = new UsageLedger(
+    const ledger = ledgerReader(
       db,
       pricesNow(() => prices),
       sandboxPricesNow(() => sandboxes),

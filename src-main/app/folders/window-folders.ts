@@ -37,7 +37,7 @@ import { databasePath } from '../base/data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
-import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { ledgerReader } from '../../core/telemetry/usage-ledger';
 import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
@@ -62,9 +62,9 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   const worktrees = new WorktreeService({ dataDir, db });
   const sandboxes = new SandboxStore(db);
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
-  // settings.json is read again only when it changed on disk.
+  // settings.json is read again only when it changed on disk. The ledger is only read here.
   const settings = new SettingsService(dataDir, NO_SECRETS);
-  const ledger = new UsageLedger(
+  const ledger = ledgerReader(
     db,
     pricesNow(() => settings.raw().prices),
     sandboxPricesNow(() => settings.raw().sandboxes),
@@ -112,7 +112,6 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
     sets,
     close() {
       board.close();
-      ledger.close();
       settings.close();
       worktrees.close();
       db.close();

@@ -73,7 +73,7 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     dataDir: request.dataDir,
     // The person's and the folder's rules first, then the defaults (writes and commands ask).
     rules: () => [...session.rules(), ...DEFAULT_RULES],
-    ledger: session.audit.ledger,
+    telemetry: () => session.audit.telemetry(),
     checkpoints: session.recorder,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),

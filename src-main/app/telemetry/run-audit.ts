@@ -76,7 +76,7 @@ export class RunAudit {
    */
   async runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): Promise<AuditRunOptions> {
     const settings = this.options.settings();
-    const telemetry = combineTelemetry([this.ledgerTelemetry, await this.otelFor(settings.telemetry), this.langsmith])!;
+    const telemetry = await this.telemetry();
     const budget = new RunBudget(
       {
         ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}),
@@ -87,6 +87,11 @@ export class RunAudit {
       state.usage.costUsd ?? 0,
     );
     return { telemetry, budget, folder: this.options.folder };
+  }
+
+  /** The listeners of a run's model calls now (core/telemetry/metering.ts): the ledger always, the exporters configured. */
+  async telemetry(): Promise<Telemetry> {
+    return combineTelemetry([this.ledgerTelemetry, await this.otelFor(this.options.settings().telemetry), this.langsmith])!;
   }
 
   /**

@@ -7,7 +7,7 @@
 import { formatUsd } from '../../core/agent/budget';
 import { resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import { isSandboxProviderName } from '../../core/sandbox-providers/provider';
-import type { PriceNow, SandboxPriceNow, UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { LedgerReader, PriceNow, SandboxPriceNow } from '../../core/telemetry/usage-ledger';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { SandboxSums, UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
@@ -37,7 +37,7 @@ export function costText(sums: Pick<UsageSums, 'unpricedCalls' | 'costUsd'>): st
 /** What a sandbox row of no thread is called. */
 export const NO_THREAD_LABEL = 'No thread';
 
-export function usageReport(ledger: UsageLedger, threads: Pick<ThreadStore, 'get'>, query: { by: UsageGrouping; since?: string }): UsageReport {
+export function usageReport(ledger: LedgerReader, threads: Pick<ThreadStore, 'get'>, query: { by: UsageGrouping; since?: string }): UsageReport {
   const asked = { by: query.by, ...(query.since !== undefined ? { since: query.since } : {}) };
   const { rows, total } = ledger.report(asked);
   const sandboxes = ledger.sandboxUsage(asked);

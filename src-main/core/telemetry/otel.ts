@@ -235,6 +235,7 @@ function modelCallObserver(spans: Spans, info: ModelCallInfo, parent: Context): 
     [ATTR_GEN_AI_REQUEST_MODEL]: info.model,
     'deepdesk.purpose': info.purpose,
   };
+  if (info.agent !== undefined) attributes[ATTR_GEN_AI_AGENT_NAME] = info.agent;
   if (spans.capture) {
     attributes[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = systemInstructionsJson(info.system);
     const input = inputMessagesJson(info.messages);
