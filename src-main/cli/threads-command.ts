@@ -11,7 +11,7 @@ import type { PendingApproval } from '../app/contract';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
 import { ambiguous, matchThread } from '../app/threads/thread-ref';
-import { costText, pricesNow } from '../app/usage/usage-report';
+import { costText, ledgerPrices } from '../app/usage/usage-report';
 import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
@@ -66,8 +66,8 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
       io.stderr.write(`deepdesk threads: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk threads ls lists them)\n`);
       return 1;
     }
-    const { prices } = readSavedSettings(dataDir);
-    const data = exportData(ledgerReader(db, pricesNow(() => prices)), db, threads, summary);
+    const saved = readSavedSettings(dataDir);
+    const data = exportData(ledgerReader(db, ...ledgerPrices(() => saved)), db, threads, summary);
     const text = (format as Format) === 'md' ? exportMarkdown(data) : exportJsonl(data, { media: !values['no-media'] });
     if (values.output !== undefined) writeFileSync(values.output, text, { mode: 0o600 });
     else writeContent(io.stdout, text);

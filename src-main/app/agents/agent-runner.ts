@@ -44,7 +44,6 @@ export interface ExternalAgentContext {
   folder: string;
   dataDir: string;
   rules(): readonly PermissionRule[];
-  /** The audit's listeners now (the ledger, traces): each of the agent's turns and model calls is told them. */
   telemetry?: () => Promise<Telemetry>;
   checkpoints?: CheckpointRecorder;
   /** The person's key for the agent's provider (upstream only). */

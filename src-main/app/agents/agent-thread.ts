@@ -1,16 +1,14 @@
 // One external agent running for a thread (SPEC §22): the metering proxy on its model endpoint
-// (each call observed through the metering point under the agent's turn: a ledger row and a
-// span naming the agent; at the budget: refused, `session/cancel`, then the tree), its private
-// home prepared, its process started contained (core/acp-client), and its ACP session. The
-// thread's composition hands it the backend, `execute`, the rules, the approval flow and the
-// audit's listeners.
+// (each call metered under the agent's turn, a ledger row and a span naming it; at the budget:
+// refused, `session/cancel`, then the tree), its private home prepared, its process started
+// contained (core/acp-client), and its ACP session. The thread's composition hands it the
+// backend, `execute`, the rules, the approval flow and the audit's listeners.
 import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
 import { costAt, resolvePrice } from '../../core/models/model-info';
 import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
-import type { ProviderName } from '../../core/models/types';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
@@ -61,7 +59,6 @@ export interface AgentThread {
   stop(): Promise<void>;
   /** Whether the budget stopped it. */
   budgetReached(): boolean;
-  readonly proxy: MeteringProxy | undefined;
   readonly exited: Promise<unknown>;
   /**
    * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
@@ -104,8 +101,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   // The turn under way: its calls' rows and spans go under it (one outside a turn, under a turn of its own).
   let run: RunObserver | undefined;
   let telemetry = await options.telemetry?.();
-  const provider: ProviderName = 'known' in spec ? spec.known.priceProvider : 'openai-compatible';
-  const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider, model: '', folder: options.folder });
+  const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider: 'known' in spec ? spec.known.priceProvider : ('openai-compatible' as const), model: '', folder: options.folder });
   if ('known' in spec) {
     const known = spec.known;
     const alone = (): Pick<RunObserver, 'modelCall'> => ({
@@ -207,7 +203,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     },
     stop,
     budgetReached: () => reached,
-    proxy,
     exited: proc.exited,
     continued,
   };

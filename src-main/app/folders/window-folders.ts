@@ -38,7 +38,7 @@ import { WorktreeService } from '../worktrees/worktree-service';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
 import { ledgerReader } from '../../core/telemetry/usage-ledger';
-import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
+import { ledgerPrices } from '../usage/usage-report';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
 const BOARD_COALESCE_MS = 150;
@@ -64,11 +64,7 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
   // settings.json is read again only when it changed on disk. The ledger is only read here.
   const settings = new SettingsService(dataDir, NO_SECRETS);
-  const ledger = ledgerReader(
-    db,
-    pricesNow(() => settings.raw().prices),
-    sandboxPricesNow(() => settings.raw().sandboxes),
-  );
+  const ledger = ledgerReader(db, ...ledgerPrices(() => settings.raw()));
   const board = new AgentBoard(db, {
     costOf: (threadId) => ledger.threadCost(threadId),
     worktreeOf: (folder) => {

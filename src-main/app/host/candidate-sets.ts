@@ -166,14 +166,12 @@ export class HostCandidateSets {
       this.records.noteNotStarted(threadIds[i]!, s.reason instanceof Error ? s.reason.message : String(s.reason));
     }
     const live: LiveSet = {
-      done: Promise.all(ends.map((e) => e.promise))
-        .then(async () => {
-          const set = await this.rank(setId, session);
-          this.records.keepRanking(set);
-          this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
-          return set;
-        })
-        .finally(() => session.close()),
+      done: Promise.all(ends.map((e) => e.promise)).then(async () => {
+        const set = await this.rank(setId, session);
+        this.records.keepRanking(set);
+        this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
+        return set;
+      }).finally(() => session.close()),
     };
     live.done.catch(() => undefined);
     this.sets.set(setId, live);
@@ -253,7 +251,7 @@ export class HostCandidateSets {
   private async rank(setId: string, session: FolderSession): Promise<CandidateSetJson> {
     const worktrees = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
     try {
-      const sources = { candidates: this.records, threads: session.threadStore, runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => session.audit.threadCost(threadId) };
+      const sources = { candidates: this.records, threads: session.threadStore, runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => session.audit.ledger.threadCost(threadId) };
       const set = await rankCandidateSet(sources, setId, this.options.env);
       if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}'`, 'not_found');
       return set;

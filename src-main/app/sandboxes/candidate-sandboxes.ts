@@ -34,19 +34,18 @@ export interface CandidateSandboxesRequest {
   signal?: AbortSignal;
 }
 
-/** What the set's composition (app/session/folder-session.ts) lends: its Settings and its ledger (each sandbox's time). */
-export interface CandidateSandboxesContext extends Omit<SandboxRequestContext, 'secrets'> {
-  settings: Pick<SettingsService, 'raw' | 'sandboxKeys'>;
-  ledger: Pick<UsageLedger, 'recordSandboxTime'>;
-}
-
 /**
  * Each candidate's `--sandbox` request (`{provider, id}` of its own sandbox, in order), all made
  * before this returns; undefined when the provider does not fork (or for one candidate), and
  * each candidate's run makes its own. Made in part, it is all undone (the sandboxes
- * deleted, the worktrees, branches and records removed) and a ContractError says why.
+ * deleted, the worktrees, branches and records removed) and a ContractError says why. The set's
+ * composition (app/session/folder-session.ts) lends its Settings and its ledger (each sandbox's time).
  */
-export async function forkedCandidateSandboxes(request: CandidateSandboxesRequest, context: CandidateSandboxesContext, say: (line: string) => void): Promise<SandboxRequest[] | undefined> {
+export async function forkedCandidateSandboxes(
+  request: CandidateSandboxesRequest,
+  context: Omit<SandboxRequestContext, 'secrets'> & { settings: Pick<SettingsService, 'raw' | 'sandboxKeys'>; ledger: Pick<UsageLedger, 'recordSandboxTime'> },
+  say: (line: string) => void,
+): Promise<SandboxRequest[] | undefined> {
   const count = request.threadIds.length;
   // One sandbox named to reattach cannot be each of several candidates' own.
   if (request.sandbox.id !== undefined && count > 1) throw new ContractError(`--sandbox-id names one sandbox; each of ${count} candidates needs its own (leave out --sandbox-id)`, 'bad_request');

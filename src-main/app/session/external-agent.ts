@@ -78,6 +78,6 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
-    ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.threadCost(request.threadId) ?? 0 }) } : {}),
+    ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.ledger.threadCost(request.threadId) ?? 0 }) } : {}),
   });
 }

@@ -231,7 +231,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
           audit: (state, maxCostUsd, shared) => audit.runOptions(state, maxCostUsd, shared),
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
-          threadCost: (threadId) => audit.threadCost(threadId),
+          threadCost: (threadId) => audit.ledger.threadCost(threadId),
           mode,
           sandboxAvailable: () => placeContained(place),
           ...(place.provider ? { providerSandbox: { label: place.provider.label, workdir: place.provider.workdir, ...(place.provider.uploadSummary !== undefined ? { uploadSummary: place.provider.uploadSummary } : {}) } } : {}),

@@ -7,7 +7,7 @@ import { newThreadState } from '../../core/agent/types';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { usageReportSchema } from '../contract/usage';
 import { ThreadStore } from '../threads/thread-store';
-import { costText, pricesNow, usageReport } from './usage-report';
+import { costText, ledgerPrices, usageReport } from './usage-report';
 import { recordRow } from '../../core/telemetry/ledger-rows.test-support';
 
 describe('usageReport', () => {
@@ -31,7 +31,7 @@ describe('usageReport', () => {
 
   it('prices by the person’s price over the table’s, read at each call', () => {
     const settings: { prices?: Record<string, { input: number; output: number }> } = {};
-    const price = pricesNow(() => settings.prices);
+    const [price] = ledgerPrices(() => settings);
     expect(price('openai-compatible:local')).toBeNull();
     expect(price('anthropic:claude-haiku-4-5')?.input).toBeGreaterThan(0);
     settings.prices = { 'openai-compatible:local': { input: 2, output: 4 }, 'anthropic:claude-haiku-4-5': { input: 0, output: 0 } };

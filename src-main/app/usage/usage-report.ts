@@ -12,14 +12,12 @@ import type { SandboxSettings } from '../contract/sandboxes';
 import type { SandboxSums, UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
 
-/** A model's price now: the person's in Settings › Prices (read at each call), else the table's. */
-export function pricesNow(prices: () => Readonly<Record<string, PriceOverride>> | undefined): PriceNow {
-  return (modelId) => resolvePrice(modelId, prices());
-}
-
-/** A sandbox provider's price per hour now: the person's in Settings › Sandboxes (read at each call); there is no table. */
-export function sandboxPricesNow(sandboxes: () => SandboxSettings | undefined): SandboxPriceNow {
-  return (provider) => (isSandboxProviderName(provider) ? (sandboxes()?.pricesPerHourUsd?.[provider] ?? null) : null);
+/**
+ * The prices a ledger reads calls and sandbox time at, read at each use: the person's in
+ * Settings › Prices (else the table's) and Settings › Sandboxes (there is no table).
+ */
+export function ledgerPrices(settings: () => { prices?: Readonly<Record<string, PriceOverride>>; sandboxes?: SandboxSettings }): [PriceNow, SandboxPriceNow] {
+  return [(modelId) => resolvePrice(modelId, settings().prices), (provider) => (isSandboxProviderName(provider) ? (settings().sandboxes?.pricesPerHourUsd?.[provider] ?? null) : null)];
 }
 
 /** Sandbox time's cost for a terminal or a document: `$0.0123`, `$0.0123 + no price` (some time has none), `no price` (none has). */

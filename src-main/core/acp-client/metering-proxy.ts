@@ -1,14 +1,11 @@
 // The metering proxy on an external agent's model endpoint (SPEC §22): the agent's base URL
 // points at a port of its sandbox's loopback, forwarded to this proxy's Unix socket; each
-// request goes on to the real endpoint as it is (the person's key put in here, never in the
-// agent's environment). Each model call — Anthropic Messages, OpenAI Responses or Gemini,
-// streamed or not — is one call of the metering point (core/telemetry/metering.ts): a ledger
-// row and a trace span naming the agent, from the response's own usage. Upstream is asked for
-// an uncompressed answer, and one compressed anyway (gzip, br, deflate, zstd) is decoded to be
-// read. Each call holds its estimate — its prompt from the request's size, its answer at the
-// most the request allows (else the longest seen) — from before it goes until its usage
-// settles it; one the agent cuts short, or whose usage cannot be read, stays counted at that
-// estimate: what the provider bills is counted whatever the encoding or the ending. With a
+// request goes on to the real endpoint (the person's key put in here, never in the agent's
+// environment), asked for an uncompressed answer (one compressed anyway is decoded). Each model
+// call is one call of the metering point (core/telemetry/metering.ts), its usage read from the
+// response — Anthropic Messages, OpenAI Responses or Gemini, streamed or not — and held from
+// before it goes at an estimate (its prompt from the request's size, its answer at the most the
+// request allows, else the longest seen), which a call cut short or unreadable keeps. With a
 // budget, calls go one at a time, and once the spend reached the budget every further call is
 // refused and `onBudget` is told: the spend stays within the budget plus one call.
 import { rmSync } from 'node:fs';
@@ -16,18 +13,12 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
-import { ZERO_USAGE, type ProviderName } from '../models/types';
+import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeRunFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
-import { NOOP_RUN, type RunObserver } from '../telemetry/observer';
+import { NOOP_RUN, safely, type RunObserver } from '../telemetry/observer';
 
-export interface MeteredUsage {
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+export type MeteredUsage = Usage & { model: string };
 
 export interface MeteringProxyOptions {
   /** The real endpoint's origin and base path (`https://api.anthropic.com`, `http://127.0.0.1:PORT/v1`): the agent's paths are appended to it after the base the agent was given. */
@@ -55,15 +46,13 @@ export interface MeteringProxyOptions {
 export interface MeteringProxy {
   /** The Unix socket (in a `deepdesk-proxy-` run folder, which other sandboxes hide: core/sandbox/run-folders.ts). */
   readonly socket: string;
-  /** Spent through this proxy (calls cut short at their estimate) plus the spend before. */
-  spentUsd(): number;
   /** Calls refused at the budget. */
   refused(): number;
   close(): Promise<void>;
 }
 
 /** The usage in one parsed JSON value of any of the three shapes, merged into `into`. */
-export function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
+function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
   if (typeof value !== 'object' || value === null) return;
   const v = value as Record<string, unknown>;
   // Anthropic: message_start carries the message (model, usage); message_delta the output count.
@@ -106,26 +95,9 @@ export function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
 /** The usage of a whole response body (SSE `data:` lines or one JSON value); undefined when it reported none. */
 export function usageOfBody(body: string): MeteredUsage | undefined {
   const into: Partial<MeteredUsage> = {};
-  const values: unknown[] = [];
-  const trimmed = body.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const parsed = JSON.parse(trimmed) as unknown;
-      values.push(...(Array.isArray(parsed) ? parsed : [parsed]));
-    } catch {
-      // Not one JSON value: read as SSE below.
-    }
-  }
-  if (values.length === 0) {
-    for (const line of body.split('\n')) {
-      if (!line.startsWith('data:')) continue;
-      try {
-        values.push(JSON.parse(line.slice(5).trim()));
-      } catch {
-        // `[DONE]` and the like.
-      }
-    }
-  }
+  // One JSON value (or an array of them, Gemini's unstreamed answer), else SSE `data:` lines (`[DONE]` and the like skipped).
+  const whole = /^\s*[[{]/.test(body) ? safely(() => JSON.parse(body) as unknown, undefined) : undefined;
+  const values = whole !== undefined ? [whole].flat() : body.split('\n').flatMap((line) => (line.startsWith('data:') ? [safely(() => JSON.parse(line.slice(5)) as unknown, undefined)] : []));
   for (const value of values) readUsage(value, into);
   if (into.inputTokens === undefined && into.outputTokens === undefined) return undefined;
   return { model: into.model ?? 'unknown', inputTokens: into.inputTokens ?? 0, outputTokens: into.outputTokens ?? 0, cacheReadTokens: into.cacheReadTokens ?? 0, cacheWriteTokens: into.cacheWriteTokens ?? 0 };
@@ -139,28 +111,13 @@ const CHARS_PER_TOKEN = 4;
 const NOT_A_CALL = /count_tokens|:countTokens|\/input_tokens/;
 const DECODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = { gzip: gunzipSync, 'x-gzip': gunzipSync, br: brotliDecompressSync, deflate: inflateSync, zstd: zstdDecompressSync };
 
-/** An answer's text: decoded when upstream compressed it although asked not to; '' when it cannot be. */
-function answerText(body: Buffer, encoding: string | undefined): string {
-  const decode = DECODERS[encoding?.trim().toLowerCase() ?? ''];
-  try {
-    return (decode ? decode(body) : body).toString('utf8');
-  } catch {
-    return '';
-  }
-}
-
 /** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
-export function requestFacts(path: string, body: Buffer): { model: string; maxOutput?: number } {
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = (JSON.parse(body.toString('utf8')) as Record<string, unknown> | null) ?? {};
-  } catch {
-    // Not JSON: the path may name it.
-  }
+function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
+  const parsed = (safely(() => JSON.parse(body.toString('utf8')) as unknown, null) ?? {}) as Record<string, unknown>;
   const config = (parsed.generationConfig ?? {}) as Record<string, unknown>;
-  const max = [parsed.max_tokens, parsed.max_output_tokens, parsed.max_completion_tokens, config.maxOutputTokens].find((n) => typeof n === 'number' && n > 0) as number | undefined;
+  const maxOutput = [parsed.max_tokens, parsed.max_output_tokens, config.maxOutputTokens].find((n): n is number => typeof n === 'number' && n > 0);
   const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : (/\/models\/([^/:?]+)/.exec(path)?.[1] ?? 'unknown');
-  return { model, ...(max !== undefined ? { maxOutput: max } : {}) };
+  return { model, maxOutput };
 }
 
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
@@ -207,7 +164,9 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
         });
         answer.on('end', () => {
           res.end();
-          const usage = status >= 400 ? ZERO_USAGE : usageOfBody(answerText(Buffer.concat(chunks), answer.headers['content-encoding']));
+          // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
+          const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
+          const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
           if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
           done(status >= 400 ? `HTTP ${status}` : undefined);
         });
@@ -283,7 +242,6 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   });
   return {
     socket,
-    spentUsd: () => spent,
     refused: () => refused,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,20 +1,17 @@
 // THE metering point (SPEC §17, §22): every model call — the agent's steps and summaries, a
-// goal's grader and drafting, another agent's through the metering proxy — is one observed
-// call, started here before it goes (its budget hold taken), told the provider's usage, and
-// ended once: done, failed or cut short. Its observers — the usage ledger (the call's one
-// row), OpenTelemetry, LangSmith — hear it through observer.ts; nothing else writes a model
-// call down. A call the provider began answering is billed: cut short before its usage was
-// reported (a stream the client closed, an answer that could not be read), it keeps its hold,
-// counted at its estimate.
+// goal's grader and drafting, another agent's through the metering proxy — is one observed call,
+// its budget hold taken before, ended once; its observers (observer.ts: the ledger's one row,
+// OpenTelemetry, LangSmith) hear it, and nothing else writes a model call down. A call the
+// provider began answering is billed: cut short before its usage, it keeps its hold (its estimate).
 
 import { ZERO_USAGE, type Usage } from '../models/types';
 import type { ModelCallInfo, ModelCallOutcome, RunObserver } from './observer';
 
-/** A call's place in a budget, from before it goes until it ends (core/agent/budget.ts's BudgetHold). */
+/** A call's place in a budget from before it goes until it ends (core/agent/budget.ts's BudgetHold). */
 export interface CallHold {
   spend(usage: Usage, costUsd: number | undefined): void;
   release(): void;
-  /** Cut short after the provider began answering: its estimate is spent as its cost (returned; undefined when unpriced). */
+  /** Cut short after the provider began answering: its estimate is spent as its cost (returned; undefined unpriced). */
   keep(): number | undefined;
 }
 
@@ -43,16 +40,10 @@ export function meterModelCall(run: Pick<RunObserver, 'modelCall'>, info: ModelC
       if (ended) return;
       ended = true;
       let { error } = outcome;
-      let costUsd = reported?.costUsd;
-      if (reported === undefined && answered) {
-        costUsd = hold?.keep();
-        error = `${error ?? 'cut short'} before the provider reported its usage: counted at its estimate`;
-      } else if (reported === undefined) {
-        hold?.release();
-        error ??= 'the call ended before the provider reported its usage';
-      }
-      const durationMs = performance.now() - started;
-      observed.end({ ...outcome, usage: reported?.usage ?? ZERO_USAGE, ...(costUsd !== undefined ? { costUsd } : {}), durationMs, ...(error !== undefined ? { error } : {}) });
+      const kept = reported === undefined && answered ? hold?.keep() : (hold?.release(), undefined);
+      if (reported === undefined) error = answered ? `${error ?? 'cut short'} before the provider reported its usage: counted at its estimate` : (error ?? 'the call ended before the provider reported its usage');
+      const costUsd = reported?.costUsd ?? kept;
+      observed.end({ ...outcome, usage: reported?.usage ?? ZERO_USAGE, ...(costUsd !== undefined ? { costUsd } : {}), durationMs: performance.now() - started, ...(error !== undefined ? { error } : {}) });
     },
   };
 }

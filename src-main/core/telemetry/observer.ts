@@ -114,8 +114,8 @@ export interface Telemetry {
   shutdown?(): Promise<void>;
 }
 
-const NOOP_MODEL: ModelCallObserver = { end() {} };
-const NOOP_TOOL: ToolCallObserver = { decided() {}, traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} };
+export const NOOP_MODEL: ModelCallObserver = { end() {} };
+export const NOOP_TOOL: ToolCallObserver = { decided() {}, traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} };
 export const NOOP_RUN: RunObserver = { modelCall: () => NOOP_MODEL, toolCall: () => NOOP_TOOL, end() {} };
 
 /** Every listener hears everything; one that throws is skipped, never the run. */

@@ -143,7 +143,6 @@ function createOtelTelemetry(config: OtelConfig, serviceVersion: string): Teleme
   };
 }
 
-/** Waits for `work` at most FLUSH_TIMEOUT_MS; never rejects. */
 /** The tracer, whether content is captured, and the spans not yet ended. */
 class Spans {
   private readonly open = new Set<Span>();

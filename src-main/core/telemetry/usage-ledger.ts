@@ -20,7 +20,7 @@ import { perConnection, runMigrations } from '../backends/store/store-db';
 import type { Migration } from '../backends/store/migration';
 import { costAt } from '../models/model-info';
 import type { ModelPrice } from '../models/types';
-import { MODEL_CALL_PURPOSES, NOOP_RUN, type ModelCallPurpose, type RunObserver, type Telemetry, type ToolCallObserver, type AgentRunInfo } from './observer';
+import { MODEL_CALL_PURPOSES, NOOP_RUN, NOOP_TOOL, type ModelCallPurpose, type RunObserver, type Telemetry, type ToolCallObserver, type AgentRunInfo } from './observer';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -417,12 +417,7 @@ export class UsageLedger {
 
   private runObserver(info: AgentRunInfo, subagent: string | null): RunObserver {
     if (this.closed) return NOOP_RUN;
-    const tool: ToolCallObserver = {
-      decided() {},
-      traceparent: () => undefined,
-      subagent: (child) => this.runObserver(child, child.agentName),
-      end() {},
-    };
+    const tool: ToolCallObserver = { ...NOOP_TOOL, subagent: (child) => this.runObserver(child, child.agentName) };
     return {
       modelCall: (call) => {
         const startedAt = new Date();
@@ -478,17 +473,14 @@ export function sinceInstant(since: string): string {
   return time.toISOString();
 }
 
+/** What a group sums of its parts as they come, besides their cost. */
+const COUNTS = { calls: 0, failedCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, durationMs: 0 };
+
 /** Sums of the parts of one group as they come. */
 class GroupTally {
-  private calls = 0;
-  private failedCalls = 0;
+  private readonly counts = { ...COUNTS };
   private unpricedCalls = 0;
-  private inputTokens = 0;
-  private outputTokens = 0;
-  private cacheReadTokens = 0;
-  private cacheWriteTokens = 0;
   private cost = 0;
-  private durationMs = 0;
   private firstAt = '';
   private lastAt = '';
   private readonly byPurpose: UsageSums['byPurpose'] = {};
@@ -496,26 +488,19 @@ class GroupTally {
   constructor(private readonly key: string) {}
 
   add(part: PartRow, cost: number | null): void {
+    for (const name of Object.keys(COUNTS) as Array<keyof typeof COUNTS>) this.counts[name] += part[name];
     const purpose = (this.byPurpose[part.purpose] ??= { calls: 0, costUsd: null });
     purpose.calls += part.calls;
-    if (cost !== null) purpose.costUsd = (purpose.costUsd ?? 0) + cost;
-    this.calls += part.calls;
-    this.failedCalls += part.failedCalls;
-    this.inputTokens += part.inputTokens;
-    this.outputTokens += part.outputTokens;
-    this.cacheReadTokens += part.cacheReadTokens;
-    this.cacheWriteTokens += part.cacheWriteTokens;
-    this.durationMs += part.durationMs;
     if (cost === null) this.unpricedCalls += part.calls;
     else this.cost += cost;
+    if (cost !== null) purpose.costUsd = (purpose.costUsd ?? 0) + cost;
     if (this.firstAt === '' || part.firstAt < this.firstAt) this.firstAt = part.firstAt;
     if (part.lastAt > this.lastAt) this.lastAt = part.lastAt;
   }
 
   sums(): UsageSums {
-    const { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, durationMs } = this;
-    const costUsd = calls > 0 && unpricedCalls >= calls ? null : this.cost;
-    return { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, durationMs, byPurpose: { ...this.byPurpose } };
+    const { unpricedCalls, counts } = this;
+    return { ...counts, unpricedCalls, costUsd: counts.calls > 0 && unpricedCalls >= counts.calls ? null : this.cost, byPurpose: { ...this.byPurpose } };
   }
 
   group(): UsageGroup {
@@ -581,6 +566,4 @@ function fromRow(row: RecordRow): ModelCallRecord {
 /** The ledger as a report reads it (`deepdesk usage`, `threads export`, the Agents view's costs): it writes nothing. */
 export type LedgerReader = Pick<UsageLedger, 'report' | 'calls' | 'threadCost' | 'sandboxUsage'>;
 
-export function ledgerReader(db: Database.Database, priceNow?: PriceNow, sandboxPrice?: SandboxPriceNow): LedgerReader {
-  return new UsageLedger(db, priceNow, sandboxPrice);
-}
+export const ledgerReader = (db: Database.Database, priceNow?: PriceNow, sandboxPrice?: SandboxPriceNow): LedgerReader => new UsageLedger(db, priceNow, sandboxPrice);
