@@ -185,6 +185,34 @@ describe('deepdesk threads export', () => {
     expect((lines.at(-1)!.total as { costUsd: number }).costUsd).toBeCloseTo(0.015, 10);
   });
 
+  it('says what each call was for (issue 79): each model_call its purpose, the usage by purpose (jsonl and md)', async () => {
+    seed();
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const ledger = new UsageLedger(db);
+      recordRow(ledger, { ...record(ID, 3, 0.002), id: 'mc-grader', purpose: 'grader' });
+      recordRow(ledger, { ...record(ID, 4, 0.001), id: 'mc-draft', purpose: 'goal-draft' });
+      recordRow(ledger, { ...record(ID, 5, null), id: 'mc-claude', purpose: 'other-agent', provider: 'claude-code' });
+      ledger.close();
+    } finally {
+      db.close();
+    }
+    const lines = parseLines((await t.deepdesk(['threads', 'export', ID])).stdout);
+    expect(lines.filter((l) => l.type === 'model_call').map((l) => [l.id, l.purpose, l.provider])).toEqual([
+      ['mc-e5e5-1', 'agent', 'anthropic'],
+      ['mc-e5e5-2', 'agent', 'anthropic'],
+      ['mc-grader', 'grader', 'anthropic'],
+      ['mc-draft', 'goal-draft', 'anthropic'],
+      ['mc-claude', 'other-agent', 'claude-code'],
+    ]);
+    const byPurpose = (lines.at(-1)!.total as { byPurpose: Record<string, { calls: number; costUsd: number | null }> }).byPurpose;
+    expect(byPurpose).toMatchObject({ agent: { calls: 2 }, grader: { calls: 1, costUsd: 0.002 }, 'goal-draft': { calls: 1, costUsd: 0.001 }, 'other-agent': { calls: 1, costUsd: null } });
+    expect(byPurpose.agent!.costUsd).toBeCloseTo(0.015, 10);
+    const md = (await t.deepdesk(['threads', 'export', ID, '--format', 'md'])).stdout;
+    expect(md).toMatch(/^Calls by what they were for: .+$/m);
+    for (const part of ['agent 2 ($0.0150)', 'grader 1 ($0.0020)', 'goal-draft 1 ($0.0010)', 'other-agent 1 (—)']) expect(md).toContain(part);
+  });
+
   it('says where a thread came from and the sandbox it runs in (jsonl and md); a window thread has neither', async () => {
     seed();
     const db = openDatabase(databasePath(t.dataDir));
