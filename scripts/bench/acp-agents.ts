@@ -105,7 +105,7 @@ async function benchFirstToken(report: Report, options: BenchOptions): Promise<v
 async function benchProxy(report: Report): Promise<void> {
   const section = report.section('Issue 65 · other agents: the metering proxy per model call');
   const server = await startScriptedAnthropicServer(Array.from({ length: 1000 }, () => anthropicMessageStream([{ text: 'hello there' }], 'end_turn')));
-  const proxy = await startMeteringProxy({ upstream: server.url.replace(/\/v1$/, ''), onCall: () => undefined });
+  const proxy = await startMeteringProxy({ upstream: server.url.replace(/\/v1$/, ''), agent: { name: 'bench', provider: 'anthropic' } });
   try {
     const port = Number(new URL(server.url).port);
     for (let i = 0; i < 10; i++) {

@@ -11,11 +11,11 @@ import type { PendingApproval } from '../app/contract';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
 import { ambiguous, matchThread } from '../app/threads/thread-ref';
-import { costText, pricesNow } from '../app/usage/usage-report';
+import { costText, ledgerPrices } from '../app/usage/usage-report';
 import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
-import { UsageLedger, type ModelCallRecord, type UsageGroup, type UsageSums } from '../core/telemetry/usage-ledger';
+import { ledgerReader, type LedgerReader, type ModelCallRecord, type UsageGroup, type UsageSums } from '../core/telemetry/usage-ledger';
 import { fence, inlineCode, oneLine } from '../core/text/markdown-code';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
@@ -66,8 +66,8 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
       io.stderr.write(`deepdesk threads: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk threads ls lists them)\n`);
       return 1;
     }
-    const { prices } = readSavedSettings(dataDir);
-    const data = exportData(new UsageLedger(db, pricesNow(() => prices)), db, threads, summary);
+    const saved = readSavedSettings(dataDir);
+    const data = exportData(ledgerReader(db, ...ledgerPrices(() => saved)), db, threads, summary);
     const text = (format as Format) === 'md' ? exportMarkdown(data) : exportJsonl(data, { media: !values['no-media'] });
     if (values.output !== undefined) writeFileSync(values.output, text, { mode: 0o600 });
     else writeContent(io.stdout, text);
@@ -105,7 +105,7 @@ export interface StoredApproval {
   decision: unknown;
 }
 
-function exportData(ledger: UsageLedger, db: Database.Database, threads: ThreadStore, summary: ThreadSummary): ThreadExport {
+function exportData(ledger: LedgerReader, db: Database.Database, threads: ThreadStore, summary: ThreadSummary): ThreadExport {
   const state = threads.load(summary.id);
   const pendingNotes: ChatMessage[] = threads.pendingNotes(summary.id).map((n) => ({
     role: 'user',
@@ -346,6 +346,8 @@ function usageMarkdown(data: ThreadExport): string {
     '|---|---:|---:|---:|---:|---:|---:|',
     ...data.byModel.map((g) => row(inertMarkdown(oneLine(g.key).replace(/[|\\]/g, (c) => `\\${c}`)), g)),
     row('**Total**', data.total),
+    '',
+    `Calls by what they were for: ${Object.entries(data.total.byPurpose).map(([purpose, s]) => `${inertMarkdown(oneLine(purpose))} ${s.calls} (${costText({ costUsd: s.costUsd, unpricedCalls: 0 })})`).join(', ')}`,
   ];
   const unpriced = data.total.unpricedCalls;
   if (unpriced > 0) lines.push('', `${unpriced} ${unpriced === 1 ? 'call' : 'calls'} of models with no known price: tokens counted, cost not (set a price in Settings › Prices)`);

@@ -17,6 +17,7 @@ import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ToolCall } from '../core/models/types';
 import { UsageLedger, type ModelCallRecord } from '../core/telemetry/usage-ledger';
 import { useCliTestEnv } from './cli-harness.test-support';
+import { recordRow } from '../core/telemetry/ledger-rows.test-support';
 
 const t = useCliTestEnv('deepdesk-threads-cli');
 
@@ -97,9 +98,9 @@ function seed(title = 'Export me'): ThreadState {
     const pending = { threadId: ID, toolCallId: 'call_9', toolName: 'execute', args: { command: 'rm -rf build' }, reason: 'runs a command', createdAt: '2025-03-03T10:00:00.000Z' };
     db.prepare('INSERT INTO approvals (thread_id, tool_call_id, pending_json, created_at) VALUES (?, ?, ?, ?)').run(ID, 'call_9', JSON.stringify(pending), pending.createdAt);
     const ledger = new UsageLedger(db);
-    ledger.record(record(ID, 1, 0.012));
-    ledger.record(record(ID, 2, 0.003));
-    ledger.record(record(OTHER, 3, 1));
+    recordRow(ledger, record(ID, 1, 0.012));
+    recordRow(ledger, record(ID, 2, 0.003));
+    recordRow(ledger, record(OTHER, 3, 1));
     ledger.close();
   } finally {
     db.close();
@@ -182,6 +183,34 @@ describe('deepdesk threads export', () => {
     ]);
     expect(lines.at(-1)).toMatchObject({ type: 'usage', total: { calls: 2, inputTokens: 300, outputTokens: 30, unpricedCalls: 0 } });
     expect((lines.at(-1)!.total as { costUsd: number }).costUsd).toBeCloseTo(0.015, 10);
+  });
+
+  it('says what each call was for (issue 79): each model_call its purpose, the usage by purpose (jsonl and md)', async () => {
+    seed();
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const ledger = new UsageLedger(db);
+      recordRow(ledger, { ...record(ID, 3, 0.002), id: 'mc-grader', purpose: 'grader' });
+      recordRow(ledger, { ...record(ID, 4, 0.001), id: 'mc-draft', purpose: 'goal-draft' });
+      recordRow(ledger, { ...record(ID, 5, null), id: 'mc-claude', purpose: 'other-agent', provider: 'claude-code' });
+      ledger.close();
+    } finally {
+      db.close();
+    }
+    const lines = parseLines((await t.deepdesk(['threads', 'export', ID])).stdout);
+    expect(lines.filter((l) => l.type === 'model_call').map((l) => [l.id, l.purpose, l.provider])).toEqual([
+      ['mc-e5e5-1', 'agent', 'anthropic'],
+      ['mc-e5e5-2', 'agent', 'anthropic'],
+      ['mc-grader', 'grader', 'anthropic'],
+      ['mc-draft', 'goal-draft', 'anthropic'],
+      ['mc-claude', 'other-agent', 'claude-code'],
+    ]);
+    const byPurpose = (lines.at(-1)!.total as { byPurpose: Record<string, { calls: number; costUsd: number | null }> }).byPurpose;
+    expect(byPurpose).toMatchObject({ agent: { calls: 2 }, grader: { calls: 1, costUsd: 0.002 }, 'goal-draft': { calls: 1, costUsd: 0.001 }, 'other-agent': { calls: 1, costUsd: null } });
+    expect(byPurpose.agent!.costUsd).toBeCloseTo(0.015, 10);
+    const md = (await t.deepdesk(['threads', 'export', ID, '--format', 'md'])).stdout;
+    expect(md).toMatch(/^Calls by what they were for: .+$/m);
+    for (const part of ['agent 2 ($0.0150)', 'grader 1 ($0.0020)', 'goal-draft 1 ($0.0010)', 'other-agent 1 (—)']) expect(md).toContain(part);
   });
 
   it('says where a thread came from and the sandbox it runs in (jsonl and md); a window thread has neither', async () => {

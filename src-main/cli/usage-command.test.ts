@@ -13,6 +13,7 @@ import { newThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import { UsageLedger, type ModelCallRecord } from '../core/telemetry/usage-ledger';
 import { useCliTestEnv } from './cli-harness.test-support';
+import { recordRow } from '../core/telemetry/ledger-rows.test-support';
 
 const t = useCliTestEnv('deepdesk-usage-cli');
 
@@ -53,12 +54,13 @@ function seed(): void {
     threads.save({ ...newThreadState(EVIL), messages: [{ role: 'user', content: 'x' }] }, { folder: t.folder, title: EVIL_TITLE });
     threads.save({ ...newThreadState(LOCAL), messages: [{ role: 'user', content: 'Ask the local model' }] }, { folder: t.folder });
     const ledger = new UsageLedger(db);
-    ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
-    ledger.record(call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023));
-    ledger.record(call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
-    ledger.record(call(EVIL, '2025-01-12T10:00:00.000Z', 'openai-compatible:qwen3', null));
-    ledger.record(call(LOCAL, '2025-01-12T11:00:00.000Z', 'openai-compatible:qwen3', null, 3000));
-    ledger.record(call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
+    recordRow(ledger, call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
+    // A goal's grader's call (SPEC §21): the ledger says what each call was for.
+    recordRow(ledger, { ...call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023), purpose: 'grader' });
+    recordRow(ledger, call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
+    recordRow(ledger, call(EVIL, '2025-01-12T10:00:00.000Z', 'openai-compatible:qwen3', null));
+    recordRow(ledger, call(LOCAL, '2025-01-12T11:00:00.000Z', 'openai-compatible:qwen3', null, 3000));
+    recordRow(ledger, call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
     ledger.close();
   } finally {
     db.close();
@@ -162,6 +164,10 @@ describe('deepdesk usage', () => {
     expect(report.rows[0]).toMatchObject({ costUsd: 1.5, unpricedCalls: 1 });
     expect(report.rows[2]).toMatchObject({ costUsd: null, unpricedCalls: 1 });
     expect(report.total).toMatchObject({ calls: 5, unpricedCalls: 2, failedCalls: 0, inputTokens: 8000 });
+    // What each call was for (issue 79): the grader's apart from the agent's own, by row and in all.
+    expect(report.rows[1]!.byPurpose).toEqual({ agent: { calls: 1, costUsd: 0.01 }, grader: { calls: 1, costUsd: 0.0023 } });
+    expect(report.total.byPurpose).toMatchObject({ agent: { calls: 4 }, grader: { calls: 1, costUsd: 0.0023 } });
+    expect(report.total.byPurpose!.agent!.costUsd).toBeCloseTo(1.51, 10);
     // Controls in the title are JSON escapes, never raw bytes on the terminal.
     // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
     expect(r.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
@@ -201,8 +207,8 @@ describe('deepdesk usage', () => {
     const db = openDatabase(databasePath(t.dataDir));
     try {
       const ledger = new UsageLedger(db);
-      ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
-      ledger.record(call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-sonnet-4-5', 0, 0, true));
+      recordRow(ledger, call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
+      recordRow(ledger, call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-sonnet-4-5', 0, 0, true));
       ledger.close();
     } finally {
       db.close();

@@ -8,12 +8,12 @@ import { sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGroup
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
 import { isSandboxProviderName, PROVIDER_LABELS } from '../core/sandbox-providers/provider';
-import { sinceInstant, UsageLedger } from '../core/telemetry/usage-ledger';
+import { ledgerReader, sinceInstant } from '../core/telemetry/usage-ledger';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS } from './command-table';
 import { table } from './table';
 import { readSavedSettings } from '../app/settings/settings-service';
-import { costText, pricesNow, sandboxCostText, sandboxPricesNow, usageReport } from '../app/usage/usage-report';
+import { costText, ledgerPrices, sandboxCostText, usageReport } from '../app/usage/usage-report';
 import { parseCommand, UsageError } from './usage';
 
 export interface UsageIo {
@@ -36,12 +36,8 @@ export async function usageCommand(argv: string[], io: UsageIo = { stdout: proce
   const dataDir = resolveDataDir(values['data-dir']);
   const db = openDatabase(databasePath(dataDir));
   try {
-    const { prices, sandboxes } = readSavedSettings(dataDir);
-    const ledger = new UsageLedger(
-      db,
-      pricesNow(() => prices),
-      sandboxPricesNow(() => sandboxes),
-    );
+    const saved = readSavedSettings(dataDir);
+    const ledger = ledgerReader(db, ...ledgerPrices(() => saved));
     const report = usageReport(ledger, new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
     if (values.json) {
       io.stdout.write(terminalSafeJson(report) + '\n');

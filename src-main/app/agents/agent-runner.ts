@@ -15,7 +15,7 @@ import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../cor
 import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
-import type { UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { Telemetry } from '../../core/telemetry/observer';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
@@ -35,7 +35,7 @@ export function agentLabel(spec: ExternalAgentSpec): string {
   return 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
 }
 
-/** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
+/** What the session gives the runner: the thread's place, the rules, the audit's listeners, the checkpoints, the provider's key and endpoint. */
 export interface ExternalAgentContext {
   spec: ExternalAgentSpec;
   /** The thread it serves: its ledger rows and checkpoints name it. */
@@ -44,7 +44,7 @@ export interface ExternalAgentContext {
   folder: string;
   dataDir: string;
   rules(): readonly PermissionRule[];
-  ledger?: UsageLedger;
+  telemetry?: () => Promise<Telemetry>;
   checkpoints?: CheckpointRecorder;
   /** The person's key for the agent's provider (upstream only). */
   personKey?: string;
@@ -325,7 +325,7 @@ export class ExternalAgentRunner {
       ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
-      ...(context.ledger ? { ledger: context.ledger } : {}),
+      ...(context.telemetry ? { telemetry: context.telemetry } : {}),
       ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
       ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),

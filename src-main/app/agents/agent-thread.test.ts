@@ -1,8 +1,9 @@
 // An external agent as a thread's agent (SPEC §22), from the catalog: Claude Code's adapter
 // (the repository's pinned devDependency as the installation) in the sandbox through the
-// metering proxy, its calls as ledger rows naming it in the real SQLite ledger, the person's
-// key upstream and none in its environment; a person-added command (the scripted ACP agent)
-// contained the same; `stop` leaves no process.
+// metering proxy, each of its calls one ledger row naming it in the real SQLite ledger and one
+// span on a real OTLP receiver (the one metering point), the person's key upstream and none in
+// its environment; a person-added command (the scripted ACP agent) contained the same; `stop`
+// leaves no process.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,9 @@ import { createSandbox, detectSandbox } from '../../core/sandbox';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { combineTelemetry } from '../../core/telemetry/observer';
+import { otelTelemetry } from '../../core/telemetry/otel';
+import { startOtlpReceiver } from '../../core/telemetry/otlp-receiver.test-support';
 import { liveProcesses } from '../../core/process/spawn';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../../core/models/testing/scripted-anthropic-server';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
@@ -52,7 +56,7 @@ describe('an external agent for a thread', async () => {
     return { folder, dataDir, home };
   }
 
-  it.skipIf(!available)('Claude Code from the catalog: a turn, its write after allow-once, ledger rows naming it', async () => {
+  it.skipIf(!available)('Claude Code from the catalog: a turn, its write after allow-once; each of its calls one ledger row and one span naming it', async () => {
     const { folder, dataDir, home } = scene();
     const target = join(folder, 'notes.txt');
     const script = (body: Record<string, unknown>): AnthropicReply => {
@@ -69,6 +73,11 @@ describe('an external agent for a thread', async () => {
     const db = new Database(join(dataDir, 'ledger.db'));
     cleanups.push(() => void db.close());
     const ledger = new UsageLedger(db);
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const otel = otelTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, serviceVersion: 'test' })!;
+    cleanups.push(() => otel.shutdown?.());
+    const telemetry = combineTelemetry([ledger.telemetry(), otel])!;
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
     const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
     const asked: AgentApprovalRequest[] = [];
@@ -84,7 +93,7 @@ describe('an external agent for a thread', async () => {
         asked.push(r);
         return true;
       },
-      ledger,
+      telemetry: async () => telemetry,
       personKey: 'sk-ant-the-persons-key',
       upstream: model.url.replace(/\/v1$/, ''),
     });
@@ -96,10 +105,21 @@ describe('an external agent for a thread', async () => {
     expect(asked.map((a) => a.agent)).toContain('Claude Code');
     expect(said(turn.updates)).toContain('Done.');
     ledger.flush();
-    const rows = db.prepare('SELECT provider, model, input_tokens, cost_usd, thread_id FROM model_calls').all() as Array<{ provider: string; model: string; input_tokens: number; cost_usd: number | null; thread_id: string }>;
+    const rows = db.prepare('SELECT provider, purpose, model, input_tokens, cost_usd, thread_id FROM model_calls').all() as Array<{ provider: string; purpose: string; model: string; input_tokens: number; cost_usd: number | null; thread_id: string }>;
     expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows.every((r) => r.provider === 'claude-code' && r.thread_id === 'thread-1' && r.input_tokens > 0)).toBe(true);
+    expect(rows.every((r) => r.provider === 'claude-code' && r.purpose === 'other-agent' && r.thread_id === 'thread-1' && r.input_tokens > 0)).toBe(true);
     expect(rows.some((r) => r.cost_usd !== null && r.cost_usd > 0)).toBe(true);
+    // The same calls as spans: one `chat` span a row, naming the agent, under its turn's `invoke_agent claude-code`.
+    await otel.flush?.();
+    const spans = receiver.spans();
+    const chats = spans.filter((span) => span.name.startsWith('chat '));
+    expect(chats).toHaveLength(rows.length);
+    const turns = spans.filter((span) => span.name === 'invoke_agent claude-code' && span.attributes['gen_ai.conversation.id'] === 'thread-1');
+    for (const chat of chats) {
+      expect(chat.attributes).toMatchObject({ 'gen_ai.agent.name': 'claude-code', 'gen_ai.provider.name': 'anthropic', 'deepdesk.purpose': 'other-agent' });
+      expect(turns.map((t) => t.spanId)).toContain(chat.parentSpanId);
+    }
+    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens']).sort()).toEqual(rows.map((r) => r.input_tokens).sort());
     expect(model.headers.every((h) => h['x-api-key'] === 'sk-ant-the-persons-key')).toBe(true);
     // Its private copy of the login folder: the person's allow-rules left out; the person's own file untouched.
     const copied = JSON.parse(readFileSync(join(dataDir, 'agents', 'homes', 'claude-code', '.claude', 'settings.json'), 'utf8')) as { permissions: Record<string, unknown> };
@@ -202,7 +222,7 @@ describe('an external agent for a thread', async () => {
         asked.push(r);
         return true;
       },
-      ledger,
+      telemetry: async () => ledger.telemetry(),
       personKey: 'sk-the-persons-openai-key',
       upstream: model.url.replace(/\/v1$/, ''),
     });

@@ -1,14 +1,13 @@
 // One external agent running for a thread (SPEC §22): the metering proxy on its model endpoint
-// (each response a ledger row naming the agent; at the budget: refused, `session/cancel`, then
-// the tree), its private home prepared, its process started contained (core/acp-client), and
-// its ACP session. The thread's composition hands it the backend, `execute`, the rules and the
-// approval flow.
-import { randomUUID } from 'node:crypto';
-import type { UsageLedger } from '../../core/telemetry/usage-ledger';
+// (each call metered under the agent's turn, a ledger row and a span naming it; at the budget:
+// refused, `session/cancel`, then the tree), its private home prepared, its process started
+// contained (core/acp-client), and its ACP session. The thread's composition hands it the
+// backend, `execute`, the rules, the approval flow and the audit's listeners.
+import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
 import { costAt, resolvePrice } from '../../core/models/model-info';
 import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
-import { startMeteringProxy, type MeteredCall, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
+import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
@@ -23,7 +22,8 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
   agent: { known: KnownAgent; installRoot?: string } | { added: AddedAgent };
   threadId: string;
   dataDir: string;
-  ledger?: UsageLedger;
+  /** The audit's listeners now (the ledger, traces): each turn and each of its model calls is told them. */
+  telemetry?: () => Promise<Telemetry>;
   /** The person's key for the agent's provider (put on its calls upstream; never in its environment). */
   personKey?: string;
   /** Where its calls go (default the provider's endpoint): a scripted server in tests. */
@@ -59,7 +59,6 @@ export interface AgentThread {
   stop(): Promise<void>;
   /** Whether the budget stopped it. */
   budgetReached(): boolean;
-  readonly proxy: MeteringProxy | undefined;
   readonly exited: Promise<unknown>;
   /**
    * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
@@ -68,34 +67,18 @@ export interface AgentThread {
   readonly continued: boolean | undefined;
 }
 
-/** Characters of a request per prompt token, as the estimate before a call takes them (JSON bodies: a generous count). */
-const CHARS_PER_TOKEN = 4;
-
-/** Each call of the agent through the set's budget: held before it goes, spent or let go when it ended. */
+/** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended. */
 function sharedHold(budget: RunBudget, known: KnownAgent, personKey: string | undefined): NonNullable<MeteringProxyOptions['hold']> {
-  return ({ path, body }) => {
-    const model = requestModel(path, body);
+  return ({ model, promptTokens }) => {
     // Its own sign-in (no key of the person's): no price, so no hold can be taken.
     const price = personKey === undefined ? null : resolvePrice(`${known.priceProvider}:${model}`);
     try {
-      const hold = budget.reserve({ id: `${known.priceProvider}:${model}`, price }, Math.ceil(body.length / CHARS_PER_TOKEN));
-      return { spend: (usage, costUsd) => hold.spend(usage, costUsd), release: () => hold.release() };
+      return budget.reserve({ id: `${known.priceProvider}:${model}`, price }, promptTokens);
     } catch (err) {
       if (err instanceof BudgetExceededError) return { refused: err.message };
       throw err;
     }
   };
-}
-
-/** The model a request names: its body's `model` (Messages, Responses), else the path's (Gemini's `models/NAME:…`). */
-function requestModel(path: string, body: Buffer): string {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { model?: unknown };
-    if (typeof parsed.model === 'string' && parsed.model !== '') return parsed.model;
-  } catch {
-    // Not JSON: the path may name it.
-  }
-  return /\/models\/([^/:?]+)/.exec(path)?.[1] ?? 'unknown';
 }
 
 function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, string> {
@@ -115,34 +98,24 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   // Set once started; the proxy's budget callback reaches it through this.
   const ref: { session?: AcpClientSession; stop?: () => Promise<void> } = {};
   const base = `http://127.0.0.1:${AGENT_MODEL_PORT}`;
+  // The turn under way: its calls' rows and spans go under it (one outside a turn, under a turn of its own).
+  let run: RunObserver | undefined;
+  let telemetry = await options.telemetry?.();
+  const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider: 'known' in spec ? spec.known.priceProvider : ('openai-compatible' as const), model: '', folder: options.folder });
   if ('known' in spec) {
     const known = spec.known;
-    const record = (call: MeteredCall): void => {
-      if (!call.usage) return;
-      options.ledger?.record({
-        id: randomUUID(),
-        at: call.at,
-        threadId: options.threadId,
-        turn,
-        subagent: null,
-        purpose: 'agent',
-        // The row names the agent; its model is the provider's own name for it.
-        provider: name,
-        model: call.usage.model,
-        inputTokens: call.usage.inputTokens,
-        outputTokens: call.usage.outputTokens,
-        cacheReadTokens: call.usage.cacheReadTokens,
-        cacheWriteTokens: call.usage.cacheWriteTokens,
-        costUsd: call.costUsd ?? null,
-        durationMs: call.durationMs,
-        failed: call.status >= 400,
-        error: call.status >= 400 ? `HTTP ${call.status}` : null,
-      });
-    };
+    const alone = (): Pick<RunObserver, 'modelCall'> => ({
+      modelCall: (info) => {
+        const own = telemetry?.turn(turnInfo());
+        const call = own?.modelCall(info);
+        return { end: (outcome) => (call?.end(outcome), own?.end({ reason: outcome.error === undefined ? 'completed' : 'error', text: '' })) };
+      },
+    });
     proxy = await startMeteringProxy({
       upstream: options.upstream ?? known.upstream,
       upstreamHeaders: keyHeaders(known, options.personKey),
-      onCall: record,
+      agent: { name, provider: known.priceProvider },
+      observer: () => run ?? alone(),
       // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
       price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage)),
       ...(options.budget ? { budget: options.budget } : {}),
@@ -197,6 +170,13 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       await proxy?.close();
     })());
   ref.stop = stop;
+  /** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
+  const checkpointed = async (recorder: CheckpointRecorder, text: string, messageIndex: number | undefined) => {
+    const line = text.split('\n')[0] ?? '';
+    const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
+    const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
+    return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
+  };
   let continued: boolean | undefined;
   try {
     await session.initialize(120_000);
@@ -212,16 +192,17 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     sessionId: session.id!,
     prompt: async (text, messageIndex) => {
       turn++;
-      const recorder = options.checkpoints;
-      if (!recorder) return session.prompt(text);
-      const line = text.split('\n')[0] ?? '';
-      const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
-      const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
-      return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
+      telemetry = (await options.telemetry?.()) ?? telemetry;
+      const observer = (run = telemetry?.turn({ ...turnInfo(), input: { role: 'user', content: text } }));
+      const result = (options.checkpoints ? checkpointed(options.checkpoints, text, messageIndex) : session.prompt(text)).finally(() => (run = undefined));
+      void result.then(
+        (r) => observer?.end({ reason: r.stopReason === 'cancelled' ? 'aborted' : 'completed', text: '' }),
+        (err: unknown) => observer?.end({ reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
+      );
+      return result;
     },
     stop,
     budgetReached: () => reached,
-    proxy,
     exited: proc.exited,
     continued,
   };

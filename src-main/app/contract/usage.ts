@@ -22,6 +22,8 @@ export const usageSumsSchema = z.object({
   /** What the priced calls cost: only part of the cost while `unpricedCalls` > 0; null when no call has a price. */
   costUsd: z.number().nonnegative().nullable(),
   durationMs: z.number().nonnegative(),
+  /** The calls and their cost by what they were for (`agent`, `summarization`, `grader`, `goal-draft`, `other-agent`). */
+  byPurpose: z.record(z.string(), z.object({ calls: z.number().int().nonnegative(), costUsd: z.number().nonnegative().nullable() })).optional(),
 });
 export type UsageSums = z.infer<typeof usageSumsSchema>;
 

@@ -37,8 +37,8 @@ import { databasePath } from '../base/data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
-import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
+import { ledgerReader } from '../../core/telemetry/usage-ledger';
+import { ledgerPrices } from '../usage/usage-report';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
 const BOARD_COALESCE_MS = 150;
@@ -62,13 +62,9 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   const worktrees = new WorktreeService({ dataDir, db });
   const sandboxes = new SandboxStore(db);
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
-  // settings.json is read again only when it changed on disk.
+  // settings.json is read again only when it changed on disk. The ledger is only read here.
   const settings = new SettingsService(dataDir, NO_SECRETS);
-  const ledger = new UsageLedger(
-    db,
-    pricesNow(() => settings.raw().prices),
-    sandboxPricesNow(() => settings.raw().sandboxes),
-  );
+  const ledger = ledgerReader(db, ...ledgerPrices(() => settings.raw()));
   const board = new AgentBoard(db, {
     costOf: (threadId) => ledger.threadCost(threadId),
     worktreeOf: (folder) => {
@@ -112,7 +108,6 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
     sets,
     close() {
       board.close();
-      ledger.close();
       settings.close();
       worktrees.close();
       db.close();

@@ -9,13 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { rankCandidateSet, type CandidateSetJson } from '../session/candidate-ranking';
-import { readSavedSettings } from '../settings/settings-service';
-import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
+import { openFolderSession, type FolderSession } from '../session/folder-session';
 import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
 import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords } from '../threads/run-records';
-import { ThreadStore } from '../threads/thread-store';
-import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { asHostError, type ApprovePolicy, type HostRuns, type RunEnd, type StartRunParams } from './runs';
 import { HostRequestError, type HostConnection } from './service-types';
 import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
@@ -81,7 +78,7 @@ export class HostCandidateSets {
 
   constructor(
     private readonly runs: HostRuns,
-    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void; secrets: SecretStore },
+    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; version: string; log?: (line: string) => void; secrets: SecretStore },
   ) {
     this.records = new CandidateRecords(options.db);
   }
@@ -91,9 +88,24 @@ export class HostCandidateSets {
     const { count } = params;
     if (!Number.isInteger(count) || count < 1 || count > MAX_CANDIDATES) throw new HostRequestError(`a set has 1 to ${MAX_CANDIDATES} candidates (got ${count})`, 'bad_request');
     if (params.threadIds !== undefined && params.threadIds.length !== count) throw new HostRequestError(`${count} candidates need ${count} thread ids`, 'bad_request');
+    const folder = this.personsFolder(params.folder);
+    // The person's folder's composition (folder-session.ts) lends the set its Settings, ledger and thread store until it is ranked.
+    const session = await openFolderSession({
+      place: { kind: 'local', path: folder },
+      flags: {},
+      policy: { mode: 'saved', wording: 'command' },
+      context: { ...this.options, openBrowser: () => undefined, notice: (problem) => this.options.log?.(`candidates: ${problem.message}`) },
+    });
+    return this.startIn(session, folder, connection, params).catch(async (err: unknown) => {
+      await session.close();
+      throw err;
+    });
+  }
+
+  private async startIn(session: FolderSession, folder: string, connection: HostConnection, params: StartCandidateSetParams): Promise<StartedCandidateSet> {
+    const { count } = params;
     const setId = randomUUID();
     const goal = params.request.goal ?? '';
-    const folder = this.personsFolder(params.folder);
     const sandbox = params.request.sandbox !== undefined;
     // The worktrees first, one after another: nothing starts unless all are made. A sandbox
     // candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
@@ -112,10 +124,10 @@ export class HostCandidateSets {
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
-    const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds) : undefined;
+    const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds, session) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
     // The set's one budget: the one it was started with, else Settings › Goals' (SPEC §21).
-    const maxCostUsd = params.maxCostUsd ?? readSavedSettings(this.options.dataDir).goals?.candidatesBudgetUsd;
+    const maxCostUsd = params.maxCostUsd ?? session.settings.raw().goals?.candidatesBudgetUsd;
     const agents = worktrees.map((_, i) => candidateModel(params.agents ?? [], i));
     const prompts = worktrees.map((_, i) => candidateModel(params.prompts ?? [], i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
@@ -155,11 +167,11 @@ export class HostCandidateSets {
     }
     const live: LiveSet = {
       done: Promise.all(ends.map((e) => e.promise)).then(async () => {
-        const set = await this.rank(setId);
+        const set = await this.rank(setId, session);
         this.records.keepRanking(set);
         this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
         return set;
-      }),
+      }).finally(() => session.close()),
     };
     live.done.catch(() => undefined);
     this.sets.set(setId, live);
@@ -194,12 +206,12 @@ export class HostCandidateSets {
   }
 
   /** Each candidate's own sandbox, forked from one set up with the folder where the provider forks; undefined where it does not. */
-  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[]) {
+  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[], session: FolderSession) {
     const { request } = params;
     try {
       return await forkedCandidateSandboxes(
         { folder: params.folder, cwd: request.cwd, sandbox: request.sandbox!, env: request.env, threadIds, nameHint: (i) => `${request.goal ?? ''} ${i + 1}` },
-        { dataDir: this.options.dataDir, db: this.options.db, secrets: this.options.secrets },
+        { dataDir: this.options.dataDir, db: this.options.db, settings: session.settings, ledger: session.audit.ledger },
         (line) => this.options.log?.(`candidates: ${line}`),
       );
     } catch (err) {
@@ -235,22 +247,15 @@ export class HostCandidateSets {
     };
   }
 
-  /** The ended set, ranked from what is stored (the same way the window compares one). */
-  private async rank(setId: string): Promise<CandidateSetJson> {
+  /** The ended set, ranked from what is stored (the same way the window compares one), its costs as the composition's ledger prices them. */
+  private async rank(setId: string, session: FolderSession): Promise<CandidateSetJson> {
     const worktrees = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
-    const { prices, sandboxes } = readSavedSettings(this.options.dataDir);
-    const ledger = new UsageLedger(
-      this.options.db,
-      pricesNow(() => prices),
-      sandboxPricesNow(() => sandboxes),
-    );
     try {
-      const sources = { candidates: this.records, threads: new ThreadStore(this.options.db), runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => ledger.threadCost(threadId) };
+      const sources = { candidates: this.records, threads: session.threadStore, runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => session.audit.ledger.threadCost(threadId) };
       const set = await rankCandidateSet(sources, setId, this.options.env);
       if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}'`, 'not_found');
       return set;
     } finally {
-      ledger.close();
       worktrees.close();
     }
   }

@@ -99,7 +99,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
   const threads = new ThreadStore(db);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
-  const candidates = new HostCandidateSets(runs, { dataDir: options.dataDir, db, env: options.env, log, secrets });
+  const candidates = new HostCandidateSets(runs, { dataDir: options.dataDir, db, env: options.env, version: options.version, log, secrets });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
   const editors = new HostAcp({

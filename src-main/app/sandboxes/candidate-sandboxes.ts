@@ -12,10 +12,10 @@
 import { PROVIDER_LABELS, providerText, SandboxProviderError, type ProviderSandbox, type SandboxProvider } from '../../core/sandbox-providers/provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../core/process/sandbox-provider-table';
 import { openSandboxProvider } from '../../core/sandbox-providers/registry';
-import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { ContractError } from '../contract';
 import { parseFolderLocation } from '../places/folder-location';
-import { SettingsService } from '../settings/settings-service';
+import type { SettingsService } from '../settings/settings-service';
 import { abandonSandboxFolder, sandboxFolderFor, type SandboxFolder } from './sandbox-folder';
 import { openSandboxPlace, sandboxSpec } from './sandbox-place';
 import { requestedProvider, type SandboxRequest, type SandboxRequestContext } from './sandbox-request';
@@ -38,9 +38,14 @@ export interface CandidateSandboxesRequest {
  * Each candidate's `--sandbox` request (`{provider, id}` of its own sandbox, in order), all made
  * before this returns; undefined when the provider does not fork (or for one candidate), and
  * each candidate's run makes its own. Made in part, it is all undone (the sandboxes
- * deleted, the worktrees, branches and records removed) and a ContractError says why.
+ * deleted, the worktrees, branches and records removed) and a ContractError says why. The set's
+ * composition (app/session/folder-session.ts) lends its Settings and its ledger (each sandbox's time).
  */
-export async function forkedCandidateSandboxes(request: CandidateSandboxesRequest, context: SandboxRequestContext, say: (line: string) => void): Promise<SandboxRequest[] | undefined> {
+export async function forkedCandidateSandboxes(
+  request: CandidateSandboxesRequest,
+  context: Omit<SandboxRequestContext, 'secrets'> & { settings: Pick<SettingsService, 'raw' | 'sandboxKeys'>; ledger: Pick<UsageLedger, 'recordSandboxTime'> },
+  say: (line: string) => void,
+): Promise<SandboxRequest[] | undefined> {
   const count = request.threadIds.length;
   // One sandbox named to reattach cannot be each of several candidates' own.
   if (request.sandbox.id !== undefined && count > 1) throw new ContractError(`--sandbox-id names one sandbox; each of ${count} candidates needs its own (leave out --sandbox-id)`, 'bad_request');
@@ -50,8 +55,7 @@ export async function forkedCandidateSandboxes(request: CandidateSandboxesReques
   const location = parseFolderLocation(request.folder, request.cwd);
   if (location.kind !== 'local') throw new ContractError(`--sandbox: a sandbox thread starts from a local folder, not ${request.folder}`, 'bad_request');
   const label = PROVIDER_LABELS[name];
-  const settings = new SettingsService(context.dataDir, context.secrets, { readOnly: true });
-  const ledger = new UsageLedger(context.db);
+  const { settings, ledger } = context;
   const store = new SandboxStore(context.db);
   const folders: SandboxFolder[] = [];
   /** The sandboxes made (set-up first), to delete if the set is not made whole. */
@@ -120,8 +124,5 @@ export async function forkedCandidateSandboxes(request: CandidateSandboxesReques
     if (err instanceof ContractError) throw err;
     const why = err instanceof SandboxProviderError ? err.message : providerText(err instanceof Error ? err.message : String(err));
     throw new ContractError(`The candidates' ${label} sandboxes could not be made (one set up with the folder, forked for each candidate): ${why} Nothing was started, and what was made for them is removed.`, 'failed');
-  } finally {
-    ledger.close();
-    settings.close();
   }
 }

@@ -73,11 +73,11 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     dataDir: request.dataDir,
     // The person's and the folder's rules first, then the defaults (writes and commands ask).
     rules: () => [...session.rules(), ...DEFAULT_RULES],
-    ledger: session.audit.ledger,
+    telemetry: () => session.audit.telemetry(),
     checkpoints: session.recorder,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
-    ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.threadCost(request.threadId) ?? 0 }) } : {}),
+    ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.ledger.threadCost(request.threadId) ?? 0 }) } : {}),
   });
 }

@@ -103,6 +103,8 @@ export interface FolderSession {
   readonly checkpointStore: CheckpointStore;
   readonly recorder: CheckpointRecorder;
   readonly audit: RunAudit;
+  /** The data folder's threads, as the audit's ledger is its calls (the thread service keeps its own book over them). */
+  readonly threadStore: ThreadStore;
   readonly models: SessionModels;
   /** The folder's saved mode, when the policy follows it. */
   readonly modes: ModeService | undefined;
@@ -126,7 +128,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
   try {
     const settings = new SettingsService(dataDir, context.secrets, { onProblem: context.notice });
     opened.push(() => settings.close());
-    // Sandbox time goes to the ledger, which opens after the place (it is told the place's kind).
+    const threadStore = new ThreadStore(db);
+    // Sandbox time goes to the ledger, which opens after the place (it is told the place's kind), counted to the folder's thread that ran last.
     const opening: { audit?: RunAudit } = {};
     const place = await openSessionPlace(request.place, {
       dataDir,
@@ -136,7 +139,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
         db,
         settings: () => settings.raw().sandboxes ?? {},
         savedKeys: () => settings.sandboxKeys(),
-        recordTime: (slice) => opening.audit?.ledger.recordSandboxTime({ ...slice, threadId: latestThreadOf(db, request.place), folder: placeText(request.place) }),
+        recordTime: (slice) => opening.audit?.ledger.recordSandboxTime({ ...slice, threadId: threadStore.latestIn(placeText(request.place)) ?? null, folder: placeText(request.place) }),
       },
     });
     const placeCloses = opened.length;
@@ -206,6 +209,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       checkpointStore,
       recorder,
       audit,
+      threadStore,
       models,
       modes,
       mode,
@@ -227,7 +231,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
           audit: (state, maxCostUsd, shared) => audit.runOptions(state, maxCostUsd, shared),
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
-          threadCost: (threadId) => audit.threadCost(threadId),
+          threadCost: (threadId) => audit.ledger.threadCost(threadId),
           mode,
           sandboxAvailable: () => placeContained(place),
           ...(place.provider ? { providerSandbox: { label: place.provider.label, workdir: place.provider.workdir, ...(place.provider.uploadSummary !== undefined ? { uploadSummary: place.provider.uploadSummary } : {}) } } : {}),
@@ -260,11 +264,6 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
 
 function placeText(place: PlaceRequest): string {
   return place.kind === 'opened-remote' ? place.url : folderLocationText(place);
-}
-
-/** The thread of this folder that ran last: sandbox time is counted to it. */
-function latestThreadOf(db: Database.Database, place: PlaceRequest): string | null {
-  return new ThreadStore(db).latestIn(placeText(place)) ?? null;
 }
 
 /** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */

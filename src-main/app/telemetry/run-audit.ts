@@ -13,7 +13,7 @@ import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import type { PriceOverride } from '../../core/models/model-info';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { TelemetrySettings } from '../contract/usage';
-import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
+import { ledgerPrices } from '../usage/usage-report';
 
 export interface RunAuditOptions {
   db: Database.Database;
@@ -46,11 +46,7 @@ export class RunAudit {
     private readonly options: RunAuditOptions,
     langsmith: Telemetry | undefined,
   ) {
-    this.ledger = new UsageLedger(
-      options.db,
-      pricesNow(() => options.settings().prices),
-      sandboxPricesNow(() => options.settings().sandboxes),
-    );
+    this.ledger = new UsageLedger(options.db, ...ledgerPrices(options.settings));
     this.ledgerTelemetry = this.ledger.telemetry();
     this.langsmith = langsmith;
   }
@@ -76,7 +72,7 @@ export class RunAudit {
    */
   async runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): Promise<AuditRunOptions> {
     const settings = this.options.settings();
-    const telemetry = combineTelemetry([this.ledgerTelemetry, await this.otelFor(settings.telemetry), this.langsmith])!;
+    const telemetry = await this.telemetry();
     const budget = new RunBudget(
       {
         ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}),
@@ -89,13 +85,9 @@ export class RunAudit {
     return { telemetry, budget, folder: this.options.folder };
   }
 
-  /**
-   * What a thread has cost so far as the ledger prices it now, its model calls and its sandbox
-   * time (those of a price unknown then and known since included); null when none of it has a
-   * price, undefined when the ledger has none of it.
-   */
-  threadCost(threadId: string): number | null | undefined {
-    return this.ledger.threadCost(threadId);
+  /** The listeners of a run's model calls now (core/telemetry/metering.ts): the ledger always, the exporters configured. */
+  async telemetry(): Promise<Telemetry> {
+    return combineTelemetry([this.ledgerTelemetry, await this.otelFor(this.options.settings().telemetry), this.langsmith])!;
   }
 
   /** Sends what the exporters hold (bounded in time) and writes the ledger's last rows. */
@@ -135,24 +127,4 @@ export class RunAudit {
     this.otel = { key, telemetry };
     return telemetry;
   }
-}
-
-/** One audit per folder, opened when a folder's first run starts (an editor's sessions may name several). */
-export function runAudits(optionsFor: (folder: string) => RunAuditOptions): { for(folder: string): Promise<RunAudit>; close(): Promise<void> } {
-  const audits = new Map<string, Promise<RunAudit>>();
-  return {
-    for(folder) {
-      let audit = audits.get(folder);
-      if (audit === undefined) {
-        audit = RunAudit.open(optionsFor(folder));
-        audits.set(folder, audit);
-      }
-      return audit;
-    },
-    async close() {
-      const opened = await Promise.allSettled(audits.values());
-      audits.clear();
-      await Promise.allSettled(opened.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
-    },
-  };
 }

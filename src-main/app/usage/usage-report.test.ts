@@ -7,7 +7,8 @@ import { newThreadState } from '../../core/agent/types';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { usageReportSchema } from '../contract/usage';
 import { ThreadStore } from '../threads/thread-store';
-import { costText, pricesNow, usageReport } from './usage-report';
+import { costText, ledgerPrices, usageReport } from './usage-report';
+import { recordRow } from '../../core/telemetry/ledger-rows.test-support';
 
 describe('usageReport', () => {
   it('labels threads with their title and folder, a gone thread with its id, days and models with their key', () => {
@@ -16,8 +17,8 @@ describe('usageReport', () => {
     threads.save(newThreadState('a'), { folder: '/work/alpha', title: 'Fix the build' });
     const ledger = new UsageLedger(db);
     const base = { at: '2026-11-20T10:00:00.000Z', turn: 1, subagent: null, purpose: 'agent' as const, provider: 'anthropic', model: 'claude-haiku-4-5', inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01, durationMs: 5, failed: false, error: null };
-    ledger.record({ ...base, id: '1', threadId: 'a' });
-    ledger.record({ ...base, id: '2', threadId: 'gone', costUsd: 0.02 });
+    recordRow(ledger, { ...base, id: '1', threadId: 'a' });
+    recordRow(ledger, { ...base, id: '2', threadId: 'gone', costUsd: 0.02 });
     const byThread = usageReportSchema.parse(usageReport(ledger, threads, { by: 'thread' }));
     expect(byThread.rows.map((r) => [r.key, r.label, r.folder])).toEqual([
       ['gone', 'gone', undefined],
@@ -30,7 +31,7 @@ describe('usageReport', () => {
 
   it('prices by the person’s price over the table’s, read at each call', () => {
     const settings: { prices?: Record<string, { input: number; output: number }> } = {};
-    const price = pricesNow(() => settings.prices);
+    const [price] = ledgerPrices(() => settings);
     expect(price('openai-compatible:local')).toBeNull();
     expect(price('anthropic:claude-haiku-4-5')?.input).toBeGreaterThan(0);
     settings.prices = { 'openai-compatible:local': { input: 2, output: 4 }, 'anthropic:claude-haiku-4-5': { input: 0, output: 0 } };

@@ -7,19 +7,17 @@
 import { formatUsd } from '../../core/agent/budget';
 import { resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import { isSandboxProviderName } from '../../core/sandbox-providers/provider';
-import type { PriceNow, SandboxPriceNow, UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { LedgerReader, PriceNow, SandboxPriceNow } from '../../core/telemetry/usage-ledger';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { SandboxSums, UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
 
-/** A model's price now: the person's in Settings › Prices (read at each call), else the table's. */
-export function pricesNow(prices: () => Readonly<Record<string, PriceOverride>> | undefined): PriceNow {
-  return (modelId) => resolvePrice(modelId, prices());
-}
-
-/** A sandbox provider's price per hour now: the person's in Settings › Sandboxes (read at each call); there is no table. */
-export function sandboxPricesNow(sandboxes: () => SandboxSettings | undefined): SandboxPriceNow {
-  return (provider) => (isSandboxProviderName(provider) ? (sandboxes()?.pricesPerHourUsd?.[provider] ?? null) : null);
+/**
+ * The prices a ledger reads calls and sandbox time at, read at each use: the person's in
+ * Settings › Prices (else the table's) and Settings › Sandboxes (there is no table).
+ */
+export function ledgerPrices(settings: () => { prices?: Readonly<Record<string, PriceOverride>>; sandboxes?: SandboxSettings }): [PriceNow, SandboxPriceNow] {
+  return [(modelId) => resolvePrice(modelId, settings().prices), (provider) => (isSandboxProviderName(provider) ? (settings().sandboxes?.pricesPerHourUsd?.[provider] ?? null) : null)];
 }
 
 /** Sandbox time's cost for a terminal or a document: `$0.0123`, `$0.0123 + no price` (some time has none), `no price` (none has). */
@@ -37,7 +35,7 @@ export function costText(sums: Pick<UsageSums, 'unpricedCalls' | 'costUsd'>): st
 /** What a sandbox row of no thread is called. */
 export const NO_THREAD_LABEL = 'No thread';
 
-export function usageReport(ledger: UsageLedger, threads: Pick<ThreadStore, 'get'>, query: { by: UsageGrouping; since?: string }): UsageReport {
+export function usageReport(ledger: LedgerReader, threads: Pick<ThreadStore, 'get'>, query: { by: UsageGrouping; since?: string }): UsageReport {
   const asked = { by: query.by, ...(query.since !== undefined ? { since: query.since } : {}) };
   const { rows, total } = ledger.report(asked);
   const sandboxes = ledger.sandboxUsage(asked);

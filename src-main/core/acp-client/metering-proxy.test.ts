@@ -1,12 +1,21 @@
 // The metering proxy's reading of each provider's own usage (SPEC §22), in the three shapes
-// the agents' model APIs answer: Anthropic Messages, OpenAI Responses, Gemini (streamed); and a
-// call held by a budget shared with other threads (a candidates' set, SPEC §21) before it goes.
-import { request as httpRequest } from 'node:http';
-import { describe, expect, it } from 'vitest';
+// the agents' model APIs answer: Anthropic Messages, OpenAI Responses, Gemini (streamed); a
+// call held by a budget shared with other threads (a candidates' set, SPEC §21) before it goes;
+// every call the provider bills counted (issue 78), whatever its encoding or ending, each one
+// ledger row and one trace span naming the agent (the one metering point).
+import Database from 'better-sqlite3';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BudgetExceededError, RunBudget } from '../agent/budget';
 import { costAt } from '../models/model-info';
+import { listenOnLoopback } from '../models/testing/loopback';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../models/testing/scripted-anthropic-server';
-import { startMeteringProxy, usageOfBody } from './metering-proxy';
+import { combineTelemetry, type Telemetry } from '../telemetry/observer';
+import { otelTelemetry } from '../telemetry/otel';
+import { startOtlpReceiver } from '../telemetry/otlp-receiver.test-support';
+import { UsageLedger } from '../telemetry/usage-ledger';
+import { startMeteringProxy, usageOfBody, type MeteringProxyOptions } from './metering-proxy';
 
 const sse = (events: unknown[]): string => events.map((e) => `event: x\ndata: ${JSON.stringify(e)}\n\n`).join('');
 
@@ -43,37 +52,144 @@ describe('usage of a response', () => {
   });
 });
 
-describe('a call through a shared budget', () => {
-  /** One POST through the proxy's socket: its status. */
-  const post = (socket: string, body: unknown): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const req = httpRequest({ socketPath: socket, method: 'POST', path: '/v1/messages', headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify(body));
+/** One POST through the proxy's socket: its status (`abort`: the client closes the stream at its first bytes; 0). */
+const post = (socket: string, body: unknown, abort = false): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest({ socketPath: socket, method: 'POST', path: '/v1/messages', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } }, (res) => {
+      if (abort && res.statusCode === 200) {
+        res.once('data', () => {
+          req.destroy();
+          resolve(0);
+        });
+        return;
+      }
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
+    req.on('error', (err) => (abort ? resolve(0) : reject(err)));
+    req.end(JSON.stringify(body));
+  });
 
+const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+const STREAM = anthropicMessageStream([{ text: 'hello there' }], 'end_turn') as { sse: Array<Record<string, unknown>> };
+const sseText = (events: Array<Record<string, unknown>>): string => events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+/** What one whole call of the scripted stream costs. */
+const ONE_CALL = costAt(PRICE, usageOfBody(sseText(STREAM.sse))!)!;
+const REQUEST = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
+
+/** A provider that bills every call it answers: gzip whatever it was asked, or a stream it never ends (the client must cut it). */
+async function billingProvider(kind: 'gzip' | 'endless'): Promise<{ url: string; billed(): number; encodings: Array<string | undefined>; close(): Promise<void> }> {
+  let billed = 0;
+  const encodings: Array<string | undefined> = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      billed++;
+      encodings.push((req.headers as IncomingHttpHeaders)['accept-encoding']);
+      if (kind === 'gzip') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+        res.end(gzipSync(sseText(STREAM.sse)));
+        return;
+      }
+      // Its input's usage at the start; the last usage event never comes before the client goes.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseText(STREAM.sse.slice(0, 3)));
+    });
+  });
+  const { origin, close } = await listenOnLoopback(server);
+  return { url: origin, billed: () => billed, encodings, close: () => (server.closeAllConnections(), close()) };
+}
+
+describe('every call the provider bills is counted (issue 78)', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function metered(upstream: string, options: Partial<MeteringProxyOptions> = {}) {
+    const db = new Database(':memory:');
+    const ledger = new UsageLedger(db);
+    cleanups.push(() => void db.close());
+    const run = ledger.telemetry().turn({ threadId: 't', turn: 1, agentName: 'claude-code', depth: 0, provider: 'anthropic', model: '' });
+    const proxy = await startMeteringProxy({ upstream, agent: { name: 'claude-code', provider: 'anthropic' }, observer: () => run, price: (usage) => costAt(PRICE, usage), ...options });
+    cleanups.push(() => proxy.close());
+    return { proxy, rows: () => ledger.calls('t') };
+  }
+
+  it('an answer compressed though identity was asked: decoded and counted; under a budget of 2 calls the provider bills at most 3, each a ledger row', async () => {
+    const provider = await billingProvider('gzip');
+    cleanups.push(() => provider.close());
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2 * ONE_CALL, spentUsd: 0 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push(await post(proxy.socket, REQUEST));
+    expect(provider.billed()).toBeLessThanOrEqual(3);
+    expect(provider.encodings.every((e) => e === 'identity')).toBe(true);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(6 - provider.billed());
+    const calls = rows();
+    expect(calls).toHaveLength(provider.billed());
+    expect(calls.map((r) => [r.provider, r.purpose, r.inputTokens, r.outputTokens, r.failed])).toEqual(calls.map(() => ['claude-code', 'other-agent', 162, 30, false]));
+    expect(calls.reduce((sum, r) => sum + r.costUsd!, 0)).toBeCloseTo(provider.billed() * ONE_CALL, 12);
+  });
+
+  it('a stream the client cuts before its last usage event keeps its reservation: under a budget of 2 calls the provider bills at most 3, each a ledger row at its estimate', async () => {
+    const provider = await billingProvider('endless');
+    cleanups.push(() => provider.close());
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2 * ONE_CALL, spentUsd: 0 } });
+    for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
+    // The cut calls end in the proxy as the client goes.
+    await vi.waitFor(() => expect(rows()).toHaveLength(provider.billed()));
+    expect(provider.billed()).toBeGreaterThanOrEqual(1);
+    expect(provider.billed()).toBeLessThanOrEqual(3);
+    for (const row of rows()) {
+      expect(row).toMatchObject({ provider: 'claude-code', purpose: 'other-agent', failed: true });
+      expect(row.error).toContain('counted at its estimate');
+      // Its prompt and the most it could answer (max_tokens), never less than a whole call.
+      expect(row.costUsd).toBeGreaterThanOrEqual(ONE_CALL);
+    }
+    expect(rows().reduce((sum, r) => sum + r.costUsd!, 0)).toBeGreaterThanOrEqual(2 * ONE_CALL);
+  });
+
+  it('a call of another agent is one ledger row and one chat span naming the agent, under its turn', async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const model = await startScriptedAnthropicServer([anthropicMessageStream([{ text: 'hi' }], 'end_turn')]);
+    cleanups.push(() => model.close());
+    const db = new Database(':memory:');
+    cleanups.push(() => void db.close());
+    const ledger = new UsageLedger(db);
+    const otel = otelTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, serviceVersion: 'test' })!;
+    cleanups.push(() => otel.shutdown?.());
+    const telemetry: Telemetry = combineTelemetry([ledger.telemetry(), otel])!;
+    const run = telemetry.turn({ threadId: 't', turn: 1, agentName: 'claude-code', depth: 0, provider: 'anthropic', model: '' });
+    const proxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1$/, ''), agent: { name: 'claude-code', provider: 'anthropic' }, observer: () => run, price: (usage) => costAt(PRICE, usage) });
+    cleanups.push(() => proxy.close());
+    expect(await post(proxy.socket, REQUEST)).toBe(200);
+    run.end({ reason: 'completed', text: '' });
+    await otel.flush?.();
+    await vi.waitFor(() => expect(receiver.spans().length).toBeGreaterThanOrEqual(2));
+    const rows = ledger.calls('t');
+    expect(rows.map((r) => [r.provider, r.purpose, r.model, r.inputTokens, r.outputTokens])).toEqual([['claude-code', 'other-agent', 'claude-sonnet-4-5', 162, 30]]);
+    const chats = receiver.spans().filter((s) => s.name === 'chat claude-sonnet-4-5');
+    expect(chats).toHaveLength(1);
+    expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.agent.name': 'claude-code', 'gen_ai.provider.name': 'anthropic', 'deepdesk.purpose': 'other-agent', 'gen_ai.usage.input_tokens': 162, 'gen_ai.usage.output_tokens': 30 });
+    const turn = receiver.spans().find((s) => s.name === 'invoke_agent claude-code')!;
+    expect(chats[0]!.parentSpanId).toBe(turn.spanId);
+  });
+});
+
+describe('a call through a shared budget', () => {
   it('holds before it goes: a refused call never reaches the model, a passed one spends its real cost in place of its estimate', async () => {
     const model = await startScriptedAnthropicServer(Array.from({ length: 5 }, () => anthropicMessageStream([{ text: 'hi' }], 'end_turn')));
     const budget = new RunBudget({ runUsd: 0.01, label: "the candidates' set" }, 0);
-    const price = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
     const spent: number[] = [];
     const proxy = await startMeteringProxy({
       upstream: model.url.replace(/\/v1$/, ''),
-      onCall: () => undefined,
-      price: (usage) => costAt(price, usage),
-      hold: ({ body }) => {
+      agent: { name: 'claude-code', provider: 'anthropic' },
+      price: (usage) => costAt(PRICE, usage),
+      hold: ({ promptTokens }) => {
         try {
-          const hold = budget.reserve({ id: 'anthropic:claude-sonnet-4-5', price }, Math.ceil(body.length / 4));
-          return {
-            spend: (usage, costUsd) => {
-              spent.push(costUsd ?? 0);
-              hold.spend(usage, costUsd);
-            },
-            release: () => hold.release(),
-          };
+          const hold = budget.reserve({ id: 'anthropic:claude-sonnet-4-5', price: PRICE }, promptTokens);
+          return { ...hold, spend: (usage, costUsd) => (spent.push(costUsd ?? 0), hold.spend(usage, costUsd)) };
         } catch (err) {
           if (err instanceof BudgetExceededError) return { refused: err.message };
           throw err;

@@ -1,42 +1,34 @@
 // The metering proxy on an external agent's model endpoint (SPEC §22): the agent's base URL
 // points at a port of its sandbox's loopback, forwarded to this proxy's Unix socket; each
-// request goes on to the real endpoint as it is (the person's key put in here, never in the
-// agent's environment), and each response's own usage — Anthropic Messages, OpenAI Responses
-// or Gemini, streamed or not — becomes one call for the ledger, naming the agent. With a
+// request goes on to the real endpoint (the person's key put in here, never in the agent's
+// environment), asked for an uncompressed answer (one compressed anyway is decoded). Each model
+// call is one call of the metering point (core/telemetry/metering.ts), its usage read from the
+// response — Anthropic Messages, OpenAI Responses or Gemini, streamed or not — and held from
+// before it goes at an estimate (its prompt from the request's size, its answer at the most the
+// request allows, else the longest seen), which a call cut short or unreadable keeps. With a
 // budget, calls go one at a time, and once the spend reached the budget every further call is
 // refused and `onBudget` is told: the spend stays within the budget plus one call.
 import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
+import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeRunFolder } from '../sandbox/run-folders';
+import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
+import { NOOP_RUN, safely, type RunObserver } from '../telemetry/observer';
 
-export interface MeteredUsage {
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
-
-export interface MeteredCall {
-  at: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  /** The response's own usage; undefined where it reported none (an error, a count). */
-  usage?: MeteredUsage;
-  /** Its cost, where the model's price is known. */
-  costUsd?: number;
-}
+export type MeteredUsage = Usage & { model: string };
 
 export interface MeteringProxyOptions {
   /** The real endpoint's origin and base path (`https://api.anthropic.com`, `http://127.0.0.1:PORT/v1`): the agent's paths are appended to it after the base the agent was given. */
   upstream: string;
   /** Headers put on every request upstream (the person's key), replacing the agent's. */
   upstreamHeaders?: Record<string, string>;
-  /** Each call, when its response has ended. */
-  onCall(call: MeteredCall): void;
+  /** Whose calls these are: the agent (its ledger rows and spans name it) and its model's provider. */
+  agent: { name: string; provider: ProviderName };
+  /** Where each call is observed (the agent's turn under way: the ledger, traces); default nobody listens. */
+  observer?(): Pick<RunObserver, 'modelCall'>;
   /** A call's cost from its usage, where known. */
   price?(usage: MeteredUsage): number | undefined;
   /** With a budget: the spend before this proxy started (the thread's), and the budget. */
@@ -46,29 +38,21 @@ export interface MeteringProxyOptions {
   /**
    * A budget shared with other threads (a candidates' set, SPEC §21): each call holds its estimate
    * there before it is let through (refused: the reason, and the call is not made); the hold is
-   * spent with the call's cost when its response ends, or let go when it reported no usage.
+   * spent with the call's cost when its usage is read, kept when it was cut short, let go when it failed.
    */
-  hold?(call: { path: string; body: Buffer }): CallHold | { refused: string };
-}
-
-/** A call's place in a shared budget, from before it goes upstream until its response ended. */
-export interface CallHold {
-  spend(usage: MeteredUsage, costUsd: number | undefined): void;
-  release(): void;
+  hold?(call: { model: string; promptTokens: number }): CallHold | { refused: string };
 }
 
 export interface MeteringProxy {
   /** The Unix socket (in a `deepdesk-proxy-` run folder, which other sandboxes hide: core/sandbox/run-folders.ts). */
   readonly socket: string;
-  /** Spent through this proxy plus the spend before. */
-  spentUsd(): number;
   /** Calls refused at the budget. */
   refused(): number;
   close(): Promise<void>;
 }
 
 /** The usage in one parsed JSON value of any of the three shapes, merged into `into`. */
-export function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
+function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
   if (typeof value !== 'object' || value === null) return;
   const v = value as Record<string, unknown>;
   // Anthropic: message_start carries the message (model, usage); message_delta the output count.
@@ -111,26 +95,9 @@ export function readUsage(value: unknown, into: Partial<MeteredUsage>): void {
 /** The usage of a whole response body (SSE `data:` lines or one JSON value); undefined when it reported none. */
 export function usageOfBody(body: string): MeteredUsage | undefined {
   const into: Partial<MeteredUsage> = {};
-  const values: unknown[] = [];
-  const trimmed = body.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const parsed = JSON.parse(trimmed) as unknown;
-      values.push(...(Array.isArray(parsed) ? parsed : [parsed]));
-    } catch {
-      // Not one JSON value: read as SSE below.
-    }
-  }
-  if (values.length === 0) {
-    for (const line of body.split('\n')) {
-      if (!line.startsWith('data:')) continue;
-      try {
-        values.push(JSON.parse(line.slice(5).trim()));
-      } catch {
-        // `[DONE]` and the like.
-      }
-    }
-  }
+  // One JSON value (or an array of them, Gemini's unstreamed answer), else SSE `data:` lines (`[DONE]` and the like skipped).
+  const whole = /^\s*[[{]/.test(body) ? safely(() => JSON.parse(body) as unknown, undefined) : undefined;
+  const values = whole !== undefined ? [whole].flat() : body.split('\n').flatMap((line) => (line.startsWith('data:') ? [safely(() => JSON.parse(line.slice(5)) as unknown, undefined)] : []));
   for (const value of values) readUsage(value, into);
   if (into.inputTokens === undefined && into.outputTokens === undefined) return undefined;
   return { model: into.model ?? 'unknown', inputTokens: into.inputTokens ?? 0, outputTokens: into.outputTokens ?? 0, cacheReadTokens: into.cacheReadTokens ?? 0, cacheWriteTokens: into.cacheWriteTokens ?? 0 };
@@ -138,6 +105,20 @@ export function usageOfBody(body: string): MeteredUsage | undefined {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 const MAX_METERED_BODY = 64 * 1024 * 1024;
+/** Characters of a request per prompt token, as an estimate takes them (JSON bodies: a generous count). */
+const CHARS_PER_TOKEN = 4;
+/** Requests that count tokens: not billed, not metered (every other POST is a model call). */
+const NOT_A_CALL = /count_tokens|:countTokens|\/input_tokens/;
+const DECODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = { gzip: gunzipSync, 'x-gzip': gunzipSync, br: brotliDecompressSync, deflate: inflateSync, zstd: zstdDecompressSync };
+
+/** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
+function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
+  const parsed = (safely(() => JSON.parse(body.toString('utf8')) as unknown, null) ?? {}) as Record<string, unknown>;
+  const config = (parsed.generationConfig ?? {}) as Record<string, unknown>;
+  const maxOutput = [parsed.max_tokens, parsed.max_output_tokens, config.maxOutputTokens].find((n): n is number => typeof n === 'number' && n > 0);
+  const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : (/\/models\/([^/:?]+)/.exec(path)?.[1] ?? 'unknown');
+  return { model, maxOutput };
+}
 
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
   // Named after this process: one SIGKILLed leaves it to the next process's sweep.
@@ -148,31 +129,32 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   let spent = options.budget?.spentUsd ?? 0;
   let refused = 0;
   let told = false;
+  let longest = 0;
   let queue: Promise<void> = Promise.resolve();
 
   const reachedBudget = (): boolean => options.budget !== undefined && spent >= options.budget.limitUsd;
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, held?: CallHold): Promise<void> =>
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> =>
     new Promise<void>((resolve) => {
-      let settled = false;
-      const done = (usage?: MeteredUsage, costUsd?: number): void => {
-        if (settled) return;
-        settled = true;
-        if (usage !== undefined) held?.spend(usage, costUsd);
-        else held?.release();
+      const done = (error?: string): void => {
+        metered?.end(error !== undefined ? { error } : {});
         resolve();
       };
-      const started = Date.now();
       const headers: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
       // The agent's own placeholder key never goes upstream: the person's, where given.
       for (const [name, value] of Object.entries(options.upstreamHeaders ?? {})) headers[name.toLowerCase()] = value;
       headers['content-length'] = String(body.length);
+      // Asked uncompressed, so that its usage can be read (an answer compressed anyway is decoded).
+      headers['accept-encoding'] = 'identity';
       // The agent was given `http://127.0.0.1:PORT` (its base); its path goes after the upstream's base path.
       const path = `${basePath}${req.url ?? '/'}`;
       const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
       const up = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port || undefined, method: req.method, path, headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const status = answer.statusCode ?? 502;
+        res.writeHead(status, answer.headers);
+        // From its first byte of an answer the call is billed; an error answer is not.
+        if (status < 400) metered?.answered();
         const chunks: Buffer[] = [];
         let size = 0;
         answer.on('data', (chunk: Buffer) => {
@@ -182,23 +164,27 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
         });
         answer.on('end', () => {
           res.end();
-          const usage = usageOfBody(Buffer.concat(chunks).toString('utf8'));
-          const costUsd = usage ? options.price?.(usage) : undefined;
-          if (costUsd !== undefined) spent += costUsd;
-          options.onCall({ at: new Date(started).toISOString(), path: req.url ?? '/', status: answer.statusCode ?? 0, durationMs: Date.now() - started, ...(usage ? { usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
-          done(usage, costUsd);
+          // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
+          const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
+          const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
+          if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
+          done(status >= 400 ? `HTTP ${status}` : undefined);
         });
         answer.on('error', () => {
           res.destroy();
-          done();
+          done('the answer broke off');
         });
       });
       up.on('error', (err) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `Deepdesk's metering proxy could not reach the model: ${err.message}` } }));
-        done();
+        done(err.message);
       });
-      res.on('close', () => up.destroy());
+      res.on('close', () => {
+        if (res.writableFinished) return;
+        up.destroy();
+        done('the agent closed the stream');
+      });
       up.end(body);
     });
 
@@ -212,11 +198,29 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     res.end(JSON.stringify({ type: 'error', error: { type: 'budget_exceeded', code: 'budget_exceeded', message: `Deepdesk: ${why}` } }));
   };
 
-  /** Through the shared budget first (where there is one): held, or refused before it starts. */
-  const pass = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
-    const held = options.hold?.({ path: req.url ?? '/', body });
-    if (held !== undefined && 'refused' in held) return refuse(res, held.refused);
-    return forward(req, res, body, held);
+  /** A model call: held in the shared budget first (where there is one) and this proxy's, observed through the metering point, forwarded. */
+  const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
+    if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forward(req, res, body);
+    const { model, maxOutput } = requestFacts(req.url ?? '/', body);
+    const promptTokens = Math.ceil(body.length / CHARS_PER_TOKEN);
+    const shared = options.hold?.({ model, promptTokens });
+    if (shared !== undefined && 'refused' in shared) return refuse(res, shared.refused);
+    const estimate = options.price?.({ model, inputTokens: promptTokens, outputTokens: maxOutput ?? longest, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    const hold: CallHold = {
+      spend: (usage, costUsd) => {
+        spent += costUsd ?? 0;
+        longest = Math.max(longest, usage.outputTokens);
+        shared?.spend(usage, costUsd);
+      },
+      release: () => shared?.release(),
+      keep: () => {
+        shared?.keep();
+        spent += estimate ?? 0;
+        return estimate;
+      },
+    };
+    const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
+    return forward(req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
   };
 
   const server = createServer((req, res) => {
@@ -225,11 +229,11 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (!options.budget) {
-        void pass(req, res, body);
+        void call(req, res, body);
         return;
       }
       // With a budget, one call at a time: each is let through only while the spend is under it.
-      queue = queue.then(() => (reachedBudget() ? refuse(res) : pass(req, res, body)));
+      queue = queue.then(() => (reachedBudget() ? refuse(res) : call(req, res, body)));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -238,7 +242,6 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   });
   return {
     socket,
-    spentUsd: () => spent,
     refused: () => refused,
     close: () =>
       new Promise<void>((resolve) => {

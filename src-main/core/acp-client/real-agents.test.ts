@@ -16,7 +16,9 @@ import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from 
 import { startAgentProcess } from './agent-process';
 import { liveProcesses } from '../process/spawn';
 import { startScriptedGeminiServer, type GeminiRequest, type GeminiStep } from '../models/testing/scripted-gemini-server';
-import { startMeteringProxy, type MeteredCall, type MeteringProxy } from './metering-proxy';
+import { startMeteringProxy, type MeteringProxy } from './metering-proxy';
+import type { RunObserver } from '../telemetry/observer';
+import { recordingTelemetry, type RecordedRun } from '../telemetry/recording-telemetry.test-support';
 
 const REPO = join(__dirname, '..', '..', '..');
 const MODEL_PORT = 3129;
@@ -45,13 +47,23 @@ function scene(): Scene {
   return { root, folder, dataDir, home, cleanup: [() => rmSync(root, { recursive: true, force: true })] };
 }
 
+/** The calls the proxy metered, as the listener of the agent's turn heard them. */
+function meteredCalls(): { observer: () => RunObserver; calls: RecordedRun['modelCalls'] } {
+  const telemetry = recordingTelemetry();
+  const run = telemetry.turn({ threadId: 'thread', turn: 1, agentName: 'agent', depth: 0, provider: 'anthropic', model: '' });
+  return { observer: () => run, calls: telemetry.turns[0]!.modelCalls };
+}
+
+/** Those answered whole, with their usage. */
+const wholeCalls = (calls: RecordedRun['modelCalls']) => calls.filter((c) => c.outcome !== undefined && c.outcome.error === undefined);
+
 const price = (usage: { model: string; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): number | undefined =>
   costAt(resolvePrice(`anthropic:${usage.model}`), usage);
 
 interface Claude {
   session: AcpClientSession;
   proxy: MeteringProxy;
-  calls: MeteredCall[];
+  calls: RecordedRun['modelCalls'];
   asked: AgentApprovalRequest[];
   exited: Promise<unknown>;
   model: Awaited<ReturnType<typeof startScriptedAnthropicServer>>;
@@ -66,11 +78,12 @@ async function startClaude(
 ): Promise<Claude> {
   const model = await startScriptedAnthropicServer(Array.from({ length: 200 }, () => script));
   cleanups.push(() => model.close());
-  const calls: MeteredCall[] = [];
+  const { observer, calls } = meteredCalls();
   const proxy = await startMeteringProxy({
     upstream: model.url.replace(/\/v1$/, ''),
     upstreamHeaders: { 'x-api-key': 'the-persons-key' },
-    onCall: (c) => calls.push(c),
+    agent: { name: 'claude-code', provider: 'anthropic' },
+    observer,
     price,
     ...(budget ? { budget: { limitUsd: budget.limitUsd, spentUsd: 0 }, onBudget: budget.onBudget } : {}),
   });
@@ -142,8 +155,8 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     };
     const model = await startScriptedAnthropicServer(Array.from({ length: 30 }, () => script));
     cleanups.push(() => model.close());
-    const calls: MeteredCall[] = [];
-    const proxy: MeteringProxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1$/, ''), upstreamHeaders: { 'x-api-key': 'the-persons-key' }, onCall: (c) => calls.push(c), price });
+    const { observer, calls } = meteredCalls();
+    const proxy: MeteringProxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1$/, ''), upstreamHeaders: { 'x-api-key': 'the-persons-key' }, agent: { name: 'claude-code', provider: 'anthropic' }, observer, price });
     cleanups.push(() => proxy.close());
     const proc = await startAgentProcess({
       command: process.execPath,
@@ -186,9 +199,10 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     expect(asked[0]).toMatchObject({ agent: 'Claude Code' });
     expect(said(turn.updates)).toContain('Wrote it.');
     // Each model response metered, with its usage; the person's key, never the agent's placeholder, upstream.
-    const metered = calls.filter((c) => c.usage);
+    const metered = wholeCalls(calls);
     expect(metered.length).toBeGreaterThanOrEqual(2);
-    expect(metered[0]?.usage).toMatchObject({ inputTokens: 162, outputTokens: 30 });
+    expect(metered[0]?.outcome?.usage).toMatchObject({ inputTokens: 162, outputTokens: 30 });
+    expect(metered[0]?.info).toMatchObject({ purpose: 'other-agent', agent: 'claude-code' });
     expect(model.headers.every((h) => h['x-api-key'] === 'the-persons-key')).toBe(true);
   }, 240_000);
 
@@ -239,15 +253,15 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     await turn;
     await stopping;
     await claude.current.exited;
-    const priced = claude.current.calls.filter((c) => c.costUsd !== undefined);
-    const costs = priced.map((c) => c.costUsd!);
+    const priced = wholeCalls(claude.current.calls).filter((c) => c.outcome?.costUsd !== undefined);
+    const costs = priced.map((c) => c.outcome!.costUsd!);
     const spent = costs.reduce((a, b) => a + b, 0);
     expect(priced.length).toBeGreaterThanOrEqual(2);
     expect(claude.current.proxy.refused()).toBeGreaterThanOrEqual(1);
     expect(spent).toBeGreaterThanOrEqual(limitUsd);
     expect(spent).toBeLessThanOrEqual(limitUsd + Math.max(...costs));
     // The ledger's rows are the proxy's: each names its model and tokens.
-    expect(priced.every((c) => c.usage && c.usage.inputTokens > 0 && c.usage.model !== 'unknown')).toBe(true);
+    expect(priced.every((c) => c.outcome!.usage.inputTokens > 0 && c.info.model !== 'unknown')).toBe(true);
     expect(n).toBeLessThan(40);
     // `stop` left no process of the agent's.
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
@@ -269,8 +283,8 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     };
     const model = await startScriptedGeminiServer(Array.from({ length: 50 }, () => script));
     cleanups.push(() => model.close());
-    const calls: MeteredCall[] = [];
-    const proxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1beta$/, ''), upstreamHeaders: { 'x-goog-api-key': 'the-persons-key' }, onCall: (c) => calls.push(c) });
+    const { observer, calls } = meteredCalls();
+    const proxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1beta$/, ''), upstreamHeaders: { 'x-goog-api-key': 'the-persons-key' }, agent: { name: 'gemini', provider: 'google' }, observer });
     cleanups.push(() => proxy.close());
     const proc = await startAgentProcess({
       command: process.execPath,
@@ -303,7 +317,7 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     expect(readFileSync(target, 'utf8')).toBe('hi from gemini\n');
     expect(asked[0]).toMatchObject({ agent: 'Gemini CLI', operation: { tool: 'edit_file', paths: ['/hello.txt'] } });
     expect(said(turn.updates)).toContain('Wrote it.');
-    expect(calls.filter((c) => c.usage).length).toBeGreaterThanOrEqual(2);
+    expect(wholeCalls(calls).length).toBeGreaterThanOrEqual(2);
     expect(model.requests.every((r) => r.apiKey === 'the-persons-key')).toBe(true);
   }, 240_000);
 });

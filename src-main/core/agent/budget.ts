@@ -34,8 +34,10 @@ export class BudgetExceededError extends Error {
 export interface BudgetHold {
   /** The call finished: its real usage and cost take the place of its estimate. */
   spend(usage: Usage, costUsd: number | undefined): void;
-  /** The call ended without a usage (failed, stopped): its estimate is let go. */
+  /** The call ended without a usage before the provider answered (failed, stopped): its estimate is let go. */
   release(): void;
+  /** Cut short after the provider began answering (billed): its estimate is spent as its cost, and returned. */
+  keep(): number;
 }
 
 export class RunBudget {
@@ -87,6 +89,13 @@ export class RunBudget {
       },
       release: () => {
         if (release()) shared?.release();
+      },
+      keep: () => {
+        if (!release()) return 0;
+        shared?.keep();
+        this.calls++;
+        this.spent += estimate;
+        return estimate;
       },
     };
   }

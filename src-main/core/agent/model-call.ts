@@ -1,7 +1,7 @@
 // Every model call of a run goes through here — the agent's steps and the summaries — so
 // that each holds its estimate in the budget before it is made, and is counted once after it
-// ends: its usage and cost added to the thread's totals, and reported to whoever observes
-// the run (the usage ledger, traces).
+// ends: its usage and cost added to the thread's totals, and reported through the metering
+// point (core/telemetry/metering.ts) to whoever observes the run (the usage ledger, traces).
 //
 // A call's prompt is estimated from what the provider reported for the run's previous call
 // (its input and output tokens: that prompt and the reply now in the history) plus what was
@@ -10,8 +10,8 @@
 
 import { costAt, modelPrice } from '../models/model-info';
 import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
-import { ZERO_USAGE } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
+import { meterModelCall } from '../telemetry/metering';
 import { rootRun, type RunContext } from './run-context';
 import type { UsageTotals } from './types';
 
@@ -23,28 +23,26 @@ export interface MeteredCall {
   onUsage?: (usage: Usage, costUsd: number | undefined) => void;
 }
 
-/** Streams one model call: the budget checked first, the call measured and reported when it ends. */
+/** Streams one model call through the metering point: the budget held first, the call measured and reported when it ends. */
 export async function* meteredStream(ctx: RunContext, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
   // Held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
   const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
-  const observed = ctx.observer.modelCall({ purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools });
-  const started = performance.now();
-  let usage: Usage | undefined;
-  let costUsd: number | undefined;
+  const metered = meterModelCall(ctx.observer, { purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools }, hold);
   let text = '';
   let stopReason: Extract<ModelEvent, { type: 'finish' }>['stopReason'] | undefined;
   const toolCalls: Array<{ id: string; name: string; args: unknown }> = [];
   let error: string | undefined;
   try {
     for await (const event of ctx.model.stream(request)) {
+      metered.answered();
       if (event.type === 'text-delta') text += event.text;
       else if (event.type === 'tool-call') toolCalls.push({ id: event.call.id, name: event.call.name, args: event.call.args });
       else if (event.type === 'finish') {
-        usage = event.usage;
+        const { usage } = event;
         stopReason = event.stopReason;
-        costUsd = costAt(modelPrice(ctx.model), usage);
-        hold?.spend(usage, costUsd);
+        const costUsd = costAt(modelPrice(ctx.model), usage);
+        metered.usage(usage, costUsd);
         if (counted !== undefined && call.purpose === 'agent') REPORTED.set(ctx, { lastMessage: request.messages.at(-1), counted, usage });
         TALLIES.get(rootRun(ctx))?.add(usage, costUsd);
         call.onUsage?.(usage, costUsd);
@@ -55,16 +53,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
     error = err instanceof Error ? err.message : String(err);
     throw err;
   } finally {
-    hold?.release();
-    observed.end({
-      usage: usage ?? ZERO_USAGE,
-      ...(costUsd !== undefined ? { costUsd } : {}),
-      durationMs: performance.now() - started,
-      ...(stopReason !== undefined ? { stopReason } : {}),
-      ...(error !== undefined ? { error } : usage === undefined ? { error: 'the call ended before the provider reported its usage' } : {}),
-      text,
-      toolCalls,
-    });
+    metered.end({ ...(stopReason !== undefined ? { stopReason } : {}), ...(error !== undefined ? { error } : {}), text, toolCalls });
   }
 }
 

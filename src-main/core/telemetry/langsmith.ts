@@ -14,12 +14,14 @@
 import { Client } from 'langsmith/client';
 import { RunTree, type RunTreeConfig } from 'langsmith/run_trees';
 import type { RunStopReason } from '../agent/types';
-import type { ChatMessage, ContentPart, ToolSpec, Usage } from '../models/types';
+import { ZERO_USAGE, type ChatMessage, type ContentPart, type ToolSpec, type Usage } from '../models/types';
 import type { CodingTraceContext } from './coding-context';
 import { Reachability } from './collector-wait';
 import { langsmithConfig, type LangSmithConfig } from './langsmith-config';
 import {
+  NOOP_MODEL,
   NOOP_RUN,
+  NOOP_TOOL,
   safely,
   type AgentRunInfo,
   type ModelCallInfo,
@@ -295,9 +297,6 @@ class LangSmithRun implements RunObserver {
   }
 }
 
-const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-const NOOP_MODEL: ModelCallObserver = { end() {} };
-const NOOP_TOOL: ToolCallObserver = { decided() {}, traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} };
 
 /** The contract's trace-wide keys for one run (unknown ones are left out, as the contract asks). */
 function traceMetadata(info: AgentRunInfo, context: CodingTraceContext): KVMap {

@@ -32,11 +32,14 @@ export interface AgentRunInfo {
   folder?: string;
 }
 
-/** Why a model call was made: the agent's step, a summary, a goal's grader or its drafting (SPEC §21). */
-export type ModelCallPurpose = 'agent' | 'summarization' | 'grader' | 'goal-draft';
+/** Why a model call was made: the agent's step, a summary, a goal's grader or its drafting (SPEC §21), another agent's own (§22). */
+export const MODEL_CALL_PURPOSES = ['agent', 'summarization', 'grader', 'goal-draft', 'other-agent'] as const;
+export type ModelCallPurpose = (typeof MODEL_CALL_PURPOSES)[number];
 
 export interface ModelCallInfo {
   purpose: ModelCallPurpose;
+  /** Another agent's call (through the metering proxy): its name, which its ledger row and span carry. */
+  agent?: string;
   provider: ProviderName;
   model: string;
   /** What is sent (exported only when content capture is on). */
@@ -111,8 +114,8 @@ export interface Telemetry {
   shutdown?(): Promise<void>;
 }
 
-const NOOP_MODEL: ModelCallObserver = { end() {} };
-const NOOP_TOOL: ToolCallObserver = { decided() {}, traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} };
+export const NOOP_MODEL: ModelCallObserver = { end() {} };
+export const NOOP_TOOL: ToolCallObserver = { decided() {}, traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} };
 export const NOOP_RUN: RunObserver = { modelCall: () => NOOP_MODEL, toolCall: () => NOOP_TOOL, end() {} };
 
 /** Every listener hears everything; one that throws is skipped, never the run. */

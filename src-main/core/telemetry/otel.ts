@@ -143,7 +143,6 @@ function createOtelTelemetry(config: OtelConfig, serviceVersion: string): Teleme
   };
 }
 
-/** Waits for `work` at most FLUSH_TIMEOUT_MS; never rejects. */
 /** The tracer, whether content is captured, and the spans not yet ended. */
 class Spans {
   private readonly open = new Set<Span>();
@@ -235,6 +234,7 @@ function modelCallObserver(spans: Spans, info: ModelCallInfo, parent: Context): 
     [ATTR_GEN_AI_REQUEST_MODEL]: info.model,
     'deepdesk.purpose': info.purpose,
   };
+  if (info.agent !== undefined) attributes[ATTR_GEN_AI_AGENT_NAME] = info.agent;
   if (spans.capture) {
     attributes[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = systemInstructionsJson(info.system);
     const input = inputMessagesJson(info.messages);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../backends/store/store';
 import { sinceInstant, UsageLedger, type ModelCallRecord, type SandboxTimeRecord } from './usage-ledger';
+import { recordRow } from './ledger-rows.test-support';
 
 let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'deepdesk-ledger-'))));
@@ -42,10 +43,10 @@ describe('UsageLedger', () => {
     const file = join(dir, 'deepdesk.db');
     let db = openDatabase(file);
     let ledger = new UsageLedger(db);
-    ledger.record(call({ threadId: 't1', costUsd: 0.002 }));
-    ledger.record(call({ threadId: 't1', at: '2026-11-21T09:00:00.000Z', subagent: 'reviewer', cacheReadTokens: 40 }));
-    ledger.record(call({ threadId: 't2', provider: 'openai-compatible', model: 'qwen3', costUsd: null, at: '2026-11-21T11:00:00.000Z' }));
-    ledger.record(call({ threadId: 't2', failed: true, error: 'refused', inputTokens: 0, outputTokens: 0, costUsd: null, at: '2026-11-22T00:00:00.000Z', provider: 'openai-compatible', model: 'qwen3' }));
+    recordRow(ledger, call({ threadId: 't1', costUsd: 0.002 }));
+    recordRow(ledger, call({ threadId: 't1', at: '2026-11-21T09:00:00.000Z', subagent: 'reviewer', cacheReadTokens: 40 }));
+    recordRow(ledger, call({ threadId: 't2', provider: 'openai-compatible', model: 'qwen3', costUsd: null, at: '2026-11-21T11:00:00.000Z' }));
+    recordRow(ledger, call({ threadId: 't2', failed: true, error: 'refused', inputTokens: 0, outputTokens: 0, costUsd: null, at: '2026-11-22T00:00:00.000Z', provider: 'openai-compatible', model: 'qwen3' }));
     ledger.close();
     db.close();
 
@@ -79,13 +80,13 @@ describe('UsageLedger', () => {
   it('writes a turn’s records together, after the call that made them returned', async () => {
     const db = openDatabase(join(dir, 'deepdesk.db'));
     const ledger = new UsageLedger(db);
-    ledger.record(call({}));
+    recordRow(ledger, call({}));
     const direct = db.prepare('SELECT COUNT(*) AS n FROM model_calls');
     expect((direct.get() as { n: number }).n).toBe(0);
     await new Promise((resolve) => setImmediate(resolve));
     expect((direct.get() as { n: number }).n).toBe(1);
     ledger.close();
-    ledger.record(call({}));
+    recordRow(ledger, call({}));
     expect(ledger.calls()).toHaveLength(1);
     db.close();
   });
@@ -94,12 +95,12 @@ describe('UsageLedger', () => {
     const db = openDatabase(join(dir, 'deepdesk.db'));
     const ledger = new UsageLedger(db);
     expect(ledger.lastTurn('t1')).toBeUndefined();
-    ledger.record(call({ turn: 1, costUsd: 0.5 }));
-    ledger.record(call({ turn: 2, costUsd: 0.01, cacheReadTokens: 30 }));
-    ledger.record(call({ turn: 2, costUsd: 0.02, subagent: 'reviewer' }));
+    recordRow(ledger, call({ turn: 1, costUsd: 0.5 }));
+    recordRow(ledger, call({ turn: 2, costUsd: 0.01, cacheReadTokens: 30 }));
+    recordRow(ledger, call({ turn: 2, costUsd: 0.02, subagent: 'reviewer' }));
     expect(ledger.lastTurn('t1')).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 0, costUsd: expect.closeTo(0.03, 12) as number });
-    ledger.record(call({ turn: 3, costUsd: 0.01 }));
-    ledger.record(call({ turn: 3, costUsd: null }));
+    recordRow(ledger, call({ turn: 3, costUsd: 0.01 }));
+    recordRow(ledger, call({ turn: 3, costUsd: null }));
     expect(ledger.lastTurn('t1')).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 });
     ledger.close();
     db.close();
@@ -110,11 +111,11 @@ describe('UsageLedger', () => {
     const prices = new Map<string, { input: number; output: number; cacheRead: number; cacheWrite: number }>();
     const ledger = new UsageLedger(db, (id) => prices.get(id) ?? null);
     const local = { provider: 'openai-compatible', model: 'local' };
-    ledger.record(call({ ...local, turn: 1, costUsd: null, inputTokens: 1000, cacheReadTokens: 400, outputTokens: 100 }));
-    ledger.record(call({ ...local, turn: 2, costUsd: null, inputTokens: 2000, outputTokens: 200 }));
+    recordRow(ledger, call({ ...local, turn: 1, costUsd: null, inputTokens: 1000, cacheReadTokens: 400, outputTokens: 100 }));
+    recordRow(ledger, call({ ...local, turn: 2, costUsd: null, inputTokens: 2000, outputTokens: 200 }));
     // Recorded at the price of its day: what it cost then.
-    ledger.record(call({ ...local, turn: 3, costUsd: 0.5 }));
-    ledger.record(call({ ...local, turn: 3, costUsd: null, failed: true, error: 'refused', inputTokens: 0, outputTokens: 0 }));
+    recordRow(ledger, call({ ...local, turn: 3, costUsd: 0.5 }));
+    recordRow(ledger, call({ ...local, turn: 3, costUsd: null, failed: true, error: 'refused', inputTokens: 0, outputTokens: 0 }));
 
     // No price yet: tokens only, and the cost of the priced part.
     expect(ledger.threadSums('t1')).toMatchObject({ calls: 4, unpricedCalls: 3, costUsd: 0.5 });
@@ -135,7 +136,7 @@ describe('UsageLedger', () => {
     expect(byModel.rows[0]!.costUsd).toBeCloseTo(first + second + 0.5, 12);
     expect(byModel.total.costUsd).toBeCloseTo(first + second + 0.5, 12);
     expect(ledger.lastTurn('t1')?.costUsd).toBeCloseTo(0.5, 12);
-    ledger.record(call({ ...local, turn: 4, costUsd: null, inputTokens: 1000, outputTokens: 0 }));
+    recordRow(ledger, call({ ...local, turn: 4, costUsd: null, inputTokens: 1000, outputTokens: 0 }));
     expect(ledger.lastTurn('t1')?.costUsd).toBeCloseTo(0.01, 12);
 
     // Changed again: the calls it prices follow; the recorded one does not move.
@@ -148,12 +149,12 @@ describe('UsageLedger', () => {
   it('sorts threads and models by cost, a group with no known price after the priced ones, and says unknown with null, never $0', () => {
     const db = openDatabase(join(dir, 'deepdesk.db'));
     const ledger = new UsageLedger(db, () => null);
-    ledger.record(call({ threadId: 'cheap', costUsd: 0.001 }));
-    ledger.record(call({ threadId: 'unknown', costUsd: null }));
-    ledger.record(call({ threadId: 'unknown', costUsd: null }));
-    ledger.record(call({ threadId: 'dear', costUsd: 0.5 }));
-    ledger.record(call({ threadId: 'mixed', costUsd: 0.01 }));
-    ledger.record(call({ threadId: 'mixed', costUsd: null }));
+    recordRow(ledger, call({ threadId: 'cheap', costUsd: 0.001 }));
+    recordRow(ledger, call({ threadId: 'unknown', costUsd: null }));
+    recordRow(ledger, call({ threadId: 'unknown', costUsd: null }));
+    recordRow(ledger, call({ threadId: 'dear', costUsd: 0.5 }));
+    recordRow(ledger, call({ threadId: 'mixed', costUsd: 0.01 }));
+    recordRow(ledger, call({ threadId: 'mixed', costUsd: null }));
     const { rows, total } = ledger.report({ by: 'thread' });
     expect(rows.map((r) => [r.key, r.costUsd, r.unpricedCalls])).toEqual([
       ['dear', 0.5, 0],
@@ -265,15 +266,15 @@ describe('UsageLedger sandbox time', () => {
     expect(ledger.threadCost('box-only')).toBeCloseTo(0.06, 12);
 
     // Calls and time: both count; another thread's do not.
-    ledger.record(call({ threadId: 't1', costUsd: 0.25 }));
-    ledger.record(call({ threadId: 't1', costUsd: null }));
+    recordRow(ledger, call({ threadId: 't1', costUsd: 0.25 }));
+    recordRow(ledger, call({ threadId: 't1', costUsd: null }));
     ledger.recordSandboxTime(slice({ threadId: 't1', seconds: 3600, costUsd: 1 }));
     ledger.recordSandboxTime(slice({ threadId: 't1', seconds: 1800, provider: 'e2b' }));
     expect(ledger.threadCost('t1')).toBeCloseTo(1.25, 12);
     perHour.set('e2b', 2);
     expect(ledger.threadCost('t1')).toBeCloseTo(2.25, 12);
     // Calls alone, none priced: null, as before there was sandbox time.
-    ledger.record(call({ threadId: 'calls-only', costUsd: null }));
+    recordRow(ledger, call({ threadId: 'calls-only', costUsd: null }));
     expect(ledger.threadCost('calls-only')).toBeNull();
     ledger.close();
     db.close();

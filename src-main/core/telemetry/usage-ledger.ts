@@ -20,8 +20,7 @@ import { perConnection, runMigrations } from '../backends/store/store-db';
 import type { Migration } from '../backends/store/migration';
 import { costAt } from '../models/model-info';
 import type { ModelPrice } from '../models/types';
-import type { ModelCallPurpose, RunObserver, Telemetry, ToolCallObserver, AgentRunInfo } from './observer';
-import { NOOP_RUN } from './observer';
+import { MODEL_CALL_PURPOSES, NOOP_RUN, NOOP_TOOL, type ModelCallPurpose, type RunObserver, type Telemetry, type ToolCallObserver, type AgentRunInfo } from './observer';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -108,6 +107,8 @@ export interface UsageSums {
   /** What the priced calls cost (only part of it while unpricedCalls > 0); null when no call has a price. */
   costUsd: number | null;
   durationMs: number;
+  /** The calls and their cost by what they were for (`agent`, `grader`, `other-agent`…); a cost is null while none of them has a price. */
+  byPurpose: Record<string, { calls: number; costUsd: number | null }>;
 }
 
 /** The price of `provider:model` now, or null when none is known. */
@@ -187,13 +188,14 @@ interface SandboxPartRow {
  * Sums of the calls of one model in one group, apart for the calls with a recorded cost and
  * those without one (priced when read).
  */
-const PART = `provider, model, cost_usd IS NULL AS unpriced, COUNT(*) AS calls, SUM(failed) AS failedCalls,
+const PART = `provider, model, purpose, cost_usd IS NULL AS unpriced, COUNT(*) AS calls, SUM(failed) AS failedCalls,
   SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens, SUM(cache_read_tokens) AS cacheReadTokens,
   SUM(cache_write_tokens) AS cacheWriteTokens, COALESCE(SUM(cost_usd), 0) AS costUsd, SUM(duration_ms) AS durationMs,
   MIN(at) AS firstAt, MAX(at) AS lastAt`;
 
-interface PartRow extends Omit<UsageGroup, 'unpricedCalls' | 'costUsd'> {
+interface PartRow extends Omit<UsageGroup, 'unpricedCalls' | 'costUsd' | 'byPurpose'> {
   provider: string;
+  purpose: string;
   model: string;
   unpriced: number;
   costUsd: number;
@@ -324,8 +326,8 @@ export class UsageLedger {
     return perHour === null ? null : (part.seconds / 3600) * perHour;
   }
 
-  /** Queues the record; it is written with the others of this event-loop turn. */
-  record(record: ModelCallRecord): void {
+  /** Queues a model call's row, written with the others of this event-loop turn: the ledger's one write of a call, its observer's (below). */
+  private record(record: ModelCallRecord): void {
     if (this.closed) return;
     this.pending.push(record);
     if (this.scheduled) return;
@@ -388,7 +390,7 @@ export class UsageLedger {
   /** The calls `filter` keeps, summed in all and (with `groupKey`) by group, each priced as the ledger reads it. */
   private sums(filter: string, params: string[], groupKey = "''"): { groups: UsageGroup[]; total: UsageSums } {
     this.flush();
-    const parts = this.query<string[], PartRow & { key: string }>(`SELECT ${groupKey} AS key, ${PART} FROM model_calls ${filter} GROUP BY key, provider, model, unpriced`).all(...params);
+    const parts = this.query<string[], PartRow & { key: string }>(`SELECT ${groupKey} AS key, ${PART} FROM model_calls ${filter} GROUP BY key, provider, model, purpose, unpriced`).all(...params);
     const groups = new Map<string, GroupTally>();
     const total = new GroupTally('');
     for (const part of parts) {
@@ -408,19 +410,14 @@ export class UsageLedger {
     return costAt(price, part) ?? null;
   }
 
-  /** The ledger as a listener of runs: one row per model call. */
+  /** The ledger as a listener of runs: one row per model call metered (core/telemetry/metering.ts). */
   telemetry(): Telemetry {
     return { turn: (info) => this.runObserver(info, null) };
   }
 
   private runObserver(info: AgentRunInfo, subagent: string | null): RunObserver {
     if (this.closed) return NOOP_RUN;
-    const tool: ToolCallObserver = {
-      decided() {},
-      traceparent: () => undefined,
-      subagent: (child) => this.runObserver(child, child.agentName),
-      end() {},
-    };
+    const tool: ToolCallObserver = { ...NOOP_TOOL, subagent: (child) => this.runObserver(child, child.agentName) };
     return {
       modelCall: (call) => {
         const startedAt = new Date();
@@ -433,7 +430,8 @@ export class UsageLedger {
               turn: info.turn,
               subagent,
               purpose: call.purpose,
-              provider: call.provider,
+              // Another agent's row names the agent; its model is the provider's own name for it.
+              provider: call.agent ?? call.provider,
               model: call.model,
               inputTokens: outcome.usage.inputTokens,
               outputTokens: outcome.usage.outputTokens,
@@ -475,40 +473,34 @@ export function sinceInstant(since: string): string {
   return time.toISOString();
 }
 
+/** What a group sums of its parts as they come, besides their cost. */
+const COUNTS = { calls: 0, failedCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, durationMs: 0 };
+
 /** Sums of the parts of one group as they come. */
 class GroupTally {
-  private calls = 0;
-  private failedCalls = 0;
+  private readonly counts = { ...COUNTS };
   private unpricedCalls = 0;
-  private inputTokens = 0;
-  private outputTokens = 0;
-  private cacheReadTokens = 0;
-  private cacheWriteTokens = 0;
   private cost = 0;
-  private durationMs = 0;
   private firstAt = '';
   private lastAt = '';
+  private readonly byPurpose: UsageSums['byPurpose'] = {};
 
   constructor(private readonly key: string) {}
 
   add(part: PartRow, cost: number | null): void {
-    this.calls += part.calls;
-    this.failedCalls += part.failedCalls;
-    this.inputTokens += part.inputTokens;
-    this.outputTokens += part.outputTokens;
-    this.cacheReadTokens += part.cacheReadTokens;
-    this.cacheWriteTokens += part.cacheWriteTokens;
-    this.durationMs += part.durationMs;
+    for (const name of Object.keys(COUNTS) as Array<keyof typeof COUNTS>) this.counts[name] += part[name];
+    const purpose = (this.byPurpose[part.purpose] ??= { calls: 0, costUsd: null });
+    purpose.calls += part.calls;
     if (cost === null) this.unpricedCalls += part.calls;
     else this.cost += cost;
+    if (cost !== null) purpose.costUsd = (purpose.costUsd ?? 0) + cost;
     if (this.firstAt === '' || part.firstAt < this.firstAt) this.firstAt = part.firstAt;
     if (part.lastAt > this.lastAt) this.lastAt = part.lastAt;
   }
 
   sums(): UsageSums {
-    const { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, durationMs } = this;
-    const costUsd = calls > 0 && unpricedCalls >= calls ? null : this.cost;
-    return { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, durationMs };
+    const { unpricedCalls, counts } = this;
+    return { ...counts, unpricedCalls, costUsd: counts.calls > 0 && unpricedCalls >= counts.calls ? null : this.cost, byPurpose: { ...this.byPurpose } };
   }
 
   group(): UsageGroup {
@@ -557,7 +549,7 @@ function fromRow(row: RecordRow): ModelCallRecord {
     threadId: row.thread_id,
     turn: row.turn,
     subagent: row.subagent,
-    purpose: LEDGER_PURPOSES.has(row.purpose) ? (row.purpose as ModelCallPurpose) : 'agent',
+    purpose: (MODEL_CALL_PURPOSES as readonly string[]).includes(row.purpose) ? (row.purpose as ModelCallPurpose) : 'agent',
     provider: row.provider,
     model: row.model,
     inputTokens: row.input_tokens,
@@ -571,4 +563,7 @@ function fromRow(row: RecordRow): ModelCallRecord {
   };
 }
 
-const LEDGER_PURPOSES: ReadonlySet<string> = new Set<ModelCallPurpose>(['agent', 'summarization', 'grader', 'goal-draft']);
+/** The ledger as a report reads it (`deepdesk usage`, `threads export`, the Agents view's costs): it writes nothing. */
+export type LedgerReader = Pick<UsageLedger, 'report' | 'calls' | 'threadCost' | 'sandboxUsage'>;
+
+export const ledgerReader = (db: Database.Database, priceNow?: PriceNow, sandboxPrice?: SandboxPriceNow): LedgerReader => new UsageLedger(db, priceNow, sandboxPrice);

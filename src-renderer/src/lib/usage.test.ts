@@ -11,7 +11,7 @@ function day(key: string, sums: Partial<UsageSums>): UsageRow {
 
 function totalOf(rows: readonly UsageRow[]): UsageSums {
   const total = { ...NONE };
-  for (const row of rows) for (const k of Object.keys(NONE) as Array<keyof UsageSums>) total[k] = (total[k] ?? 0) + (row[k] ?? 0);
+  for (const row of rows) for (const k of Object.keys(NONE) as Array<Exclude<keyof UsageSums, 'byPurpose'>>) total[k] = (total[k] ?? 0) + (row[k] ?? 0);
   return total;
 }
 

@@ -14,7 +14,7 @@ import { useProgramsOf } from '../../process/built-program';
 
 const [project, dataDir, checkout] = process.argv.slice(2) as [string, string, string];
 useProgramsOf(checkout);
-await startMeteringProxy({ upstream: 'http://127.0.0.1:9', onCall: () => undefined });
+await startMeteringProxy({ upstream: 'http://127.0.0.1:9', agent: { name: 'stand-in', provider: 'anthropic' } });
 const sandbox = await createSandbox({ projectDir: project, dataDir, allowedDomains: ['example.com'] });
 if (!sandbox) throw new Error('no sandbox here');
 let seen = '';
