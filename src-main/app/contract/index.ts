@@ -163,6 +163,8 @@ export const threadSummarySchema = z.object({
   removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
   /** Where it came from, when not the window: an Agent Protocol client (`client`: its origin or user agent), a terminal's `deepdesk run`, an editor. */
   source: z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().optional() }).optional(),
+  /** Its agent when it is another one over ACP (SPEC §22): its label (`Claude Code`), from when it was made with it. */
+  agent: z.string().optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 

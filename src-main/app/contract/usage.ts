@@ -32,6 +32,8 @@ export const usageRowSchema = usageSumsSchema.extend({
   label: z.string(),
   /** By thread: the folder the thread belongs to (absent when the thread is gone). */
   folder: z.string().optional(),
+  /** By thread: its agent's label when it is another one over ACP (SPEC §22). */
+  agent: z.string().optional(),
   firstAt: z.string(),
   lastAt: z.string(),
 });

@@ -29,7 +29,7 @@ import { rootRun, type ModelCallRequest, type RunContext } from './run-context';
 import { RepeatedCallsError, RepeatedCallsGuard } from './repeated-calls';
 import { GoalGate, type GateOutcome } from '../goals/gate';
 import type { GoalPlace, StepRun } from '../goals/evidence';
-import { endGoal, goalJson, type VerifyStep } from '../goals/goal';
+import { endGoal, goalJson, verifyCallKind, type VerifyStep } from '../goals/goal';
 import { graderCall, hostCallId } from './goal-run';
 import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
@@ -376,7 +376,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
 
   /** A verify step, run as the agent's own execute would be: checked, asked about by the rules, contained. */
   const runVerifyStep = async (step: VerifyStep): Promise<StepRun> => {
-    const call: ToolCall = { id: hostCallId('goal-verify'), name: 'execute', args: { command: step.command }, argsText: JSON.stringify({ command: step.command }) };
+    const call: ToolCall = { id: hostCallId(verifyCallKind(gate?.goal, step)), name: 'execute', args: { command: step.command }, argsText: JSON.stringify({ command: step.command }) };
     ctx.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
     const refused = await precheck(call, [call]);
     const output =

@@ -134,6 +134,9 @@ function grouped(rows: readonly AgentDto[]): Array<AgentDto | { set: CandidateSe
 
 function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: number; current: boolean; onOpen(): void }): React.JSX.Element {
   const title = agent.title.trim() || 'Untitled thread';
+  // A candidate is told apart from the others of its set (whose titles are its goal's) by its number and model, as Compare names it.
+  const candidate = agent.candidateSet;
+  const shownTitle = candidate !== undefined ? `Candidate ${candidate.index + 1}` : title;
   const word = AGENT_STATE_WORDS[agent.state];
   const elapsed = agentElapsedMs(agent, now);
   const cost = formatCost(agent.costUsd);
@@ -142,7 +145,13 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
     <li className={`agent-item${current ? ' current' : ''}`}>
       <button type="button" className="agent-select" title={title} aria-current={current ? 'true' : undefined} onClick={onOpen}>
         <span className="agent-line">
-          <span className="agent-title">{title}</span>
+          <span className="agent-title">{shownTitle}</span>
+          {candidate !== undefined && agent.agent === undefined ? (
+            <>
+              <Pause />
+              <span className="agent-model mono">{candidate.model ?? "Settings' model"}</span>
+            </>
+          ) : null}
           <Pause />
           <span className={`agent-state ${STATE_CLASS[agent.state]}`} title={agent.state === 'failed' && agent.message ? agent.message : undefined}>
             {agent.state === 'working' ? <Spinner /> : null}
