@@ -60,7 +60,7 @@ export function AppHeader({ folderName, folder, host, model, agent, connection, 
       {agent !== undefined ? (
         <span className="model-chip agent-chip" role="note" aria-label={`Agent ${agent}`} title={`This thread's agent is ${agent}: it works with its own model and sign-in, not Deepdesk's model`}>
           <Icon name="users" size={13} />
-          {agent}
+          Agent: {agent}
         </span>
       ) : (
         <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>

@@ -42,6 +42,13 @@ describe('threadReducer', () => {
     ]);
   });
 
+  it('says a stalled goal’s stop again when the thread loads (the history keeps no error), once, as the run said it', () => {
+    const goal = { objective: 'make sum add', state: 'stalled' as const, reason: 'the same failing command ran 3 times: node check.js', criteria: [], verify: [], evidence: null, contradictedClaims: [], rounds: 0, maxRounds: 3, evaluations: [], startedAt: '' };
+    const loaded = run([{ type: 'load', view: view({ goal, items: [{ kind: 'assistant', text: 'Trying again.', index: 1 }] }) }]);
+    expect(loaded.items.map((i) => (i.kind === 'error' ? i.message : i.kind))).toEqual(['assistant', 'The goal stopped: the same failing command ran 3 times: node check.js']);
+    expect(run([{ type: 'load', view: view({ goal: { ...goal, state: 'unmet' } }) }]).items).toEqual([]);
+  });
+
   it('appends streamed text deltas to one assistant item and finishes it on done', () => {
     const s = run([{ type: 'local_user', text: 'hi' }, ev('text', { text: 'Hel' }), ev('text', { text: 'lo' }), ev('done', { text: 'Hello', reason: 'completed' })]);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant']);

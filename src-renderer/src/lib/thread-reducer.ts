@@ -253,6 +253,8 @@ function loadView(view: ThreadView): ThreadDisplayState {
     goal: view.goal ?? null,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
+  // A stall stopped the run with an error the history does not keep: said again, as the run said it (SPEC §21).
+  if (view.goal?.state === 'stalled' && !view.thread.running) state = push(state, { kind: 'error', key: '', message: `The goal stopped: ${view.goal.reason ?? 'stalled'}` });
   if (view.streamingText !== '') {
     state = { ...push(state, { kind: 'assistant', key: '', text: view.streamingText, streaming: true }), textSeen: { ...state.textSeen, '': true } };
   }
