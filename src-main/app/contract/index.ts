@@ -76,7 +76,6 @@ export const addedAgentSchema = z.object({
   args: z.array(z.string()),
   env: z.record(z.string(), z.string()),
 });
-export type AddedAgentDto = z.infer<typeof addedAgentSchema>;
 
 /** An agent of Settings › Agents (SPEC §22): a known one (pinned, installed or not) or a command the person added; what its `initialize` reported when it last started. */
 export const externalAgentSchema = z.object({

@@ -64,7 +64,6 @@ export const sandboxRowSchema = sandboxSumsSchema.extend({
   firstAt: z.string(),
   lastAt: z.string(),
 });
-export type SandboxRow = z.infer<typeof sandboxRowSchema>;
 
 export const usageReportSchema = z.object({
   by: usageGroupingSchema,
