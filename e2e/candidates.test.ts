@@ -199,13 +199,15 @@ describe('candidates in the window', () => {
     // Compare: the candidate whose change passes the check ranks first though it was started second.
     await agents.getByRole('button', { name: 'Compare', exact: true }).click();
     const compare = page.getByRole('dialog', { name: 'Candidates' });
-    const col1 = compare.getByRole('region', { name: 'Candidate 1' });
-    await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('achieved');
-    expect(await col1.innerText()).toContain('node check.js — passed');
-    expect(await compare.getByRole('region', { name: 'Candidate 2' }).innerText()).toContain('Claimed success while a check failed');
+    // Each column is named by the candidate's number (as the Agents view and `run` number it), in rank order.
+    const best = compare.getByRole('region', { name: 'Candidate 2' });
+    await expect.poll(() => best.innerText(), { timeout: 20_000 }).toContain('Ranked 1 · achieved');
+    expect(await best.innerText()).toContain('node check.js — passed');
+    expect(await compare.getByRole('region').first().getAttribute('aria-label')).toBe('Candidate 2');
+    expect(await compare.getByRole('region', { name: 'Candidate 1' }).innerText()).toContain('Claimed success while a check failed');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
-    await col1.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => compare.getByRole('status').innerText()).toContain('Applied candidate 1 to your folder');
+    await best.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => compare.getByRole('status').innerText()).toContain('Applied candidate 2 to your folder');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a + b');
   });
 
@@ -324,9 +326,11 @@ describe('candidates from a sandbox thread', () => {
       expect(daytona.forks.length - forksBefore).toBe(1);
       expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toBe(before);
       await agents.getByRole('button', { name: 'Compare', exact: true }).click();
-      const col1 = page.getByRole('dialog', { name: 'Candidates' }).getByRole('region', { name: 'Candidate 1' });
-      await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('openai-compatible:cand-b');
-      expect(await col1.innerText()).toContain('node check.js — passed');
+      // The second candidate ranks first; its column keeps its number.
+      const best = page.getByRole('dialog', { name: 'Candidates' }).getByRole('region', { name: 'Candidate 2' });
+      await expect.poll(() => best.innerText(), { timeout: 20_000 }).toContain('Ranked 1');
+      expect(await best.innerText()).toContain('openai-compatible:cand-b');
+      expect(await best.innerText()).toContain('node check.js — passed');
     } finally {
       await daytona.close();
     }

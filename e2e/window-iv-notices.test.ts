@@ -212,6 +212,8 @@ describe('the served window opened without its key', () => {
     await alert.waitFor({ timeout: 45_000 });
     expect(await alert.innerText()).toContain('deepdesk serve --print-url');
     expect(await notices(page).getByRole('alert').filter({ hasText: 'server is gone' }).count()).toBe(0);
+    // Only the true state, anywhere on the page (issue 79): the starting screen does not say the server is gone beside it.
+    expect(await page.locator('body').innerText()).not.toContain('server is gone');
     // Never connected, the page has no theme of the settings yet: audited as it is.
     expect(describeViolations(await seriousViolations(page))).toBe('');
     // The command prints the address, key included, and it opens the window.

@@ -82,8 +82,9 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
         }
         follower = followRun(host, threadId, io, { json: false, interactive, streamText: true });
         const attached = await hostRequest<AttachedRun>(host, 'runs.attach', { threadId, afterSeq: 0, interactive });
-        if (attempt === 0) printHistory(io, attached.history, ref);
+        // The goal's state first (docs/goals.md), then what the thread did so far.
         if (attempt === 0 && attached.goal !== undefined) io.stderr.write(`deepdesk: ${goalLine(attached.goal)}\n`);
+        if (attempt === 0) printHistory(io, attached.history, ref);
         follower.replay(attached);
         const followed = await follower.done;
         if (followed.kind === 'detached' || detaching) {

@@ -18,7 +18,7 @@ import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/ca
 import { hostPid } from './host-harness.test-support';
 import { openDatabase } from '../core/backends/store/store';
 import { CandidateRecords } from '../app/threads/candidate-records';
-import { candidateModel, modelFlags } from './run-candidates';
+import { candidateModel, modelFlags, rankingTable } from './run-candidates';
 import { startStandin } from '../core/sandbox-providers/testing/standins';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../core/process/sandbox-provider-table';
@@ -68,8 +68,11 @@ function grader(request: RecordedRequest): ScriptStep {
 
 const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
 
-type Role = 'fixer' | 'claimer' | 'idle';
+type Role = 'fixer' | 'claimer' | 'idle' | 'broken';
+/** A model whose every call fails (a key it refuses): no retry, the run fails. */
+const REFUSED: ScriptStep = { error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } };
 const ROLE_TURNS: Record<Role, ScriptStep[]> = {
+  broken: Array.from({ length: 20 }, () => REFUSED),
   fixer: [write('a + b'), { text: 'Changed sum to add.' }],
   // Claims success while the hidden check fails, round after round.
   claimer: [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
@@ -231,10 +234,26 @@ describe('deepdesk run --candidates', () => {
     const r = await candidates([]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^RANK\s+THREAD\s+MODEL\/AGENT\s+STATE\s+VERIFY\s+CRITERIA\s+CHANGE\s+COST\s+WORKTREE$/);
-    expect(lines[1]).toMatch(/^1\s+\S+\s+openai-compatible:cand-b\s+achieved\s+1\/1 passed\s+1\/1\s+1 files, 2 lines/);
+    expect(lines[0]).toMatch(/^RANK\s+CANDIDATE\s+THREAD\s+MODEL\/AGENT\s+STATE\s+VERIFY\s+CRITERIA\s+CHANGE\s+COST\s+WORKTREE$/);
+    // Ranked first, numbered as its `[candidate N]` lines were (its place in the set: the second).
+    expect(lines[1]).toMatch(/^1\s+2\s+\S+\s+openai-compatible:cand-b\s+achieved\s+1\/1 passed\s+1\/1\s+1 files, 2 lines/);
     expect(lines[3]).toMatch(/openai-compatible:cand-c\s+unmet \(claim contradicted\)\s+0\/1 passed/);
     expect(r.stderr).toMatch(/1 of 3 candidates achieved the goal; first: \S+ \(deepdesk worktrees apply \S+\)/);
+  }, 300_000);
+
+  it('a candidate whose model fails is failed with its reason in --json and in the table, never paused (resumable), and ranks below one that works', async () => {
+    scriptRoles({ 'cand-a': 'broken', 'cand-b': 'fixer' });
+    const r = await candidates(['--json'], {}, 2);
+    expect(r.code, r.stderr).toBe(0);
+    const set = setOf(r.stdout);
+    const broken = set.ranking.find((e) => e.model === 'openai-compatible:cand-a')!;
+    expect(broken).toMatchObject({ rank: 2, candidate: 1, state: 'failed' });
+    expect(broken.reason).toContain('Incorrect API key provided');
+    expect(set.ranking[0]).toMatchObject({ rank: 1, candidate: 2, state: 'achieved' });
+    const shown = rankingTable(set.ranking, set.spentUsd, undefined);
+    expect(shown).toMatch(/^2\s+1\s+\S+\s+openai-compatible:cand-a\s+failed\s/m);
+    expect(shown).toMatch(/^candidate 1 failed: .*Incorrect API key provided/m);
+    expect(shown).not.toContain('paused');
   }, 300_000);
 
   it('one small budget over three candidates holds: unfinished ones end budget-limited with their worktrees kept, and the ledger adds up to the set’s total', async () => {

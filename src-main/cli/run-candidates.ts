@@ -112,12 +112,17 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   }
 }
 
-/** `RANK  THREAD  MODEL/AGENT  STATE  VERIFY  CRITERIA  CHANGE  COST  WORKTREE`, then the set's spend. */
+/**
+ * `RANK  CANDIDATE  THREAD  MODEL/AGENT  STATE  VERIFY  CRITERIA  CHANGE  COST  WORKTREE` (CANDIDATE: its number, as its
+ * `[candidate N]` lines said it), then why each failed one failed, then the set's spend.
+ */
 export function rankingTable(ranking: readonly RankingEntry[], spentUsd: number | null, budgetUsd: number | undefined): string {
+  const number = (r: RankingEntry) => r.candidate ?? r.rank;
   const rows = [
-    ['RANK', 'THREAD', 'MODEL/AGENT', 'STATE', 'VERIFY', 'CRITERIA', 'CHANGE', 'COST', 'WORKTREE'],
+    ['RANK', 'CANDIDATE', 'THREAD', 'MODEL/AGENT', 'STATE', 'VERIFY', 'CRITERIA', 'CHANGE', 'COST', 'WORKTREE'],
     ...ranking.map((r) => [
       String(r.rank),
+      String(number(r)),
       r.threadId,
       r.agent !== null ? `agent ${r.agent}` : (r.model ?? 'settings'),
       r.contradictedClaims.length > 0 ? `${r.state} (claim contradicted)` : r.state,
@@ -128,8 +133,9 @@ export function rankingTable(ranking: readonly RankingEntry[], spentUsd: number 
       r.worktree.name,
     ]),
   ];
+  const failed = ranking.filter((r) => r.state === 'failed').map((r) => `candidate ${number(r)} failed: ${terminalSafe(r.reason ?? 'its run failed', { singleLine: true })}\n`);
   const total = `set: ${spentUsd === null ? 'cost unknown (a price is missing)' : formatUsd(spentUsd)}${budgetUsd !== undefined ? ` of a budget of ${formatUsd(budgetUsd)}` : ''}\n`;
-  return table(rows) + total;
+  return table(rows) + failed.join('') + total;
 }
 
 /** A candidate's terminal: its lines on stderr marked with its number, nothing on stdout. */

@@ -70,7 +70,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const printRequest = values['print-request'] === true;
   const flags = sessionFlagsOf('run', values);
   const goal = flags.goal;
-  if (goal !== undefined && (printRequest || values.detach === true)) throw new UsageError('--goal runs to a verdict: it takes no --print-request or --detach');
+  if (goal !== undefined && printRequest) throw new UsageError('--goal runs to a verdict: it takes no --print-request');
   if ((flags.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
   if (flags.prompts !== undefined && flags.candidates === undefined) throw new UsageError("--prompt is a candidate's own instruction: it goes with --candidates (a single run's prompt is its words)");
   if (prompt === '' && !printRequest && goal === undefined) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
@@ -107,8 +107,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     ...flags,
     mode,
     ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
-    // A drafted goal is shown on the terminal to accept; with --yes or no terminal it is accepted (SPEC §21).
-    ...(goal !== undefined && (values.yes === true || !interactiveTerminal(io)) ? { acceptDraft: true } : {}),
+    // A drafted goal is shown on the terminal to accept; with --yes, detached or with no terminal it is accepted (SPEC §21).
+    ...(goal !== undefined && (values.yes === true || detach || !interactiveTerminal(io)) ? { acceptDraft: true } : {}),
     cwd: process.cwd(),
     env: definedEnv(io.env),
   });

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
-import { hostPid } from './host-harness.test-support';
+import { hostPid, onTerminal, waitFor } from './host-harness.test-support';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -211,6 +211,25 @@ describe('deepdesk run --goal', () => {
     const exported = JSON.parse(execFileSync(process.execPath, [bin, 'threads', 'export', threadId, '--data-dir', dataDir], { cwd: repo }).toString().split('\n')[0]!) as { goal: GoalOut };
     expect(exported.goal.state).toBe('budget-limited');
     expect(server.requests.filter((q) => !isGrader(q))).toHaveLength(1);
+  }, 120_000);
+
+  it('run --detach --goal returns with the thread id and the goal goes on without the terminal to achieved; attach prints the goal’s state first, then what the thread did', async () => {
+    script([fix('a + b'), { text: 'Fixed.' }]);
+    const r = await run(['--detach', '--goal', 'make sum add', '--verify', CHECK]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const goalOf = () => {
+      const listed = JSON.parse(execFileSync(process.execPath, [bin, 'agents', '--json', '--data-dir', dataDir], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' } }).toString()) as Array<{ threadId: string; goal?: { state: string } }>;
+      return listed.find((a) => a.threadId === id)?.goal?.state;
+    };
+    await waitFor(() => goalOf() === 'achieved', 60_000, 'the detached goal to be achieved');
+    expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a + b');
+    const attached = onTerminal(['attach', id, '--data-dir', dataDir]);
+    expect(await attached.exited).toBe(0);
+    const screen = attached.screen();
+    expect(screen).toContain('goal achieved');
+    expect(screen.indexOf('goal achieved')).toBeLessThan(screen.indexOf('make sum add'));
   }, 120_000);
 
   it('a killed host leaves no goal shown as running: the next host shows it paused', async () => {

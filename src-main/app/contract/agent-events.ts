@@ -184,7 +184,6 @@ export const agentEventSchema = z.discriminatedUnion('type', [
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];
-export type AgentEventOf<K extends AgentEventType> = Extract<AgentEventDto, { type: K }>;
 
 /** Every kind of event, in the union's order: THE list (everything that lists kinds derives from the union). */
 export const AGENT_EVENT_TYPES: readonly AgentEventType[] = agentEventSchema.options.map((option) => option.shape.type.value);

@@ -37,8 +37,6 @@ export const agentProtocolSettingsSchema = z
   });
 export type AgentProtocolSettings = z.infer<typeof agentProtocolSettingsSchema>;
 
-export const AGENT_PROTOCOL_OFF: AgentProtocolSettings = { listen: '', allowRemote: false, corsOrigins: [] };
-
 /** What is wrong with a default folder as the person gives it, or undefined. */
 export function protocolFolderError(text: string): string | undefined {
   return isAbsoluteFolder(text) ? undefined : `'${text}' is not an absolute path`;

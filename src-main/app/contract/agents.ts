@@ -50,21 +50,30 @@ export const agentSchema = z.object({
   goalState: z.enum(GOAL_STATES).optional(),
   /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
   agent: z.string().optional(),
-  /** Set when the thread is one of a set of candidates (SPEC §21, `run --candidates N`): the view shows the set as one item. */
-  candidateSet: z.object({ id: z.string(), index: z.number().int(), count: z.number().int(), goal: z.string() }).optional(),
+  /**
+   * Set when the thread is one of a set of candidates (SPEC §21, `run --candidates N`): the view shows the set as one item,
+   * each candidate by its number (`index` + 1) and its model (absent: Settings' model, or the agent's own).
+   */
+  candidateSet: z.object({ id: z.string(), index: z.number().int(), count: z.number().int(), goal: z.string(), model: z.string().optional() }).optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 
 const stepSchema = z.object({ command: z.string(), exitCode: z.number().int().nullable(), passed: z.boolean(), outputTail: z.string() });
 
+/** A candidate's state: its goal's, or `failed` when its run failed (its model, its agent) and nothing goes on by itself. */
+export const CANDIDATE_STATES = [...GOAL_STATES, 'failed'] as const;
+export type CandidateState = (typeof CANDIDATE_STATES)[number];
+
 export const rankingEntrySchema = z.object({
   rank: z.number().int().positive(),
+  /** Its number in the set (1-based, the order it was started in: `[candidate N]`, the Agents view); absent in rankings kept before it was. */
+  candidate: z.number().int().positive().optional(),
   threadId: z.string(),
   model: z.string().nullable(),
   /** The agent it ran as (SPEC §22: `claude-code`, `codex`, …), or null for Deepdesk's own. */
   agent: z.string().nullable(),
   worktree: z.object({ name: z.string(), path: z.string(), branch: z.string() }),
-  state: z.enum(GOAL_STATES),
+  state: z.enum(CANDIDATE_STATES),
   reason: z.string().optional(),
   verifyPassed: z.boolean(),
   verify: z.array(stepSchema),
@@ -93,7 +102,8 @@ export const agentMethods = {
   /** Opens the thread's folder in this window (as app.openFolder) and marks the thread seen; the window then selects it. */
   'agentsView.open': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ info: appInfoSchema, threadId: z.string() }) },
   /** A set of candidates side by side (SPEC §21): its candidates ranked by the host's evidence. */
-  'agentsView.compare': { params: z.object({ setId: z.string().min(1).max(200) }).strict(), result: z.object({ goal: z.string(), ranking: z.array(rankingEntrySchema) }) },
+  /** `applied`: the candidates (thread ids) whose worktree was applied to the person's folder. */
+  'agentsView.compare': { params: z.object({ setId: z.string().min(1).max(200) }).strict(), result: z.object({ goal: z.string(), ranking: z.array(rankingEntrySchema), applied: z.array(z.string()).optional() }) },
   /** A candidate's diff against its base (its worktree's). */
   'agentsView.candidateDiff': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ diff: z.string(), truncated: z.boolean() }) },
   /** `Apply`: the candidate's worktree applied to the person's folder (§16's Apply to folder: on conflicts nothing is applied, they are listed). */

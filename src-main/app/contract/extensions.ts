@@ -56,7 +56,6 @@ export const fileRulesSchema = z.object({
   rules: z.array(z.object({ decision: z.enum(['allow', 'ask', 'deny']), rule: z.string(), origin: z.string() })),
   problems: z.array(z.string()),
 });
-export type FileRulesDto = z.infer<typeof fileRulesSchema>;
 
 export const extensionMethods = {
   'rules.fromFiles': { params: z.object({}).strict(), result: fileRulesSchema },

@@ -76,7 +76,6 @@ export const addedAgentSchema = z.object({
   args: z.array(z.string()),
   env: z.record(z.string(), z.string()),
 });
-export type AddedAgentDto = z.infer<typeof addedAgentSchema>;
 
 /** An agent of Settings › Agents (SPEC §22): a known one (pinned, installed or not) or a command the person added; what its `initialize` reported when it last started. */
 export const externalAgentSchema = z.object({
@@ -163,6 +162,8 @@ export const threadSummarySchema = z.object({
   removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
   /** Where it came from, when not the window: an Agent Protocol client (`client`: its origin or user agent), a terminal's `deepdesk run`, an editor. */
   source: z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().optional() }).optional(),
+  /** Its agent when it is another one over ACP (SPEC §22): its label (`Claude Code`), from when it was made with it. */
+  agent: z.string().optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 

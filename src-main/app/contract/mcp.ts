@@ -4,7 +4,6 @@ import { TRUST_ENTRY_KINDS } from '../../core/config/trust-entry';
 import { folderPluginRequestSchema } from './plugins';
 
 export const mcpStatusSchema = z.enum(['starting', 'connected', 'failed', 'needs-sign-in', 'not-trusted', 'disabled']);
-export type McpStatusDto = z.infer<typeof mcpStatusSchema>;
 
 export const mcpServerSchema = z.object({
   name: z.string(),

@@ -109,4 +109,3 @@ export const sandboxEvents = {
   'sandboxes.changed': sandboxPlaceStatusSchema,
 } as const;
 
-export type SandboxMethodName = keyof typeof sandboxMethods;

@@ -18,7 +18,6 @@ export const updateStateSchema = z.enum([
   'downloaded',
   'error',
 ]);
-export type UpdateState = z.infer<typeof updateStateSchema>;
 
 export const updateStatusSchema = z.object({
   currentVersion: z.string(),

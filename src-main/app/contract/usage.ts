@@ -34,6 +34,8 @@ export const usageRowSchema = usageSumsSchema.extend({
   label: z.string(),
   /** By thread: the folder the thread belongs to (absent when the thread is gone). */
   folder: z.string().optional(),
+  /** By thread: its agent's label when it is another one over ACP (SPEC §22). */
+  agent: z.string().optional(),
   firstAt: z.string(),
   lastAt: z.string(),
 });
@@ -64,7 +66,6 @@ export const sandboxRowSchema = sandboxSumsSchema.extend({
   firstAt: z.string(),
   lastAt: z.string(),
 });
-export type SandboxRow = z.infer<typeof sandboxRowSchema>;
 
 export const usageReportSchema = z.object({
   by: usageGroupingSchema,

@@ -16,7 +16,6 @@ export const worktreeFileSchema = z.object({
   added: z.number().nullable(),
   removed: z.number().nullable(),
 });
-export type WorktreeFileDto = z.infer<typeof worktreeFileSchema>;
 
 export const worktreeInfoSchema = z.object({
   name: z.string(),

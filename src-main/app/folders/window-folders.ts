@@ -91,7 +91,12 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
       // The host's ranking once the set ended; while it runs, the set as it stands, ranked the same way.
       const set = members.set(setId)?.ranking ?? (await rankCandidateSet({ candidates: members, threads, runs, worktrees, costOf: (threadId) => ledger.threadCost(threadId) }, setId));
       if (set === undefined) throw new ContractError(`there is no set of candidates '${setId}'`, 'not_found');
-      return { goal: set.goal, ranking: set.ranking };
+      // Those applied to the person's folder: Compare offers no second Apply of them.
+      const applied = set.ranking.filter((e) => {
+        const folder = threads.get(e.threadId)?.folder;
+        return folder !== undefined && (worktrees.byFolder(folder)?.appliedAt ?? null) !== null;
+      });
+      return { goal: set.goal, ranking: set.ranking, applied: applied.map((e) => e.threadId) };
     },
     diff: (threadId) => worktrees.diff(worktreeOfThread(threadId).name),
     async apply(threadId) {

@@ -151,9 +151,10 @@ export class AgentBoard {
       ...costField(ledgerCost === undefined ? thread.cost : ledgerCost),
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
-      ...(thread.goal_state !== null && isGoalState(thread.goal_state) ? { goalState: thread.goal_state } : {}),
+      // A goal its failed run left `paused` is not said beside `Failed` (as if it went on): the run's failure is its state.
+      ...(thread.goal_state !== null && isGoalState(thread.goal_state) && !(state === 'failed' && thread.goal_state === 'paused') ? { goalState: thread.goal_state } : {}),
       ...(typeof thread.agent === 'string' && thread.agent !== '' ? { agent: thread.agent } : {}),
-      ...(member !== undefined ? { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal } } : {}),
+      ...(member !== undefined ? { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal, ...(member.model !== null ? { model: member.model } : {}) } } : {}),
     };
   }
 

@@ -3,10 +3,10 @@
 // criteria, contradicted claims), the size of its change from its worktree's git, and its cost
 // from the ledger; ordered by core/goals/rank.ts.
 
-import { goalJson, type GoalJson, type GoalState } from '../../core/goals/goal';
+import { goalJson, type GoalJson } from '../../core/goals/goal';
 import { diffSize, rankCandidates, type ChangeSize } from '../../core/goals/rank';
 import { gitGoalFolder } from './goal-folder';
-import type { CandidateSetJson, RankingEntry } from '../contract/agents';
+import type { CandidateSetJson, CandidateState, RankingEntry } from '../contract/agents';
 import type { CandidateRecords } from '../threads/candidate-records';
 import type { RunRecords } from '../threads/run-records';
 import type { ThreadStore } from '../threads/thread-store';
@@ -24,10 +24,10 @@ export interface CandidateOutcome {
   worktree: { name: string; path: string; branch: string; baseCommit: string };
   /** The thread's goal when its run ended (undefined: the run ended before a goal started). */
   goal?: GoalJson;
-  /** Its run ended without a goal state to tell (a failure before the goal): why. */
+  /** Why it did not get its goal to a state of its own: it did not start, or its run failed. */
   error?: string;
-  /** Its state when it has no goal to tell it (a budget that stopped its drafting call); else `blocked`. */
-  state?: GoalState;
+  /** Its state when its goal does not tell it: `failed` (its run failed: a goal left `paused` by that goes on by nobody), a budget that stopped its drafting call; else its goal's, or `blocked`. */
+  state?: CandidateState;
   /** The ledger's sum of its calls; null when a price is unknown. */
   costUsd: number | null;
 }
@@ -63,11 +63,14 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
     const base = { threadId: m.threadId, model: m.model, agent: m.agent, worktree, costUsd: cost === undefined ? 0 : cost };
     if (m.notStarted !== null) {
       // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
-      return { ...base, error: `it did not start: ${m.notStarted}`, ...(BUDGET_STOP.test(m.notStarted) ? { state: 'budget-limited' as const } : {}) };
+      return { ...base, error: `it did not start: ${m.notStarted}`, state: BUDGET_STOP.test(m.notStarted) ? 'budget-limited' : 'failed' };
     }
     const goal = sources.threads.goal(m.threadId);
-    if (goal !== undefined) return { ...base, goal: goalJson(goal) };
     const run = sources.runs.get(m.threadId);
+    // Its model (or its agent) failed: it failed, with the run's words, whatever its goal was left as.
+    const failed = run?.state === 'failed' && (goal === undefined || goal.state === 'paused' || goal.state === 'pursuing');
+    if (failed) return { ...base, ...(goal !== undefined ? { goal: goalJson(goal) } : {}), error: run.message ?? goal?.reason ?? 'the run failed', state: BUDGET_STOP.test(run.message ?? '') ? 'budget-limited' : 'failed' };
+    if (goal !== undefined) return { ...base, goal: goalJson(goal) };
     return { ...base, error: run?.message ?? (run === undefined || run.endedAt === null ? 'it has not begun its goal yet' : `the run ended ${run.state}`) };
   });
   const ranking = await rankOutcomes(outcomes, env);
@@ -90,7 +93,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       index,
       threadId: o.threadId,
       outcome: o,
-      state: o.goal?.state ?? o.state ?? ('blocked' as const),
+      state: o.goal?.state ?? 'blocked',
       ...(o.goal?.evidence ? { steps: o.goal.evidence.steps } : {}),
       criteria: o.goal?.criteria ?? [],
       contradictedClaims: o.goal?.contradictedClaims.length ?? 0,
@@ -100,14 +103,15 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
   );
   return rankCandidates(facts).map(({ rank, candidate: c, keys }) => {
     const { goal, worktree } = c.outcome;
-    const reason = goal?.reason ?? c.outcome.error;
+    const reason = c.outcome.error ?? goal?.reason;
     return {
       rank,
+      candidate: c.index + 1,
       threadId: c.threadId,
       model: c.outcome.model,
       agent: c.outcome.agent,
       worktree: { name: worktree.name, path: worktree.path, branch: worktree.branch },
-      state: c.state,
+      state: c.outcome.state ?? c.state,
       ...(reason !== undefined ? { reason } : {}),
       verifyPassed: keys.verifyPassed,
       verify: (goal?.evidence?.steps ?? []).map((s) => ({ command: s.command, exitCode: s.exitCode, passed: s.passed, outputTail: s.outputTail })),

@@ -150,6 +150,13 @@ export class ThreadService {
   /** The settings of the thread's runs from now on (see RunSettings); undefined: the folder's. */
   useRunSettings(threadId: string, settings: RunSettings | undefined): void {
     this.queue.useRunSettings(threadId, settings);
+    // A thread whose agent is another one says whose it is from when it is made (the list, its header), not from its first turn.
+    const agent = settings?.externalAgent;
+    if (agent === undefined || !this.store.exists(threadId)) return;
+    const live = this.book.open(threadId);
+    if (live.state.externalAgent?.name === agent.name) return;
+    live.state.externalAgent = { name: agent.name, label: agent.label };
+    this.book.persist(live, live.state);
   }
 
   /** Runs the agent on `content` and resolves with how the run ended (RunQueue.run). */

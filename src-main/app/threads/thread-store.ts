@@ -150,6 +150,8 @@ export interface ThreadSummary {
   messageCount: number;
   removedWorktree?: RemovedWorktree;
   source?: ThreadSource;
+  /** Its agent when it is another one over ACP (SPEC §22): its label. */
+  agent?: string;
 }
 
 /** The thread row's JSON: the state minus its messages. */
@@ -232,7 +234,7 @@ export class ThreadStore {
     runMigrations(db, MIGRATIONS);
     this.stmts = perConnection(db, THREAD_STATEMENTS, () =>
       lazyStatements({
-        get: () => db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
+        get: () => db.prepare<[string], RowShape>(`SELECT *, ${AGENT_LABEL} FROM threads WHERE id = ?`),
         idsFrom: () => db.prepare<[string, number], { id: string }>('SELECT id FROM threads WHERE id >= ? ORDER BY id LIMIT ?'),
         messages: () => db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
         messagesFrom: () => db.prepare<[string, number, number], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
@@ -245,7 +247,7 @@ export class ThreadStore {
         ),
         insertMessage: () => db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
         deleteMessagesFrom: () => db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
-        list: () => db.prepare<[], RowShape>('SELECT * FROM threads ORDER BY updated_at DESC, id'),
+        list: () => db.prepare<[], RowShape>(`SELECT *, ${AGENT_LABEL} FROM threads ORDER BY updated_at DESC, id`),
         rename: () => db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
         setTitleIfEmpty: () => db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
         delete: () => db.prepare('DELETE FROM threads WHERE id = ?'),
@@ -273,15 +275,14 @@ export class ThreadStore {
         goalsIn: () => db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
         setGoal: () => db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
         goalOf: () => db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
-        agentOf: () => db.prepare<[string], { label: unknown }>("SELECT json_extract(state_json, '$.externalAgent.label') AS label FROM threads WHERE id = ?"),
+        agentOf: () => db.prepare<[string], { agent_label: unknown }>(`SELECT ${AGENT_LABEL} FROM threads WHERE id = ?`),
       }),
     );
   }
 
   /** The label of a thread's agent when it is another one over ACP (SPEC §22). */
   externalAgent(id: string): string | undefined {
-    const label = this.stmts.agentOf.get(id)?.label;
-    return typeof label === 'string' && label !== '' ? label : undefined;
+    return agentLabel(this.stmts.agentOf.get(id)?.agent_label);
   }
 
   /** A thread's goal as saved (SPEC §21), if it has one. */
@@ -627,6 +628,15 @@ interface RowShape {
   worktree_json: string | null;
   /** Null for the window's threads (and those from before threads-006). */
   source_json?: string | null;
+  /** Its agent's label when it is another one (AGENT_LABEL). */
+  agent_label?: unknown;
+}
+
+/** The label of a thread's agent when it is another one over ACP (SPEC §22), as a column. */
+const AGENT_LABEL = "json_extract(state_json, '$.externalAgent.label') AS agent_label";
+
+function agentLabel(label: unknown): string | undefined {
+  return typeof label === 'string' && label !== '' ? label : undefined;
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
@@ -660,6 +670,8 @@ function toSummary(row: RowShape): ThreadSummary {
   if (worktree?.success === true) summary.removedWorktree = worktree.data;
   const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
   if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
+  const agent = agentLabel(row.agent_label);
+  if (agent !== undefined) summary.agent = agent;
   return summary;
 }
 

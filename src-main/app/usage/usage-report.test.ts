@@ -15,14 +15,18 @@ describe('usageReport', () => {
     const db = openDatabase(':memory:');
     const threads = new ThreadStore(db);
     threads.save(newThreadState('a'), { folder: '/work/alpha', title: 'Fix the build' });
+    // Another agent's thread says whose it is (SPEC §22).
+    threads.save({ ...newThreadState('c'), externalAgent: { name: 'claude-code', label: 'Claude Code' } }, { folder: '/work/alpha', title: 'Port the parser' });
     const ledger = new UsageLedger(db);
     const base = { at: '2026-11-20T10:00:00.000Z', turn: 1, subagent: null, purpose: 'agent' as const, provider: 'anthropic', model: 'claude-haiku-4-5', inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01, durationMs: 5, failed: false, error: null };
     recordRow(ledger, { ...base, id: '1', threadId: 'a' });
     recordRow(ledger, { ...base, id: '2', threadId: 'gone', costUsd: 0.02 });
+    recordRow(ledger, { ...base, id: '3', threadId: 'c', costUsd: 0.005 });
     const byThread = usageReportSchema.parse(usageReport(ledger, threads, { by: 'thread' }));
-    expect(byThread.rows.map((r) => [r.key, r.label, r.folder])).toEqual([
-      ['gone', 'gone', undefined],
-      ['a', 'Fix the build', '/work/alpha'],
+    expect(byThread.rows.map((r) => [r.key, r.label, r.folder, r.agent])).toEqual([
+      ['gone', 'gone', undefined, undefined],
+      ['a', 'Fix the build', '/work/alpha', undefined],
+      ['c', 'Port the parser', '/work/alpha', 'Claude Code'],
     ]);
     expect(usageReport(ledger, threads, { by: 'model', since: '2026-11-20' })).toMatchObject({ by: 'model', since: '2026-11-20', rows: [{ key: 'anthropic:claude-haiku-4-5', label: 'anthropic:claude-haiku-4-5' }] });
     ledger.close();

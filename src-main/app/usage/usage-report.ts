@@ -40,11 +40,11 @@ export function usageReport(ledger: LedgerReader, threads: Pick<ThreadStore, 'ge
   const { rows, total } = ledger.report(asked);
   const sandboxes = ledger.sandboxUsage(asked);
   /** A row's label (and by thread, the thread's folder). */
-  const labelled = (key: string): { label: string; folder?: string } => {
+  const labelled = (key: string): { label: string; folder?: string; agent?: string } => {
     if (query.by !== 'thread') return { label: key };
     if (key === '') return { label: NO_THREAD_LABEL };
     const thread = threads.get(key);
-    return { label: thread?.title || key, ...(thread !== undefined ? { folder: thread.folder } : {}) };
+    return { label: thread?.title || key, ...(thread !== undefined ? { folder: thread.folder } : {}), ...(thread?.agent !== undefined ? { agent: thread.agent } : {}) };
   };
   return {
     ...asked,

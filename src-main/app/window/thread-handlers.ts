@@ -82,7 +82,8 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     },
     'threads.startGoal': async ({ threadId, draft }) => {
       const goal = await threads.startGoal(threadId, draft);
-      await threads.send(threadId, goalPrompt(goal), undefined, `/goal ${goal.objective}`);
+      // Titled by its objective as `run --goal`'s and ACP's goal threads are (not by the command that asked for it).
+      await threads.send(threadId, goalPrompt(goal), undefined, `Goal: ${goal.objective}`);
       return ok;
     },
     'threads.dismissGoal': async ({ threadId }) => (threads.dismissGoalDraft(threadId), ok),

@@ -121,10 +121,10 @@ export class StepTools {
     return results.map((r) => r.output);
   }
 
-  /** A command the host runs itself (a goal's verify step), as the agent's own execute would be: checked, asked about by the rules, contained. */
-  async runHostCommand(command: string): Promise<StepRun> {
+  /** A command the host runs itself (a goal's verify step, `kind` naming which: goal.ts verifyCallKind), as the agent's own execute would be: checked, asked about by the rules, contained. */
+  async runHostCommand(command: string, kind = 'goal-verify'): Promise<StepRun> {
     const { ctx } = this;
-    const call: ToolCall = { id: `goal-verify-${randomUUID()}`, name: 'execute', args: { command }, argsText: JSON.stringify({ command }) };
+    const call: ToolCall = { id: `${kind}-${randomUUID()}`, name: 'execute', args: { command }, argsText: JSON.stringify({ command }) };
     ctx.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
     const refused = await this.precheck(call, [call]);
     const output = refused ?? (await this.chain([call])(call).catch(failed(call)));

@@ -132,8 +132,26 @@ function grouped(rows: readonly AgentDto[]): Array<AgentDto | { set: CandidateSe
   return out;
 }
 
+/** `provider:model` with the provider giving way first: in a narrow row the model's own name is what tells candidates apart. */
+function ModelName({ spec }: { spec: string }): React.JSX.Element {
+  const at = spec.indexOf(':');
+  const name = at > 0 ? spec.slice(at + 1) : spec;
+  return (
+    <span className="agent-model mono" style={{ '--model-name': `${Math.min(40, name.length)}ch` } as React.CSSProperties}>
+      {at > 0 ? <span className="agent-model-provider">{spec.slice(0, at + 1)}</span> : null}
+      <span className="agent-model-name">{name}</span>
+    </span>
+  );
+}
+
 function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: number; current: boolean; onOpen(): void }): React.JSX.Element {
   const title = agent.title.trim() || 'Untitled thread';
+  // A candidate is told apart from the others of its set (whose titles are its goal's) by its number and model, as Compare names it.
+  const candidate = agent.candidateSet;
+  const shownTitle = candidate !== undefined ? `Candidate ${candidate.index + 1}` : title;
+  const model = candidate !== undefined && agent.agent === undefined ? (candidate.model ?? "Settings' model") : undefined;
+  // A candidate that finished says its goal's state (what Compare ranks by), not its run's `Done` beside it.
+  const goalSays = candidate !== undefined && agent.state === 'done' && agent.goalState !== undefined;
   const word = AGENT_STATE_WORDS[agent.state];
   const elapsed = agentElapsedMs(agent, now);
   const cost = formatCost(agent.costUsd);
@@ -142,19 +160,23 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
     <li className={`agent-item${current ? ' current' : ''}`}>
       <button type="button" className="agent-select" title={title} aria-current={current ? 'true' : undefined} onClick={onOpen}>
         <span className="agent-line">
-          <span className="agent-title">{title}</span>
+          <span className="agent-title">{shownTitle}</span>
           <Pause />
-          <span className={`agent-state ${STATE_CLASS[agent.state]}`} title={agent.state === 'failed' && agent.message ? agent.message : undefined}>
-            {agent.state === 'working' ? <Spinner /> : null}
-            {word}
-          </span>
+          {goalSays ? null : (
+            <span className={`agent-state ${STATE_CLASS[agent.state]}`} title={agent.state === 'failed' && agent.message ? agent.message : undefined}>
+              {agent.state === 'working' ? <Spinner /> : null}
+              {word}
+            </span>
+          )}
           {agent.goalState !== undefined ? <span className="badge agent-goal">Goal: {agent.goalState}</span> : null}
           {agent.agent !== undefined ? <span className="badge agent-name">{agent.agent}</span> : null}
         </span>
         <span className="agent-meta muted">
           <Pause />
           <span className="agent-place" title={place}>
-            {agent.worktree !== undefined ? (
+            {model !== undefined ? (
+              <ModelName spec={model} />
+            ) : agent.worktree !== undefined ? (
               <>
                 <Icon name="branch" size={12} />
                 <span className="agent-place-name">{agent.worktree.name}</span>

@@ -13,6 +13,8 @@ interface AppHeaderProps {
   /** A remote folder's `[USER@]HOST[:PORT]`: the header marks it as remote. */
   host?: string | undefined;
   model: string;
+  /** The open thread's agent when it is another one (SPEC §22): named in the model's place, whose model it is not. */
+  agent?: string | undefined;
   connection: ConnectionStatus;
   /** Offers another folder: recent ones, a path, the native dialog in the desktop app. */
   onOpenFolder(): void;
@@ -25,7 +27,7 @@ interface AppHeaderProps {
   threadId?: string | null;
 }
 
-export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, usageShown, onToggleUsage, mode, threadId = null }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, host, model, agent, connection, onOpenFolder, onOpenSettings, usageShown, onToggleUsage, mode, threadId = null }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header" data-region="Header">
       <div className="brand">
@@ -55,9 +57,16 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
           {connectionText(connection)}
         </span>
       ) : null}
-      <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>
-        {model || 'No model'}
-      </button>
+      {agent !== undefined ? (
+        <span className="model-chip agent-chip" role="note" aria-label={`Agent ${agent}`} title={`This thread's agent is ${agent}: it works with its own model and sign-in, not Deepdesk's model`}>
+          <Icon name="users" size={13} />
+          Agent: {agent}
+        </span>
+      ) : (
+        <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>
+          {model || 'No model'}
+        </button>
+      )}
       <button type="button" className="btn btn-quiet header-usage" onClick={onToggleUsage} aria-pressed={usageShown} title={usageShown ? 'Back to the conversation' : 'Model calls, tokens and cost by thread, day and model'}>
         <Icon name="chart" size={15} />
         {/* Only the icon shows on a narrow window; the name stays for assistive technology and tests. */}

@@ -8,7 +8,7 @@
 // Markdown or HTML: whatever backticks, quotes or tags it holds, it reads as written.
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { runsInText, type ApprovalDecisionDto, type PendingApproval } from '../../../src-main/app/contract';
+import { goalCheckOf, runsInText, type ApprovalDecisionDto, type PendingApproval } from '../../../src-main/app/contract';
 import { approvalReasonText } from '../lib/approval-reason';
 import { toolTitleText } from '../lib/tool-title';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
@@ -54,6 +54,16 @@ function Kbd({ children }: { children: string }): React.JSX.Element {
   );
 }
 
+/** The host's own run of a goal's verify step (SPEC §21), not the agent's command: which step of how many. */
+export function GoalCheckBadge({ toolCallId }: { toolCallId: string }): React.JSX.Element | null {
+  const check = goalCheckOf(toolCallId);
+  return check === undefined ? null : (
+    <span className="badge goal-check" title="The host runs this itself to check the goal">
+      Goal check {check.step} of {check.of}
+    </span>
+  );
+}
+
 /** Where the command runs: the remote machine or this one, and (unless the warning above says it) whether sandboxed. */
 function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval['runsOn']>; outsideSandbox: boolean }): React.JSX.Element {
   return (
@@ -78,6 +88,7 @@ function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval[
 
 export function ApprovalCard({ approval, position, total, onDecide, autoFocus, inCard = false }: ApprovalCardProps): React.JSX.Element {
   const command = approval.toolName === 'execute' ? commandOf(approval.args) : null;
+  const check = goalCheckOf(approval.toolCallId);
   const fields = useMemo(() => editFields(approval.toolName, approval.args), [approval.toolName, approval.args]);
   const [editing, setEditing] = useState(false);
   const [drafts, setDrafts] = useState<Record<string, string>>({});
@@ -199,6 +210,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
             <ToolTitle name={approval.toolName} args={approval.args} className="approval-tool" /> needs your approval
           </span>
         )}
+        <GoalCheckBadge toolCallId={approval.toolCallId} />
         {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
         {/* Another agent of the thread asks over ACP (SPEC §22): named on the card. */}
         {approval.agent ? <span className="badge approval-agent">{visibleText(approval.agent)} asks</span> : null}
@@ -208,6 +220,11 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           </span>
         ) : null}
       </div>
+      {check !== undefined ? (
+        <p className="approval-goal-check">
+          The host runs this to check the goal (step {check.step} of {check.of}), as the agent&apos;s own commands run. Reject it and the goal ends <strong>blocked</strong>: it is never granted without its checks.
+        </p>
+      ) : null}
       {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
       {reason ? (
         <p className="approval-reason">

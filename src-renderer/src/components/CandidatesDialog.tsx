@@ -14,7 +14,11 @@ import { CloseActions, Modal } from './Modal';
 interface Compared {
   goal: string;
   ranking: RankingEntry[];
+  applied?: string[] | undefined;
 }
+
+/** A candidate's number in its set (as the Agents view and `run` number it); a ranking kept before numbers were: its rank. */
+const numberOf = (entry: RankingEntry): number => entry.candidate ?? entry.rank;
 
 export function CandidatesDialog({ setId, onClose }: { setId: string; onClose(): void }): React.JSX.Element {
   const api = useApi();
@@ -41,18 +45,22 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
     setSaid(
       result.conflicts.length > 0
         ? `Nothing was applied: ${result.conflicts.length} conflict${result.conflicts.length === 1 ? '' : 's'} (${result.conflicts.join(', ')}).`
-        : `Applied candidate ${entry.rank} to your folder: ${result.applied.length} file${result.applied.length === 1 ? '' : 's'}.`,
+        : `Applied candidate ${numberOf(entry)} to your folder: ${result.applied.length} file${result.applied.length === 1 ? '' : 's'}.`,
     );
+    if (result.conflicts.length === 0) await load();
   };
   const discard = async (entry: RankingEntry) => {
     const result = await api.safe('agentsView.discardCandidate', { threadId: entry.threadId });
     if (result?.removed === true) {
-      setSaid(`Discarded candidate ${entry.rank}'s worktree ${entry.worktree.name}.`);
+      setSaid(`Discarded candidate ${numberOf(entry)}'s worktree ${entry.worktree.name}.`);
       await load();
     }
   };
 
   const title = compared === null ? 'Candidates' : `Candidates: ${compared.goal}`;
+  const applied = new Set(compared?.applied ?? []);
+  // The one to apply, if any: the first whose checks all passed and whose goal was granted (never a failed one).
+  const best = compared?.ranking.find((e) => e.verifyPassed && e.state === 'achieved')?.threadId;
   return (
     <Modal label="Candidates" onEscape={onClose} className="candidates-dialog" title={title}>
       {compared === null ? (
@@ -60,10 +68,12 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
       ) : (
         <div className="candidate-columns">
           {compared.ranking.map((entry) => (
-            <section key={entry.threadId} className="candidate-column" aria-label={`Candidate ${entry.rank}`}>
-              <h3>
-                #{entry.rank} · {entry.state}
-              </h3>
+            <section key={entry.threadId} className="candidate-column" aria-label={`Candidate ${numberOf(entry)}`}>
+              <h3>Candidate {numberOf(entry)}</h3>
+              <p className="candidate-rank">
+                Ranked {entry.rank} · <strong className={entry.state === 'failed' ? 'error-text' : undefined}>{entry.state}</strong>
+              </p>
+              {entry.state !== 'achieved' && entry.reason !== undefined ? <p className={entry.state === 'failed' ? 'error-text candidate-reason' : 'muted candidate-reason'}>{entry.reason}</p> : null}
               {entry.contradictedClaims.length > 0 ? <p className="error-text">Claimed success while a check failed ({entry.contradictedClaims.length}×)</p> : null}
               <p className="muted mono candidate-model">{entry.agent !== null ? (agentLabels.get(entry.agent) ?? entry.agent) : (entry.model ?? "Settings' model")}</p>
               <p className="muted mono">{entry.worktree.name || 'worktree removed'}</p>
@@ -98,15 +108,19 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
                 <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void showDiff(entry.threadId)}>
                   Show diff
                 </button>
-                <button type="button" className="btn btn-primary" disabled={entry.worktree.name === ''} onClick={() => void apply(entry)}>
-                  Apply
-                </button>
+                {applied.has(entry.threadId) ? (
+                  <span className="badge badge-success">Applied to your folder</span>
+                ) : (
+                  <button type="button" className={entry.threadId === best ? 'btn btn-primary' : 'btn'} disabled={entry.worktree.name === ''} onClick={() => void apply(entry)}>
+                    Apply
+                  </button>
+                )}
                 <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void discard(entry)}>
                   Discard
                 </button>
               </div>
               {diff?.threadId === entry.threadId ? (
-                <pre className="candidate-diff" aria-label={`Diff of candidate ${entry.rank}`} tabIndex={0}>
+                <pre className="candidate-diff" aria-label={`Diff of candidate ${numberOf(entry)}`} tabIndex={0}>
                   {diff.text}
                 </pre>
               ) : null}

@@ -72,7 +72,8 @@ export function FolderGate({ children }: FolderGateProps): React.JSX.Element {
     return (
       <>
         <div className="app-starting" role="status">
-          {failed !== null ? `Deepdesk is not answering (${failed}); ${status === 'open' ? 'reload the page' : status === 'gone' ? 'its server is gone' : 'reconnecting…'}` : <Spinner label="Starting Deepdesk" />}
+          {/* Gone: the notice says which of two it is (not signed in, or no server), and only that. */}
+          {status === 'gone' ? null : failed !== null ? `Deepdesk is not answering (${failed}); ${status === 'open' ? 'reload the page' : 'reconnecting…'}` : <Spinner label="Starting Deepdesk" />}
         </div>
         <Toasts />
       </>

@@ -4,6 +4,7 @@
 
 import { useState } from 'react';
 import type { GoalDraft, GoalJsonDto } from '../../../src-main/app/contract';
+import { Icon } from './Icon';
 import { Modal } from './Modal';
 
 interface GoalDraftCardProps {
@@ -31,6 +32,10 @@ export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps
   return (
     <section className="goal-card" aria-label="Goal draft">
       <h2 className="goal-card-title">Goal: {draft.objective}</h2>
+      {/* Nothing runs until the person answers: said as an approval says it, not as work going on. */}
+      <p className="goal-waiting" role="status">
+        <Icon name="alert" size={14} /> Waiting for you: edit the criteria and the checks the host will run, then Start goal. Nothing runs until then.
+      </p>
       <label className="goal-field">
         Criteria (one a line)
         <textarea aria-label="Criteria" value={criteria} rows={Math.min(8, Math.max(2, draft.criteria.length + 1))} onChange={(e) => setCriteria(e.target.value)} />
@@ -41,7 +46,7 @@ export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps
           <div className="goal-step" key={i}>
             <input
               aria-label={`Verify command ${i + 1}`}
-              className="mono"
+              className="goal-command mono"
               value={step.command}
               onChange={(e) => setSteps(steps.map((s, j) => (j === i ? { ...s, command: e.target.value } : s)))}
             />

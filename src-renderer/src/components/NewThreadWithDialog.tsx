@@ -1,4 +1,5 @@
-// `New thread with…` (SPEC §22): beside New thread once an agent can start, a thread whose
+// `New thread with…` (SPEC §22): under New thread once an agent can start (a row of its own: its
+// name stays whole however narrow the list), a thread whose
 // agent is another one over ACP — an installed agent of the catalog or a command added in
 // Settings › Agents. The thread
 // opens with the keyboard in its message box; its first message starts the agent.
@@ -6,6 +7,7 @@
 import { useId, useState } from 'react';
 import { useApi } from '../state/use-api';
 import { useExternalAgents } from './AgentsSettings';
+import { Icon } from './Icon';
 import { Modal } from './Modal';
 
 export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void }): React.JSX.Element | null {
@@ -15,8 +17,9 @@ export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void
   // that, Settings › Agents is the way, and the list keeps one way to start a thread.
   if (!open && !(list ?? []).some((a) => a.installed)) return null;
   return (
-    <>
-      <button type="button" className="btn btn-small new-thread-with" onClick={() => setOpen(true)}>
+    <div className="new-thread-with">
+      <button type="button" className="btn btn-small" onClick={() => setOpen(true)}>
+        <Icon name="users" size={14} />
         New thread with…
       </button>
       {open ? (
@@ -28,7 +31,7 @@ export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void
           }}
         />
       ) : null}
-    </>
+    </div>
   );
 }
 

@@ -84,10 +84,10 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           <Icon name="plus" size={14} />
           New thread
         </button>
-        <NewThreadWithButton onCreated={(id) => onSelect(id)} />
         <NewWorktreeButton />
         <SandboxThreadButton kind="new" />
       </div>
+      <NewThreadWithButton onCreated={(id) => onSelect(id)} />
       {threads.length > 0 ? (
         <div className="thread-search">
           <label htmlFor={searchId} className="visually-hidden">

@@ -128,11 +128,19 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
             </span>
           </span>
         ) : null}
-        {thread.source !== undefined ? (
+        {thread.source !== undefined || thread.agent !== undefined ? (
           <span className="thread-meta">
-            <span className="badge thread-source" title="Started from another tool, not in this window">
-              From {sourceLabel(thread.source)}
-            </span>
+            {/* Whose thread it is when its agent is another one (SPEC §22). */}
+            {thread.agent !== undefined ? (
+              <span className="badge thread-agent" title={`This thread's agent is ${thread.agent}`}>
+                {thread.agent}
+              </span>
+            ) : null}
+            {thread.source !== undefined ? (
+              <span className="badge thread-source" title="Started from another tool, not in this window">
+                From {sourceLabel(thread.source)}
+              </span>
+            ) : null}
           </span>
         ) : null}
         {thread.removedWorktree !== undefined ? (

@@ -12,7 +12,7 @@ import { toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
-import { ApprovalCard } from './ApprovalCard';
+import { ApprovalCard, GoalCheckBadge } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
 import { CopyButton } from './CopyButton';
 import { DiffView } from './DiffView';
@@ -107,6 +107,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             <ToolTitle name={item.name} args={item.args} />
           </span>
         )}
+        <GoalCheckBadge toolCallId={item.id} />
         {item.change?.created ? (
           <span className="badge tool-created" title="The file did not exist before this call">
             Created

@@ -237,7 +237,18 @@ function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; s
   );
 }
 
-function RowLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }: { row: Pick<UsageRow, 'key' | 'label' | 'folder'>; by: UsageGrouping } & RowOpeners): React.JSX.Element {
+function RowLabel(props: { row: Pick<UsageRow, 'key' | 'label' | 'folder' | 'agent'>; by: UsageGrouping } & RowOpeners): React.JSX.Element {
+  const { row, by } = props;
+  if (by !== 'thread' || row.agent === undefined) return <ThreadLabel {...props} />;
+  // Another agent's thread says whose it is (SPEC §22).
+  return (
+    <>
+      <ThreadLabel {...props} /> <span className="badge usage-agent">{row.agent}</span>
+    </>
+  );
+}
+
+function ThreadLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }: { row: Pick<UsageRow, 'key' | 'label' | 'folder'>; by: UsageGrouping } & RowOpeners): React.JSX.Element {
   if (by !== 'thread') return <span className={by === 'model' ? 'mono' : undefined}>{row.label}</span>;
   // Sandbox time of no thread.
   if (row.key === '') return <span>{row.label}</span>;

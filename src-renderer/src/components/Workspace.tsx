@@ -357,6 +357,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           folder={info?.folder ?? ''}
           host={info?.host}
           model={settings?.model ?? ''}
+          agent={currentSummary?.agent}
           connection={status}
           onOpenFolder={onOpenFolder}
           onOpenSettings={() => openSettings()}

@@ -5,8 +5,6 @@
 
 export const SIDE_PANELS = ['Threads', 'Files', 'Memories', 'Changes'] as const;
 export type SidePanel = (typeof SIDE_PANELS)[number];
-export type PanelName = SidePanel | 'Terminal';
-
 export const LEFT_PANELS: readonly SidePanel[] = ['Threads', 'Files'];
 
 /** The panels the person can fold: the side panels, and `Agents` at the top of the left column (as tall as its rows). */
@@ -65,8 +63,6 @@ export interface Layout {
   leftRail: boolean;
   rightRail: boolean;
 }
-
-export const EMPTY_PREFS: LayoutPrefs = { collapsed: {} };
 
 export function clamp(value: number, min: number, max: number): number {
   return Math.min(Math.max(value, min), Math.max(min, max));

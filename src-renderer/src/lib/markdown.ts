@@ -279,16 +279,3 @@ export function splitMarkdownBlocks(text: string): string[] {
   if (current.length > 0) blocks.push(current.join('\n'));
   return blocks;
 }
-
-const blockCache = new Map<string, string>();
-const BLOCK_CACHE_SIZE = 400;
-
-/** renderMarkdown for one finished block, remembered (finished blocks never change). */
-export function renderMarkdownBlock(block: string): string {
-  const hit = blockCache.get(block);
-  if (hit !== undefined) return hit;
-  const html = renderMarkdown(block);
-  if (blockCache.size >= BLOCK_CACHE_SIZE) blockCache.delete(blockCache.keys().next().value!);
-  blockCache.set(block, html);
-  return html;
-}

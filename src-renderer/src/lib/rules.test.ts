@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { describeRule, sameRule } from './rules';
+import { describeRule } from './rules';
 
 describe('rules', () => {
   it('describes a rule in words', () => {
@@ -7,11 +7,5 @@ describe('rules', () => {
     expect(describeRule({ tools: ['execute'], commands: ['npm test'], decision: 'allow' })).toBe('Allow execute for commands matching `npm test`');
     expect(describeRule({ operations: ['delete'], decision: 'deny' })).toBe('Deny delete operations');
     expect(describeRule({ decision: 'ask' })).toBe('Ask before every tool');
-  });
-
-  it('compares rules by id, else by content', () => {
-    expect(sameRule({ id: 'a', decision: 'allow' }, { id: 'a', decision: 'deny' })).toBe(true);
-    expect(sameRule({ id: 'a', decision: 'allow' }, { decision: 'allow' })).toBe(false);
-    expect(sameRule({ tools: ['x'], decision: 'allow' }, { tools: ['x'], decision: 'allow' })).toBe(true);
   });
 });

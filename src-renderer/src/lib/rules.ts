@@ -18,9 +18,3 @@ export function describeRule(rule: PermissionRule): string {
   if (rule.commands?.length) parts.push(`for commands matching ${rule.commands.map((c) => `\`${c}\``).join(', ')}`);
   return parts.join(' ');
 }
-
-/** Two rules are the same when they have the same id, else the same content. */
-export function sameRule(a: PermissionRule, b: PermissionRule): boolean {
-  if (a.id !== undefined || b.id !== undefined) return a.id === b.id;
-  return JSON.stringify(a) === JSON.stringify(b);
-}

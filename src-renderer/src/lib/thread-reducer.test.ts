@@ -42,6 +42,26 @@ describe('threadReducer', () => {
     ]);
   });
 
+  it('says a stalled goal’s stop again when the thread loads (the history keeps no error), once, as the run said it', () => {
+    const goal = { objective: 'make sum add', state: 'stalled' as const, reason: 'the same failing command ran 3 times: node check.js', criteria: [], verify: [], evidence: null, contradictedClaims: [], rounds: 0, maxRounds: 3, evaluations: [], startedAt: '' };
+    const loaded = run([{ type: 'load', view: view({ goal, items: [{ kind: 'assistant', text: 'Trying again.', index: 1 }] }) }]);
+    expect(loaded.items.map((i) => (i.kind === 'error' ? i.message : i.kind))).toEqual(['assistant', 'The goal stopped: the same failing command ran 3 times: node check.js']);
+    expect(run([{ type: 'load', view: view({ goal: { ...goal, state: 'unmet' } }) }]).items).toEqual([]);
+  });
+
+  it('a thread loaded while its run waits (the host’s check asks) shows the answer once when the run ends', () => {
+    const loaded = run([
+      { type: 'load', view: view({ thread: { ...view().thread, running: true }, items: [{ kind: 'user', text: 'fix it', index: 0 }, { kind: 'assistant', text: 'Fixed the sum.', index: 1 }] }) },
+      ev('tool_call', { id: 'goal-verify-1of1-x', name: 'execute', args: { command: 'node check.js' } }),
+      ev('tool_result', { id: 'goal-verify-1of1-x', name: 'execute', output: 'ok' }),
+      ev('done', { text: 'Fixed the sum.', reason: 'completed' }),
+    ]);
+    expect(loaded.items.filter((i) => i.kind === 'assistant').map((i) => (i.kind === 'assistant' ? i.text : ''))).toEqual(['Fixed the sum.']);
+    // The same words answering a later message are a new answer.
+    const again = run([{ type: 'local_user', text: 'and again?' }, ev('done', { text: 'Fixed the sum.', reason: 'completed' })], loaded);
+    expect(again.items.filter((i) => i.kind === 'assistant')).toHaveLength(2);
+  });
+
   it('appends streamed text deltas to one assistant item and finishes it on done', () => {
     const s = run([{ type: 'local_user', text: 'hi' }, ev('text', { text: 'Hel' }), ev('text', { text: 'lo' }), ev('done', { text: 'Hello', reason: 'completed' })]);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant']);

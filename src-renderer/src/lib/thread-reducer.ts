@@ -253,6 +253,8 @@ function loadView(view: ThreadView): ThreadDisplayState {
     goal: view.goal ?? null,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
+  // A stall stopped the run with an error the history does not keep: said again, as the run said it (SPEC §21).
+  if (view.goal?.state === 'stalled' && !view.thread.running) state = push(state, { kind: 'error', key: '', message: `The goal stopped: ${view.goal.reason ?? 'stalled'}` });
   if (view.streamingText !== '') {
     state = { ...push(state, { kind: 'assistant', key: '', text: view.streamingText, streaming: true }), textSeen: { ...state.textSeen, '': true } };
   }
@@ -466,7 +468,8 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
     case 'done': {
       let next = finishStreaming(state, parent, parent === undefined);
       const text = str(event.text);
-      if (!next.textSeen[scope] && text.trim() !== '') {
+      // Nothing streamed in this window — but a thread loaded mid-run (its host's check waiting) may already show the answer.
+      if (!next.textSeen[scope] && text.trim() !== '' && !answeredSinceAsked(next.items, parent, text)) {
         next = push(next, withParent({ kind: 'assistant', key: '', text, streaming: false }, parent));
       }
       next = { ...next, textSeen: { ...next.textSeen, [scope]: false } };
@@ -549,6 +552,17 @@ function replaceAt(state: ThreadDisplayState, index: number, item: ConvItem): Th
   const items = state.items.slice();
   items[index] = item;
   return { ...state, items };
+}
+
+/** Whether this answer is shown in the scope already, after the person's latest message. */
+function answeredSinceAsked(items: readonly ConvItem[], parent: string | undefined, text: string): boolean {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.parent !== parent) continue;
+    if (item.kind === 'user') return false;
+    if (item.kind === 'assistant' && item.text.trim() === text.trim()) return true;
+  }
+  return false;
 }
 
 function lastIndexInScope(items: readonly ConvItem[], parent: string | undefined): number {

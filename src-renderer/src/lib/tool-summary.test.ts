@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { commandOf, oneLine, previewLines, summarizeArgs, tailLines, toolCardName, type ShownResult } from './tool-summary';
+import { commandOf, oneLine, summarizeArgs, tailLines, toolCardName, type ShownResult } from './tool-summary';
 
 describe('tool summaries', () => {
   it('summarizes arguments per tool', () => {
@@ -26,11 +26,6 @@ describe('tool summaries', () => {
   it('reads the command of an execute call', () => {
     expect(commandOf({ command: 'ls -la' })).toBe('ls -la');
     expect(commandOf({})).toBeNull();
-  });
-
-  it('previews the first lines', () => {
-    expect(previewLines('a\nb\nc', 2)).toEqual({ text: 'a\nb', hidden: 1 });
-    expect(previewLines('a', 2)).toEqual({ text: 'a', hidden: 0 });
   });
 });
 

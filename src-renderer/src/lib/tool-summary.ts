@@ -50,13 +50,6 @@ export function safeJson(value: unknown, indent?: number): string {
   }
 }
 
-/** The first `n` lines of `text`, and how many lines were left out. */
-export function previewLines(text: string, n: number): { text: string; hidden: number } {
-  const lines = text.split('\n');
-  if (lines.length <= n) return { text, hidden: 0 };
-  return { text: lines.slice(0, n).join('\n'), hidden: lines.length - n };
-}
-
 function firstLine(text: string): string {
   const i = text.indexOf('\n');
   return i < 0 ? text : `${text.slice(0, i)} …`;

@@ -114,7 +114,8 @@ export function useThreadSession(): ThreadSession {
           return true;
         }
         // A skill's or a prompt's command went to the model: it shows as the person sent it.
-        if (command && result.note === undefined && result.queuedId === undefined && current.current === id) dispatch({ type: 'local_user', text, attachments: shown });
+        // (`/goal` is no message: its draft waits for the person, and nothing runs meanwhile.)
+        if (command && result.note === undefined && result.queuedId === undefined && result.goalDraft === undefined && current.current === id) dispatch({ type: 'local_user', text, attachments: shown });
         if (current.current === id && !command) {
           if (result.queuedId !== undefined && optimistic) dispatch({ type: 'unlocal_user', text });
           // The run ended just before the send arrived: it started a run on this message.
