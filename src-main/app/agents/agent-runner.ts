@@ -22,17 +22,17 @@ import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
-import { knownAgent, type AddedAgent, type KnownAgent } from './agent-catalog';
+import { knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
 /** Which agent a thread runs, as the session resolved it. */
 export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
 export function agentName(spec: ExternalAgentSpec): string {
-  return 'known' in spec ? spec.known.name : spec.added.name;
+  return vendorOf(spec).name;
 }
 
 export function agentLabel(spec: ExternalAgentSpec): string {
-  return 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
+  return vendorOf(spec).label;
 }
 
 /** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
@@ -48,6 +48,8 @@ export interface ExternalAgentContext {
   checkpoints?: CheckpointRecorder;
   /** The person's key for the agent's provider (upstream only). */
   personKey?: string;
+  /** The prices the person set in Settings › Prices, read when a call ends. */
+  prices?: AgentThreadOptions['prices'];
   /** The provider's endpoint (the person's base URL for it); default the catalog's. */
   upstream?: string;
   /** The thread's budget: the limit and what the thread has spent so far. */
@@ -161,7 +163,7 @@ export class ExternalAgentRunner {
           const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
           const again = calls.get(update.toolCallId);
           if (again !== undefined) {
-            // The same call told again with more of it (Claude Code sends its input in a second `tool_call`).
+            // The same call told again with more of it (an adapter may send its input in a second `tool_call`).
             Object.assign(again.call, { name, args, argsText: JSON.stringify(args) });
             if (!again.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, again, update);
             controls.persist(state);
@@ -256,7 +258,7 @@ export class ExternalAgentRunner {
       const turn = await thread.prompt(text, state.messages.length - 1);
       flush();
       this.closeOpenCalls(state, ev, calls);
-      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
       const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
       if (turn.checkpoint) ev({ type: 'checkpoint', id: turn.checkpoint.id, files: turn.files ?? [] });
@@ -267,7 +269,7 @@ export class ExternalAgentRunner {
     } catch (err) {
       flush();
       this.closeOpenCalls(state, ev, calls);
-      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted) return this.aborted(ev, state, controls);
       this.forget();
       controls.persist(state);
@@ -327,6 +329,7 @@ export class ExternalAgentRunner {
       onUpdate: (update) => this.turnUpdates?.(update),
       ...(context.ledger ? { ledger: context.ledger } : {}),
       ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
+      ...(context.prices ? { prices: context.prices } : {}),
       ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),
       ...(context.sharedBudget ? { sharedBudget: context.sharedBudget } : {}),
@@ -389,8 +392,10 @@ export class ExternalAgentRunner {
     return { text: '', reason: 'aborted' };
   }
 
-  private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls): RunResult {
-    const message = `${this.label} was stopped at the thread's budget: its model calls were refused, the session cancelled and its processes ended`;
+  private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls, thread: AgentThread): RunResult {
+    const why = thread.budgetRefusal();
+    const refused = 'its model calls were refused, the session cancelled and its processes ended';
+    const message = why !== undefined ? `${this.label} was stopped: ${why} So ${refused}` : `${this.label} was stopped at the thread's budget: ${refused}`;
     controls.persist(state);
     ev({ type: 'error', message, budget: true });
     ev({ type: 'done', text: '', reason: 'budget' });
@@ -417,7 +422,7 @@ function lastAnswer(state: ThreadState): string {
 export function resolveAgent(name: string, added: readonly AddedAgent[], installRoot?: string): ExternalAgentSpec | undefined {
   const own = added.find((a) => a.name === name);
   if (own) return { added: own };
-  const known: KnownAgent | undefined = knownAgent(name);
+  const known = knownAgent(name);
   if (known) return { known, ...(installRoot !== undefined ? { installRoot } : {}) };
   return undefined;
 }

@@ -17,10 +17,12 @@ import { liveProcesses } from '../../core/process/spawn';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../../core/models/testing/scripted-anthropic-server';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { startScriptedResponsesServer, type ResponsesStep } from '../../core/models/testing/scripted-responses-server';
-import { knownAgent } from './agent-catalog';
+import { knownAgent } from './vendors/catalog';
 import { recorderFor } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { startAgentThread } from './agent-thread';
+import { RunBudget } from '../../core/agent/budget';
+import type { PriceOverride } from '../../core/models/model-info';
 
 const REPO = join(__dirname, '..', '..', '..');
 
@@ -221,6 +223,45 @@ describe('an external agent for a thread', async () => {
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.every((r) => r.provider === 'codex')).toBe(true);
     expect(model.headers.every((h) => h.authorization === 'Bearer sk-the-persons-openai-key')).toBe(true);
+  }, 240_000);
+
+  it.skipIf(!available)('in a budget, a model with no price is refused saying which and where to set it; a price set in Settings › Prices lets it through', async () => {
+    const { folder, dataDir, home } = scene();
+    // The person chose a model the price table lacks.
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ model: 'claude-unlisted-9' }));
+    const model = await startScriptedAnthropicServer(Array.from({ length: 40 }, () => anthropicMessageStream([{ text: 'Priced.' }], 'end_turn')));
+    cleanups.push(() => model.close());
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const prices: Record<string, PriceOverride> = {};
+    const start = () =>
+      startAgentThread({
+        agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+        threadId: 'thread-5',
+        folder,
+        dataDir,
+        backend,
+        execute: (c, o) => backend.execute(c, o),
+        rules: () => DEFAULT_RULES,
+        ask: async () => false,
+        personKey: 'sk-ant-the-persons-key',
+        upstream: model.url.replace(/\/v1$/, ''),
+        sharedBudget: new RunBudget({ runUsd: 5, label: "the candidates' set" }, 0),
+        prices: () => prices,
+      });
+    const refused = await start();
+    cleanups.push(() => refused.stop());
+    await refused.prompt('hi').catch(() => undefined);
+    expect(refused.budgetReached()).toBe(true);
+    expect(refused.budgetRefusal()).toMatch(/the price of anthropic:claude-unlisted-9 is unknown.*set its price in Settings › Prices/);
+    await refused.stop();
+    prices['anthropic:claude-unlisted-9'] = { input: 1, output: 2 };
+    const priced = await start();
+    cleanups.push(() => priced.stop());
+    const turn = await priced.prompt('hi');
+    expect(said(turn.updates)).toContain('Priced.');
+    expect(priced.budgetReached()).toBe(false);
+    // The refused call never went upstream; once priced, it did.
+    expect(model.bodies.filter((b) => b.model === 'claude-unlisted-9').length).toBeGreaterThan(0);
   }, 240_000);
 
   it.skipIf(!available)('Claude Code continues its session after a restart (session/load from its private home)', async () => {

@@ -7,7 +7,7 @@ import type { ThreadState } from '../../core/agent/types';
 import type { RunBudget } from '../../core/agent/budget';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
-import { agentScript, installDir, KNOWN_AGENTS } from '../agents/agent-catalog';
+import { agentScript, installDir, KNOWN_AGENTS } from '../agents/vendors/catalog';
 import { ExternalAgentRunner, resolveAgent, threadAgent } from '../agents/agent-runner';
 import type { FolderSession } from './folder-session';
 
@@ -75,6 +75,7 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     rules: () => [...session.rules(), ...DEFAULT_RULES],
     ledger: session.audit.ledger,
     checkpoints: session.recorder,
+    prices: () => session.settings.raw().prices,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
