@@ -22,18 +22,10 @@ import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
-import { knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
+import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
 /** Which agent a thread runs, as the session resolved it. */
 export type ExternalAgentSpec = AgentThreadOptions['agent'];
-
-export function agentName(spec: ExternalAgentSpec): string {
-  return vendorOf(spec).name;
-}
-
-export function agentLabel(spec: ExternalAgentSpec): string {
-  return vendorOf(spec).label;
-}
 
 /** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
 export interface ExternalAgentContext {
@@ -84,13 +76,13 @@ const TOOL_OF_KIND: Record<string, string> = { edit: 'edit_file', delete: 'delet
  */
 export function agentStandInModel(spec: ExternalAgentSpec): ChatModel {
   return {
-    id: `agent:${agentName(spec)}`,
+    id: `agent:${vendorOf(spec).name}`,
     provider: 'openai-compatible',
     contextWindow: 200_000,
     price: null,
     // eslint-disable-next-line require-yield
     async *stream() {
-      throw new Error(`this thread's agent is ${agentLabel(spec)}: it calls its own model`);
+      throw new Error(`this thread's agent is ${vendorOf(spec).label}: it calls its own model`);
     },
   };
 }
@@ -111,16 +103,11 @@ export class ExternalAgentRunner {
   }
 
   get label(): string {
-    return agentLabel(this.context.spec);
+    return vendorOf(this.context.spec).label;
   }
 
   get name(): string {
-    return agentName(this.context.spec);
-  }
-
-  /** The running agent (after its first turn started it), for what `initialize` reported and the process's id. */
-  get running(): AgentThread | undefined {
-    return this.thread;
+    return vendorOf(this.context.spec).name;
   }
 
   /**
@@ -418,13 +405,12 @@ function lastAnswer(state: ThreadState): string {
   return '';
 }
 
-/** The agent a name stands for: a known one (installed in the data folder) or one the person added in Settings › Agents. */
-export function resolveAgent(name: string, added: readonly AddedAgent[], installRoot?: string): ExternalAgentSpec | undefined {
+/** The agent a name stands for: one the person added in Settings › Agents, or a known one (run from its installation in the data folder). */
+export function resolveAgent(name: string, added: readonly AddedAgent[], dataDir: string): ExternalAgentSpec | undefined {
   const own = added.find((a) => a.name === name);
   if (own) return { added: own };
   const known = knownAgent(name);
-  if (known) return { known, ...(installRoot !== undefined ? { installRoot } : {}) };
-  return undefined;
+  return known && { known, installRoot: installDir(dataDir, known) };
 }
 
 /** What an agent's `initialize` reported, as Settings › Agents shows it. */

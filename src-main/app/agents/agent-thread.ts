@@ -63,7 +63,6 @@ export interface AgentThread {
   budgetReached(): boolean;
   /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
   budgetRefusal(): string | undefined;
-  readonly proxy: MeteringProxy | undefined;
   readonly exited: Promise<unknown>;
   /**
    * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
@@ -223,7 +222,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     stop,
     budgetReached: () => reached,
     budgetRefusal: () => refusal,
-    proxy,
     exited: proc.exited,
     continued,
   };

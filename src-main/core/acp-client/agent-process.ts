@@ -28,8 +28,6 @@ export interface AgentLaunch {
   allowedDomains?: string[];
   /** Its model endpoint: a port of its own loopback forwarded to the metering proxy's socket. */
   forwards?: Array<{ port: number; socket: string }>;
-  /** Deepdesk's own environment, scrubbed into the base (default process.env). */
-  baseEnv?: NodeJS.ProcessEnv;
   /** Its vendor's login entries of the person's home (default the home) and what makes its private home ready before each start. */
   home?: { loginEntries: readonly string[]; personHome?: string; prepare?(privateHome: string): void };
   /** Variables of Deepdesk's environment its vendor is never given (they switch it out of its most-asking setting). */
@@ -65,7 +63,8 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
     ...(launch.allowedDomains?.length ? { allowedDomains: launch.allowedDomains } : {}),
     ...(launch.forwards?.length ? { forwards: launch.forwards } : {}),
   });
-  const baseEnv = { ...(launch.baseEnv ?? process.env) };
+  // Deepdesk's own environment, scrubbed into the base.
+  const baseEnv = { ...process.env };
   for (const name of launch.droppedEnv ?? []) delete baseEnv[name];
   return startProcess({
     role: 'agent',

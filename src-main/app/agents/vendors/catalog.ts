@@ -46,5 +46,5 @@ export function agentScript(dataDir: string, agent: KnownAgent, root: string = i
 /** How a known agent installed at `root` is started: its script with Node, or its own program. */
 export function agentCommand(dataDir: string, agent: KnownAgent, root?: string): { command: string; args: string[] } {
   const script = agentScript(dataDir, agent, root);
-  return agent.native === true ? { command: script, args: [...agent.args] } : { command: process.execPath, args: [script, ...agent.args] };
+  return agent.native === true ? { command: script, args: [...(agent.args ?? [])] } : { command: process.execPath, args: [script, ...(agent.args ?? [])] };
 }

@@ -4,7 +4,7 @@
 // (most asking). Its request names the Bash command as a string in `rawInput.command` and a file in
 // `file_path`, `notebook_path` or (Grep, Glob) `path`; the kind is only in the earlier `tool_call`.
 import { join } from 'node:path';
-import { editJsonFile, asObject, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { ANTHROPIC, asObject, editJsonFile, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const claudeCode: KnownAgent = {
   name: 'claude-code',
@@ -12,13 +12,7 @@ export const claudeCode: KnownAgent = {
   packageName: '@zed-industries/claude-code-acp',
   version: '0.16.2',
   script: 'dist/index.js',
-  args: [],
-  api: 'anthropic',
-  upstream: 'https://api.anthropic.com',
-  keyHeader: 'x-api-key',
-  keyVariable: 'ANTHROPIC_API_KEY',
-  baseUrlVariable: 'ANTHROPIC_BASE_URL',
-  priceProvider: 'anthropic',
+  ...ANTHROPIC,
   // The main model, and the small one of its side calls (a title, a summary).
   defaultModels: ['claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001'],
   loginEntries: ['.claude', '.claude.json'],

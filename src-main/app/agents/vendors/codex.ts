@@ -4,7 +4,7 @@
 // an argv in `rawInput.command` (`bash -lc SCRIPT`: the script) and the files in `locations`.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { modelInBody, OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const codex: KnownAgent = {
   name: 'codex',
@@ -12,18 +12,11 @@ export const codex: KnownAgent = {
   packageName: '@zed-industries/codex-acp',
   version: '0.16.0',
   script: 'bin/codex-acp.js',
-  args: [],
-  api: 'openai-responses',
-  upstream: 'https://api.openai.com',
-  keyHeader: 'authorization',
-  keyVariable: 'OPENAI_API_KEY',
-  baseUrlVariable: 'OPENAI_BASE_URL',
-  priceProvider: 'openai',
+  ...OPENAI,
   defaultModels: ['gpt-5.5'],
   loginEntries: ['.codex'],
   signInElsewhere: "ChatGPT's own endpoint",
   env: () => ({ OPENAI_API_KEY: PLACEHOLDER_KEY }),
-  droppedEnv: [],
   // Its rules files allow a command prefix unless they say otherwise: left out whole (Deepdesk's rules decide).
   withoutAllowRules: (home) => rmSync(join(home, '.codex', 'rules'), { recursive: true, force: true }),
   configureHome: (home, base) => {

@@ -4,7 +4,7 @@
 // Its model is in the request's path (`models/NAME:streamGenerateContent`), not its body.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { asObject, editJsonFile, GEMINI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const gemini: KnownAgent = {
   name: 'gemini',
@@ -13,18 +13,12 @@ export const gemini: KnownAgent = {
   version: '0.61.0',
   script: 'bundle/gemini.js',
   args: ['--acp'],
-  api: 'gemini',
-  upstream: 'https://generativelanguage.googleapis.com',
-  keyHeader: 'x-goog-api-key',
-  keyVariable: 'GEMINI_API_KEY',
-  baseUrlVariable: 'GOOGLE_GEMINI_BASE_URL',
-  priceProvider: 'google',
+  ...GEMINI,
   // Its default model, and the one its router picks for a simple turn.
   defaultModels: ['gemini-2.5-pro', 'gemini-2.5-flash'],
   loginEntries: ['.gemini'],
   signInElsewhere: "Google's Code Assist endpoint",
   env: (base) => ({ GOOGLE_GEMINI_BASE_URL: base, GEMINI_API_KEY: PLACEHOLDER_KEY, GEMINI_CLI_NO_RELAUNCH: 'true' }),
-  droppedEnv: [],
   withoutAllowRules: (home) => {
     editJsonFile(join(home, '.gemini', 'settings.json'), (json) => {
       for (const part of [json, asObject(json.tools), asObject(json.general)]) {

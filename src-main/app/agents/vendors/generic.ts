@@ -18,7 +18,7 @@ export function addedVendor(added: AddedAgent, known: readonly KnownAgent[]): Ag
     label: added.label ?? added.name,
     loginEntries: [],
     withoutAllowRules: (home) => known.forEach((k) => k.withoutAllowRules(home)),
-    droppedEnv: known.flatMap((k) => k.droppedEnv),
+    droppedEnv: known.flatMap((k) => k.droppedEnv ?? []),
     describeRequest: (call) => inEveryShape(call, known),
   };
 }

@@ -5,7 +5,7 @@
 // `locations`, which for a command is its working folder). Its `usage_update` carries a `cost`.
 import { join } from 'node:path';
 import { arch, platform } from 'node:process';
-import { asObject, editJsonFile, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { ANTHROPIC, asObject, editJsonFile, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 const ASK = { edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' };
 
@@ -17,12 +17,7 @@ export const opencode: KnownAgent = {
   script: 'bin/opencode',
   native: true,
   args: ['acp'],
-  api: 'anthropic',
-  upstream: 'https://api.anthropic.com',
-  keyHeader: 'x-api-key',
-  keyVariable: 'ANTHROPIC_API_KEY',
-  baseUrlVariable: 'ANTHROPIC_BASE_URL',
-  priceProvider: 'anthropic',
+  ...ANTHROPIC,
   // Its model, and the small one of its title calls.
   defaultModels: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
   loginEntries: ['.config/opencode', '.local/share/opencode/auth.json'],
@@ -38,7 +33,6 @@ export const opencode: KnownAgent = {
     OPENCODE_DISABLE_MODELS_FETCH: 'true',
     OPENCODE_DISABLE_AUTOUPDATE: 'true',
   }),
-  droppedEnv: [],
   withoutAllowRules: (home) => {
     editJsonFile(join(home, '.config', 'opencode', 'opencode.json'), (json) => {
       delete json.permission;

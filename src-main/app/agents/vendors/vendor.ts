@@ -7,9 +7,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { shellWord } from '../../../core/text/shell-quote';
 
-/** The model API an agent speaks (what the metering proxy reads and where the key goes). */
-export type AgentModelApi = 'anthropic' | 'openai-responses' | 'gemini';
-
 /** The fields of an ACP tool call a permission request is read from (merged with what the earlier updates said of it). */
 export type RequestToolCall = Pick<ToolCallUpdate, 'kind' | 'title' | 'rawInput' | 'locations'>;
 
@@ -29,20 +26,13 @@ export interface AgentVendor {
   /** Its private home before each start: the person's saved allow-rules of this agent left out of the copy (they do not pre-approve what it does under Deepdesk). */
   withoutAllowRules(home: string): void;
   /** Variables of Deepdesk's environment it is never given (they switch it out of its most-asking setting). */
-  droppedEnv: readonly string[];
+  droppedEnv?: readonly string[];
   /** How its `session/request_permission` names the command and the paths. */
   describeRequest(call: RequestToolCall): RequestedOperation;
 }
 
-/** A vendor's agent in the catalog: installed from npm on the person's confirmation, pinned by version. */
-export interface KnownAgent extends AgentVendor {
-  packageName: string;
-  version: string;
-  /** What is started, inside the installed package: a script run with Node, or (`native`) a program of its own. */
-  script: string;
-  native?: boolean;
-  args: readonly string[];
-  api: AgentModelApi;
+/** The model endpoint an agent calls, which the metering proxy stands for. */
+export interface ModelEndpoint {
   /** The real endpoint the proxy passes calls to. */
   upstream: string;
   /** Where the person's key goes upstream, and the variable Deepdesk's key is read from. */
@@ -52,6 +42,20 @@ export interface KnownAgent extends AgentVendor {
   baseUrlVariable: string;
   /** The provider prefix of the price table (`anthropic:claude-…`). */
   priceProvider: 'anthropic' | 'openai' | 'google';
+}
+
+export const ANTHROPIC: ModelEndpoint = { upstream: 'https://api.anthropic.com', keyHeader: 'x-api-key', keyVariable: 'ANTHROPIC_API_KEY', baseUrlVariable: 'ANTHROPIC_BASE_URL', priceProvider: 'anthropic' };
+export const OPENAI: ModelEndpoint = { upstream: 'https://api.openai.com', keyHeader: 'authorization', keyVariable: 'OPENAI_API_KEY', baseUrlVariable: 'OPENAI_BASE_URL', priceProvider: 'openai' };
+export const GEMINI: ModelEndpoint = { upstream: 'https://generativelanguage.googleapis.com', keyHeader: 'x-goog-api-key', keyVariable: 'GEMINI_API_KEY', baseUrlVariable: 'GOOGLE_GEMINI_BASE_URL', priceProvider: 'google' };
+
+/** A vendor's agent in the catalog: installed from npm on the person's confirmation, pinned by version. */
+export interface KnownAgent extends AgentVendor, ModelEndpoint {
+  packageName: string;
+  version: string;
+  /** What is started, inside the installed package: a script run with Node, or (`native`) a program of its own. */
+  script: string;
+  native?: boolean;
+  args?: readonly string[];
   /** The models it calls when the person chose none (the price table prices each: issue 79's Codex). */
   defaultModels: readonly string[];
   /**
