@@ -9,15 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
-import type { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
-import type { UsageLedger } from '../../core/telemetry/usage-ledger';
-import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
-import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
+import type { ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
@@ -28,30 +24,11 @@ import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/cat
 export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
 /** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
-export interface ExternalAgentContext {
+export interface ExternalAgentContext
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'ledger' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget' | 'protectedPaths' | 'allowedDomains' | 'personHome'> {
   spec: ExternalAgentSpec;
-  /** The thread it serves: its ledger rows and checkpoints name it. */
-  threadId: string;
-  /** The folder's real path (the agent's cwd). */
-  folder: string;
-  dataDir: string;
-  rules(): readonly PermissionRule[];
-  ledger?: UsageLedger;
-  checkpoints?: CheckpointRecorder;
-  /** The person's key for the agent's provider (upstream only). */
-  personKey?: string;
-  /** The prices the person set in Settings › Prices, read when a call ends. */
-  prices?: AgentThreadOptions['prices'];
-  /** The provider's endpoint (the person's base URL for it); default the catalog's. */
-  upstream?: string;
-  /** The thread's budget: the limit and what the thread has spent so far. */
-  budget?(): { limitUsd: number; spentUsd: number } | undefined;
-  /** The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls holds it first. */
-  sharedBudget?: RunBudget;
-  protectedPaths?: string[];
-  allowedDomains?: string[];
-  /** The person's home whose login folders are copied (tests). */
-  personHome?: string;
+  /** The thread's budget (the limit and what the thread has spent so far), read as the agent starts. */
+  budget?(): AgentThreadOptions['budget'];
 }
 
 /** What one turn is given by the run queue. */
@@ -145,24 +122,19 @@ export class ExternalAgentRunner {
           }
           break;
         case 'tool_call': {
-          const id = idOf(update.toolCallId);
           const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
           const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
-          const again = calls.get(update.toolCallId);
-          if (again !== undefined) {
-            // The same call told again with more of it (an adapter may send its input in a second `tool_call`).
-            Object.assign(again.call, { name, args, argsText: JSON.stringify(args) });
-            if (!again.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, again, update);
-            controls.persist(state);
-            break;
+          let known = calls.get(update.toolCallId);
+          // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
+          if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
+          else {
+            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false };
+            calls.set(update.toolCallId, known);
+            state.messages.push({ role: 'assistant', content: answer, toolCalls: [known.call] });
+            answer = '';
+            ev({ type: 'tool_call', id: known.call.id, name, args });
           }
-          const call: ToolCall = { id, name, args, argsText: JSON.stringify(args) };
-          calls.set(update.toolCallId, { call, done: false });
-          const message: ChatMessage = { role: 'assistant', content: answer, toolCalls: [call] };
-          answer = '';
-          state.messages.push(message);
-          ev({ type: 'tool_call', id, name, args });
-          if (update.status === 'completed' || update.status === 'failed') this.finishCall(state, ev, calls.get(update.toolCallId)!, update);
+          if (!known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
           controls.persist(state);
           break;
         }
@@ -291,15 +263,14 @@ export class ExternalAgentRunner {
   private started(record: ThreadAgentRecord): Promise<AgentThread> {
     if (this.closed) return Promise.reject(new Error(`${this.label} was closed`));
     if (this.thread) return Promise.resolve(this.thread);
-    const context = this.context;
-    const budget = context.budget?.();
+    // What the session gave is passed as it is; the thread's budget is read as the agent starts.
+    const { spec, budget: budgetNow, ...given } = this.context;
+    const budget = budgetNow?.();
     const nobody = (): Promise<boolean> => Promise.resolve(false);
     if (this.starting) return this.starting;
     const promise: Promise<AgentThread> = startAgentThread({
-      agent: context.spec,
-      threadId: context.threadId,
-      folder: context.folder,
-      dataDir: context.dataDir,
+      ...given,
+      agent: spec,
       backend: {
         // The turn's backend (the thread's mounts: `/` is the folder).
         readRaw: (path) => this.backend().readRaw(path),
@@ -310,24 +281,14 @@ export class ExternalAgentRunner {
         if (!isShellBackend(backend)) return Promise.reject(new Error('this folder runs no commands'));
         return backend.execute(command, options);
       },
-      rules: context.rules,
       ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
-      ...(context.ledger ? { ledger: context.ledger } : {}),
-      ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
-      ...(context.prices ? { prices: context.prices } : {}),
-      ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),
-      ...(context.sharedBudget ? { sharedBudget: context.sharedBudget } : {}),
-      ...(context.protectedPaths ? { protectedPaths: context.protectedPaths } : {}),
-      ...(context.allowedDomains ? { allowedDomains: context.allowedDomains } : {}),
-      ...(context.personHome !== undefined ? { personHome: context.personHome } : {}),
-      ...(context.checkpoints ? { checkpoints: context.checkpoints } : {}),
       ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
     }).then(
       (thread) => {
-        keepReport(context.dataDir, this.name, thread);
+        keepReport(given.dataDir, this.name, thread);
         // Kept only while it is still the one starting (a stop meanwhile forgot it, and stops it).
         if (this.starting === promise) this.thread = thread;
         return thread;
@@ -430,14 +391,14 @@ function reportFile(dataDir: string, name: string): string {
 function keepReport(dataDir: string, name: string, thread: AgentThread): void {
   const init = thread.session.initializeResponse;
   const caps = init?.agentCapabilities;
-  const offered: string[] = [];
-  if (caps?.loadSession === true) offered.push('load');
-  const sessions = (caps?.sessionCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(sessions)) if (sessions[key] != null) offered.push(key);
   const prompt = (caps?.promptCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of ['image', 'audio', 'embeddedContext']) if (prompt[key] === true) offered.push(key);
   const mcp = (caps?.mcpCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of ['http', 'sse']) if (mcp[key] === true) offered.push(`mcp-${key}`);
+  const offered = [
+    ...(caps?.loadSession === true ? ['load'] : []),
+    ...Object.entries((caps?.sessionCapabilities ?? {}) as Record<string, unknown>).flatMap(([key, value]) => (value != null ? [key] : [])),
+    ...['image', 'audio', 'embeddedContext'].filter((key) => prompt[key] === true),
+    ...['http', 'sse'].filter((key) => mcp[key] === true).map((key) => `mcp-${key}`),
+  ];
   const report: AgentReport = {
     ...(init?.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
     ...(init?.agentInfo?.version ? { agentVersion: init.agentInfo.version } : {}),

@@ -14,6 +14,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
 import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
+import { modelInBody } from './vendors/vendor';
 
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
 export const AGENT_MODEL_PORT = 3129;
@@ -77,7 +78,7 @@ const CHARS_PER_TOKEN = 4;
 /** Each call of the agent through the set's budget: held before it goes, spent or let go when it ended; `refused` is told why not. */
 function sharedHold(budget: RunBudget, known: KnownAgent, options: AgentThreadOptions, refused: (why: string) => void): NonNullable<MeteringProxyOptions['hold']> {
   return ({ path, body }) => {
-    const id = `${known.priceProvider}:${known.requestModel(path, body)}`;
+    const id = `${known.priceProvider}:${known.requestModel?.(path, body) ?? modelInBody(body)}`;
     // Its own sign-in (no key of the person's): no price, so no hold can be taken.
     const price = options.personKey === undefined ? null : resolvePrice(id, options.prices?.());
     try {

@@ -4,7 +4,7 @@
 // (most asking). Its request names the Bash command as a string in `rawInput.command` and a file in
 // `file_path`, `notebook_path` or (Grep, Glob) `path`; the kind is only in the earlier `tool_call`.
 import { join } from 'node:path';
-import { ANTHROPIC, asObject, editJsonFile, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { ANTHROPIC, asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const claudeCode: KnownAgent = {
   name: 'claude-code',
@@ -38,5 +38,4 @@ export const claudeCode: KnownAgent = {
     });
   },
   describeRequest: requestShape(['command'], ['file_path', 'notebook_path', 'path']),
-  requestModel: modelInBody,
 };

@@ -4,7 +4,7 @@
 // an argv in `rawInput.command` (`bash -lc SCRIPT`: the script) and the files in `locations`.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { modelInBody, OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const codex: KnownAgent = {
   name: 'codex',
@@ -42,5 +42,4 @@ export const codex: KnownAgent = {
     );
   },
   describeRequest: requestShape(['command', 'cmd'], []),
-  requestModel: modelInBody,
 };

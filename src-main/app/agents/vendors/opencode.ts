@@ -5,7 +5,7 @@
 // `locations`, which for a command is its working folder). Its `usage_update` carries a `cost`.
 import { join } from 'node:path';
 import { arch, platform } from 'node:process';
-import { ANTHROPIC, asObject, editJsonFile, modelInBody, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { ANTHROPIC, asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 const ASK = { edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' };
 
@@ -40,5 +40,4 @@ export const opencode: KnownAgent = {
     });
   },
   describeRequest: requestShape(['command', 'cmd'], ['filePath', 'filepath']),
-  requestModel: modelInBody,
 };

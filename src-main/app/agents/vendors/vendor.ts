@@ -72,8 +72,8 @@ export interface KnownAgent extends AgentVendor, ModelEndpoint {
   env(base: string, personKey: boolean): Record<string, string>;
   /** Its own configuration written into its private home before each start, where it reads its model's endpoint from one (`base`: the proxy's URL in its sandbox). */
   configureHome?(home: string, base: string): void;
-  /** The model a request to its endpoint names. */
-  requestModel(path: string, body: Buffer): string;
+  /** The model a request to its endpoint names (default: its JSON body's `model`). */
+  requestModel?(path: string, body: Buffer): string;
 }
 
 /** The key an agent is given when the proxy puts the person's on its calls. */
@@ -105,7 +105,7 @@ export function requestShape(commandKeys: readonly string[], pathKeys: readonly 
 }
 
 /** The model a request's JSON body names (Messages, Responses); `unknown` without one. */
-export function modelInBody(_path: string, body: Buffer): string {
+export function modelInBody(body: Buffer): string {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as { model?: unknown };
     if (typeof parsed.model === 'string' && parsed.model !== '') return parsed.model;
