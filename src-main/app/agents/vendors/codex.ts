@@ -1,10 +1,13 @@
 // Codex through Zed's ACP adapter (SPEC §22). It reads no base-URL variable: its own provider
 // configuration (`config.toml` in its private home) points it at the proxy, in its most-asking
 // setting. It runs every patch and command in its own process; its request names the command as
-// an argv in `rawInput.command` (`bash -lc SCRIPT`: the script) and the files in `locations`.
+// an argv in `rawInput.command` (`bash -lc SCRIPT`: the script) and a patch's files in `locations`
+// and `rawInput.changes`.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { asObject, OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+
+const commandShape = requestShape(['command', 'cmd'], []);
 
 export const codex: KnownAgent = {
   name: 'codex',
@@ -41,5 +44,9 @@ export const codex: KnownAgent = {
       ].join('\n'),
     );
   },
-  describeRequest: requestShape(['command', 'cmd'], []),
+  describeRequest: (call) => {
+    const read = commandShape(call);
+    // A patch names each file it changes as a key of `rawInput.changes`; a move's source is only there (`locations` has where it goes).
+    return { ...read, paths: [...new Set([...read.paths, ...Object.keys(asObject(asObject(call.rawInput)?.changes) ?? {})])] };
+  },
 };

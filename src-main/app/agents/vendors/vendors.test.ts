@@ -49,11 +49,14 @@ describe('request shapes', () => {
     expect(read({ kind: 'search', rawInput: { pattern: 'x', path: '/etc' } }).paths).toEqual(['/etc']);
   });
 
-  it('Codex: an argv in rawInput (`bash -lc SCRIPT` is the script); files in locations', () => {
+  it('Codex: an argv in rawInput (`bash -lc SCRIPT` is the script); a patch\'s files in locations and its changes', () => {
     const read = describeRequest('codex');
     expect(read({ kind: 'execute', title: 'x', rawInput: { command: ['bash', '-lc', 'npm test && rm -rf build'] } }).command).toBe('npm test && rm -rf build');
     expect(read({ kind: 'execute', title: 'x', rawInput: { command: ['git', 'commit', '-m', 'a b'] } }).command).toBe("git commit -m 'a b'");
     expect(read({ kind: 'edit', locations: [{ path: '/p/b.ts' }], rawInput: { changes: {} } })).toEqual({ paths: ['/p/b.ts'] });
+    // A move's source is only a key of its changes: `locations` has where it goes.
+    const move = read({ kind: 'edit', locations: [{ path: '/p/c.ts' }], rawInput: { changes: { '/p/.env': { type: 'update', move_path: '/p/c.ts' } } } });
+    expect(move.paths.sort()).toEqual(['/p/.env', '/p/c.ts']);
   });
 
   it('Gemini CLI: the command is the title, no rawInput', () => {
