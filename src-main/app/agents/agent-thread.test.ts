@@ -147,11 +147,15 @@ describe('an external agent for a thread', async () => {
     const { folder, dataDir } = scene();
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
     const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
-    const saved = process.env.ANTHROPIC_API_KEY;
+    const saved = { key: process.env.ANTHROPIC_API_KEY, sandbox: process.env.IS_SANDBOX };
     process.env.ANTHROPIC_API_KEY = 'sk-ant-deepdesks-own';
+    // What switches Claude Code's adapter out of asking is dropped for any command too (it may start that adapter).
+    process.env.IS_SANDBOX = 'deepdesk-test-flag';
     cleanups.push(() => {
-      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
-      else process.env.ANTHROPIC_API_KEY = saved;
+      if (saved.key === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved.key;
+      if (saved.sandbox === undefined) delete process.env.IS_SANDBOX;
+      else process.env.IS_SANDBOX = saved.sandbox;
     });
     const thread = await startAgentThread({
       agent: { added: { name: 'scripted', label: 'Scripted', command: process.execPath, args: [join(REPO, 'src-main', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs')], env: {} } },
@@ -168,6 +172,7 @@ describe('an external agent for a thread', async () => {
     const text = said(turn.updates);
     expect(text).toContain('own-run exit 0');
     expect(text).not.toContain('sk-ant-deepdesks-own');
+    expect(text).not.toContain('deepdesk-test-flag');
     await thread.stop();
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
   }, 120_000);

@@ -169,7 +169,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       dataDir: options.dataDir,
       privateHome: home,
       home: { loginEntries: vendor.loginEntries, prepare, ...(options.personHome !== undefined ? { personHome: options.personHome } : {}) },
-      droppedEnv: vendor.droppedEnv,
+      droppedEnv: vendor.droppedEnv ?? [],
       ...(installRoot ? { readable: [installRoot] } : {}),
       ...(proxy ? { forwards: [{ port: AGENT_MODEL_PORT, socket: proxy.socket }] } : {}),
       ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),

@@ -30,8 +30,8 @@ export interface AgentLaunch {
   forwards?: Array<{ port: number; socket: string }>;
   /** Its vendor's login entries of the person's home (default the home) and what makes its private home ready before each start. */
   home?: { loginEntries: readonly string[]; personHome?: string; prepare?(privateHome: string): void };
-  /** Variables of Deepdesk's environment its vendor is never given (they switch it out of its most-asking setting). */
-  droppedEnv?: readonly string[];
+  /** Variables of Deepdesk's environment its vendor is never given (they switch it out of its most-asking setting): said by every caller. */
+  droppedEnv: readonly string[];
 }
 
 /**
@@ -65,7 +65,7 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
   });
   // Deepdesk's own environment, scrubbed into the base.
   const baseEnv = { ...process.env };
-  for (const name of launch.droppedEnv ?? []) delete baseEnv[name];
+  for (const name of launch.droppedEnv) delete baseEnv[name];
   return startProcess({
     role: 'agent',
     command: launch.command,
