@@ -2,7 +2,7 @@
 // vendor's module says how it is installed, started in its most-asking setting and pointed at the
 // metering proxy, which login entries of the person's home it is given (its allow-rules left out),
 // how its `session/request_permission` names the command and the paths, and which models it calls
-// by default. Nothing here knows a vendor by name; `catalog.ts` chooses a module by id.
+// by default. Nothing here names a vendor's agent; `catalog.ts` chooses a module by id.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { shellWord } from '../../../core/text/shell-quote';
