@@ -343,7 +343,7 @@ export class ExternalAgentRunner {
   private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls, thread: AgentThread): RunResult {
     const why = thread.budgetRefusal();
     const refused = 'its model calls were refused, the session cancelled and its processes ended';
-    const message = why !== undefined ? `${this.label} was stopped: ${why} So ${refused}` : `${this.label} was stopped at the thread's budget: ${refused}`;
+    const message = why !== undefined ? `${this.label}: ${why} So ${refused}` : `${this.label} was stopped at the thread's budget: ${refused}`;
     controls.persist(state);
     ev({ type: 'error', message, budget: true });
     ev({ type: 'done', text: '', reason: 'budget' });
