@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../core/sandbox';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../core/models/testing/scripted-anthropic-server';
 import { startScriptedServer, type RecordedRequest, type ScriptStep } from '../core/models/testing/scripted-server';
-import { installDir, knownAgent } from '../app/agents/agent-catalog';
+import { installDir, knownAgent } from '../app/agents/vendors/catalog';
 import { repo, useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-run-agent-goal');

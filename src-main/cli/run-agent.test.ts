@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../core/sandbox';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../core/models/testing/scripted-anthropic-server';
-import { installDir, knownAgent } from '../app/agents/agent-catalog';
+import { installDir, knownAgent } from '../app/agents/vendors/catalog';
 import { repo, useCliTestEnv } from './cli-harness.test-support';
 import { onTerminal, waitFor } from './host-harness.test-support';
 

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../core/sandbox';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../core/models/testing/scripted-anthropic-server';
 import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
-import { installDir, knownAgent } from '../app/agents/agent-catalog';
+import { installDir, knownAgent } from '../app/agents/vendors/catalog';
 import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/candidate-ranking';
 import { repo, useCliTestEnv } from './cli-harness.test-support';
 import { hostPid } from './host-harness.test-support';

@@ -9,7 +9,7 @@ import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
 import { detectSandbox } from '../../core/sandbox';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../../core/models/testing/scripted-anthropic-server';
-import { installDir, knownAgent } from './agent-catalog';
+import { installDir, knownAgent } from './vendors/catalog';
 import { installAgent, installedAgent } from './agent-install';
 import { startAgentThread } from './agent-thread';
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 import { runToEnd } from '../../core/process/spawn';
 import { allowedEnv, ENV_OPT_INS } from '../../core/process/child-env';
-import { agentScript, installDir, type KnownAgent } from './agent-catalog';
+import { agentScript, installDir, type KnownAgent } from './vendors/catalog';
 
 export interface InstalledAgent {
   dir: string;

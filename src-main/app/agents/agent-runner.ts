@@ -9,55 +9,26 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
-import type { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
-import type { Telemetry } from '../../core/telemetry/observer';
-import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
-import { knownAgent, type AddedAgent, type KnownAgent } from './agent-catalog';
+import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
 /** Which agent a thread runs, as the session resolved it. */
 export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
-export function agentName(spec: ExternalAgentSpec): string {
-  return 'known' in spec ? spec.known.name : spec.added.name;
-}
-
-export function agentLabel(spec: ExternalAgentSpec): string {
-  return 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
-}
-
 /** What the session gives the runner: the thread's place, the rules, the audit's listeners, the checkpoints, the provider's key and endpoint. */
-export interface ExternalAgentContext {
+export interface ExternalAgentContext
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget' | 'protectedPaths' | 'allowedDomains' | 'personHome'> {
   spec: ExternalAgentSpec;
-  /** The thread it serves: its ledger rows and checkpoints name it. */
-  threadId: string;
-  /** The folder's real path (the agent's cwd). */
-  folder: string;
-  dataDir: string;
-  rules(): readonly PermissionRule[];
-  telemetry?: () => Promise<Telemetry>;
-  checkpoints?: CheckpointRecorder;
-  /** The person's key for the agent's provider (upstream only). */
-  personKey?: string;
-  /** The provider's endpoint (the person's base URL for it); default the catalog's. */
-  upstream?: string;
-  /** The thread's budget: the limit and what the thread has spent so far. */
-  budget?(): { limitUsd: number; spentUsd: number } | undefined;
-  /** The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls holds it first. */
-  sharedBudget?: RunBudget;
-  protectedPaths?: string[];
-  allowedDomains?: string[];
-  /** The person's home whose login folders are copied (tests). */
-  personHome?: string;
+  /** The thread's budget (the limit and what the thread has spent so far), read as the agent starts. */
+  budget?(): AgentThreadOptions['budget'];
 }
 
 /** What one turn is given by the run queue. */
@@ -82,13 +53,13 @@ const TOOL_OF_KIND: Record<string, string> = { edit: 'edit_file', delete: 'delet
  */
 export function agentStandInModel(spec: ExternalAgentSpec): ChatModel {
   return {
-    id: `agent:${agentName(spec)}`,
+    id: `agent:${vendorOf(spec).name}`,
     provider: 'openai-compatible',
     contextWindow: 200_000,
     price: null,
     // eslint-disable-next-line require-yield
     async *stream() {
-      throw new Error(`this thread's agent is ${agentLabel(spec)}: it calls its own model`);
+      throw new Error(`this thread's agent is ${vendorOf(spec).label}: it calls its own model`);
     },
   };
 }
@@ -109,16 +80,11 @@ export class ExternalAgentRunner {
   }
 
   get label(): string {
-    return agentLabel(this.context.spec);
+    return vendorOf(this.context.spec).label;
   }
 
   get name(): string {
-    return agentName(this.context.spec);
-  }
-
-  /** The running agent (after its first turn started it), for what `initialize` reported and the process's id. */
-  get running(): AgentThread | undefined {
-    return this.thread;
+    return vendorOf(this.context.spec).name;
   }
 
   /**
@@ -156,24 +122,19 @@ export class ExternalAgentRunner {
           }
           break;
         case 'tool_call': {
-          const id = idOf(update.toolCallId);
           const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
           const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
-          const again = calls.get(update.toolCallId);
-          if (again !== undefined) {
-            // The same call told again with more of it (Claude Code sends its input in a second `tool_call`).
-            Object.assign(again.call, { name, args, argsText: JSON.stringify(args) });
-            if (!again.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, again, update);
-            controls.persist(state);
-            break;
+          let known = calls.get(update.toolCallId);
+          // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
+          if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
+          else {
+            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false };
+            calls.set(update.toolCallId, known);
+            state.messages.push({ role: 'assistant', content: answer, toolCalls: [known.call] });
+            answer = '';
+            ev({ type: 'tool_call', id: known.call.id, name, args });
           }
-          const call: ToolCall = { id, name, args, argsText: JSON.stringify(args) };
-          calls.set(update.toolCallId, { call, done: false });
-          const message: ChatMessage = { role: 'assistant', content: answer, toolCalls: [call] };
-          answer = '';
-          state.messages.push(message);
-          ev({ type: 'tool_call', id, name, args });
-          if (update.status === 'completed' || update.status === 'failed') this.finishCall(state, ev, calls.get(update.toolCallId)!, update);
+          if (!known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
           controls.persist(state);
           break;
         }
@@ -256,7 +217,7 @@ export class ExternalAgentRunner {
       const turn = await thread.prompt(text, state.messages.length - 1);
       flush();
       this.closeOpenCalls(state, ev, calls);
-      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
       const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
       if (turn.checkpoint) ev({ type: 'checkpoint', id: turn.checkpoint.id, files: turn.files ?? [] });
@@ -267,7 +228,7 @@ export class ExternalAgentRunner {
     } catch (err) {
       flush();
       this.closeOpenCalls(state, ev, calls);
-      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted) return this.aborted(ev, state, controls);
       this.forget();
       controls.persist(state);
@@ -302,15 +263,14 @@ export class ExternalAgentRunner {
   private started(record: ThreadAgentRecord): Promise<AgentThread> {
     if (this.closed) return Promise.reject(new Error(`${this.label} was closed`));
     if (this.thread) return Promise.resolve(this.thread);
-    const context = this.context;
-    const budget = context.budget?.();
+    // What the session gave is passed as it is; the thread's budget is read as the agent starts.
+    const { spec, budget: budgetNow, ...given } = this.context;
+    const budget = budgetNow?.();
     const nobody = (): Promise<boolean> => Promise.resolve(false);
     if (this.starting) return this.starting;
     const promise: Promise<AgentThread> = startAgentThread({
-      agent: context.spec,
-      threadId: context.threadId,
-      folder: context.folder,
-      dataDir: context.dataDir,
+      ...given,
+      agent: spec,
       backend: {
         // The turn's backend (the thread's mounts: `/` is the folder).
         readRaw: (path) => this.backend().readRaw(path),
@@ -321,23 +281,14 @@ export class ExternalAgentRunner {
         if (!isShellBackend(backend)) return Promise.reject(new Error('this folder runs no commands'));
         return backend.execute(command, options);
       },
-      rules: context.rules,
       ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
-      ...(context.telemetry ? { telemetry: context.telemetry } : {}),
-      ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
-      ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),
-      ...(context.sharedBudget ? { sharedBudget: context.sharedBudget } : {}),
-      ...(context.protectedPaths ? { protectedPaths: context.protectedPaths } : {}),
-      ...(context.allowedDomains ? { allowedDomains: context.allowedDomains } : {}),
-      ...(context.personHome !== undefined ? { personHome: context.personHome } : {}),
-      ...(context.checkpoints ? { checkpoints: context.checkpoints } : {}),
       ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
     }).then(
       (thread) => {
-        keepReport(context.dataDir, this.name, thread);
+        keepReport(given.dataDir, this.name, thread);
         // Kept only while it is still the one starting (a stop meanwhile forgot it, and stops it).
         if (this.starting === promise) this.thread = thread;
         return thread;
@@ -389,8 +340,10 @@ export class ExternalAgentRunner {
     return { text: '', reason: 'aborted' };
   }
 
-  private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls): RunResult {
-    const message = `${this.label} was stopped at the thread's budget: its model calls were refused, the session cancelled and its processes ended`;
+  private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls, thread: AgentThread): RunResult {
+    const why = thread.budgetRefusal();
+    const refused = 'its model calls were refused, the session cancelled and its processes ended';
+    const message = why !== undefined ? `${this.label}: ${why} So ${refused}` : `${this.label} was stopped at the thread's budget: ${refused}`;
     controls.persist(state);
     ev({ type: 'error', message, budget: true });
     ev({ type: 'done', text: '', reason: 'budget' });
@@ -413,13 +366,12 @@ function lastAnswer(state: ThreadState): string {
   return '';
 }
 
-/** The agent a name stands for: a known one (installed in the data folder) or one the person added in Settings › Agents. */
-export function resolveAgent(name: string, added: readonly AddedAgent[], installRoot?: string): ExternalAgentSpec | undefined {
+/** The agent a name stands for: one the person added in Settings › Agents, or a known one (run from its installation in the data folder). */
+export function resolveAgent(name: string, added: readonly AddedAgent[], dataDir: string): ExternalAgentSpec | undefined {
   const own = added.find((a) => a.name === name);
   if (own) return { added: own };
-  const known: KnownAgent | undefined = knownAgent(name);
-  if (known) return { known, ...(installRoot !== undefined ? { installRoot } : {}) };
-  return undefined;
+  const known = knownAgent(name);
+  return known && { known, installRoot: installDir(dataDir, known) };
 }
 
 /** What an agent's `initialize` reported, as Settings › Agents shows it. */
@@ -439,14 +391,14 @@ function reportFile(dataDir: string, name: string): string {
 function keepReport(dataDir: string, name: string, thread: AgentThread): void {
   const init = thread.session.initializeResponse;
   const caps = init?.agentCapabilities;
-  const offered: string[] = [];
-  if (caps?.loadSession === true) offered.push('load');
-  const sessions = (caps?.sessionCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(sessions)) if (sessions[key] != null) offered.push(key);
   const prompt = (caps?.promptCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of ['image', 'audio', 'embeddedContext']) if (prompt[key] === true) offered.push(key);
   const mcp = (caps?.mcpCapabilities ?? {}) as Record<string, unknown>;
-  for (const key of ['http', 'sse']) if (mcp[key] === true) offered.push(`mcp-${key}`);
+  const offered = [
+    ...(caps?.loadSession === true ? ['load'] : []),
+    ...Object.entries((caps?.sessionCapabilities ?? {}) as Record<string, unknown>).flatMap(([key, value]) => (value != null ? [key] : [])),
+    ...['image', 'audio', 'embeddedContext'].filter((key) => prompt[key] === true),
+    ...['http', 'sse'].filter((key) => mcp[key] === true).map((key) => `mcp-${key}`),
+  ];
   const report: AgentReport = {
     ...(init?.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
     ...(init?.agentInfo?.version ? { agentVersion: init.agentInfo.version } : {}),

@@ -21,10 +21,12 @@ import { liveProcesses } from '../../core/process/spawn';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../../core/models/testing/scripted-anthropic-server';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { startScriptedResponsesServer, type ResponsesStep } from '../../core/models/testing/scripted-responses-server';
-import { knownAgent } from './agent-catalog';
+import { knownAgent } from './vendors/catalog';
 import { recorderFor } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { startAgentThread } from './agent-thread';
+import { RunBudget } from '../../core/agent/budget';
+import type { PriceOverride } from '../../core/models/model-info';
 
 const REPO = join(__dirname, '..', '..', '..');
 
@@ -165,11 +167,15 @@ describe('an external agent for a thread', async () => {
     const { folder, dataDir } = scene();
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
     const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
-    const saved = process.env.ANTHROPIC_API_KEY;
+    const saved = { key: process.env.ANTHROPIC_API_KEY, sandbox: process.env.IS_SANDBOX };
     process.env.ANTHROPIC_API_KEY = 'sk-ant-deepdesks-own';
+    // What switches Claude Code's adapter out of asking is dropped for any command too (it may start that adapter).
+    process.env.IS_SANDBOX = 'deepdesk-test-flag';
     cleanups.push(() => {
-      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
-      else process.env.ANTHROPIC_API_KEY = saved;
+      if (saved.key === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved.key;
+      if (saved.sandbox === undefined) delete process.env.IS_SANDBOX;
+      else process.env.IS_SANDBOX = saved.sandbox;
     });
     const thread = await startAgentThread({
       agent: { added: { name: 'scripted', label: 'Scripted', command: process.execPath, args: [join(REPO, 'src-main', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs')], env: {} } },
@@ -186,6 +192,7 @@ describe('an external agent for a thread', async () => {
     const text = said(turn.updates);
     expect(text).toContain('own-run exit 0');
     expect(text).not.toContain('sk-ant-deepdesks-own');
+    expect(text).not.toContain('deepdesk-test-flag');
     await thread.stop();
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
   }, 120_000);
@@ -241,6 +248,45 @@ describe('an external agent for a thread', async () => {
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.every((r) => r.provider === 'codex')).toBe(true);
     expect(model.headers.every((h) => h.authorization === 'Bearer sk-the-persons-openai-key')).toBe(true);
+  }, 240_000);
+
+  it.skipIf(!available)('in a budget, a model with no price is refused saying which and where to set it; a price set in Settings › Prices lets it through', async () => {
+    const { folder, dataDir, home } = scene();
+    // The person chose a model the price table lacks.
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ model: 'claude-unlisted-9' }));
+    const model = await startScriptedAnthropicServer(Array.from({ length: 40 }, () => anthropicMessageStream([{ text: 'Priced.' }], 'end_turn')));
+    cleanups.push(() => model.close());
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const prices: Record<string, PriceOverride> = {};
+    const start = () =>
+      startAgentThread({
+        agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+        threadId: 'thread-5',
+        folder,
+        dataDir,
+        backend,
+        execute: (c, o) => backend.execute(c, o),
+        rules: () => DEFAULT_RULES,
+        ask: async () => false,
+        personKey: 'sk-ant-the-persons-key',
+        upstream: model.url.replace(/\/v1$/, ''),
+        sharedBudget: new RunBudget({ runUsd: 5, label: "the candidates' set" }, 0),
+        prices: () => prices,
+      });
+    const refused = await start();
+    cleanups.push(() => refused.stop());
+    await refused.prompt('hi').catch(() => undefined);
+    expect(refused.budgetReached()).toBe(true);
+    expect(refused.budgetRefusal()).toMatch(/the price of anthropic:claude-unlisted-9 is unknown.*set its price in Settings › Prices/);
+    await refused.stop();
+    prices['anthropic:claude-unlisted-9'] = { input: 1, output: 2 };
+    const priced = await start();
+    cleanups.push(() => priced.stop());
+    const turn = await priced.prompt('hi');
+    expect(said(turn.updates)).toContain('Priced.');
+    expect(priced.budgetReached()).toBe(false);
+    // The refused call never went upstream; once priced, it did.
+    expect(model.bodies.filter((b) => b.model === 'claude-unlisted-9').length).toBeGreaterThan(0);
   }, 240_000);
 
   it.skipIf(!available)('Claude Code continues its session after a restart (session/load from its private home)', async () => {

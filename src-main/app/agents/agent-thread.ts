@@ -4,15 +4,15 @@
 // contained (core/acp-client), and its ACP session. The thread's composition hands it the
 // backend, `execute`, the rules, the approval flow and the audit's listeners.
 import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
-import { costAt, resolvePrice } from '../../core/models/model-info';
+import { costAt, resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
-import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
+import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
-import { agentScript, privateHome, type AddedAgent, type KnownAgent } from './agent-catalog';
+import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
 
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
 export const AGENT_MODEL_PORT = 3129;
@@ -26,6 +26,8 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
   telemetry?: () => Promise<Telemetry>;
   /** The person's key for the agent's provider (put on its calls upstream; never in its environment). */
   personKey?: string;
+  /** The prices the person set in Settings › Prices (`openai:gpt-…`), over the table's. */
+  prices?(): Readonly<Record<string, PriceOverride>> | undefined;
   /** Where its calls go (default the provider's endpoint): a scripted server in tests. */
   upstream?: string;
   budget?: { limitUsd: number; spentUsd: number };
@@ -59,6 +61,8 @@ export interface AgentThread {
   stop(): Promise<void>;
   /** Whether the budget stopped it. */
   budgetReached(): boolean;
+  /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
+  budgetRefusal(): string | undefined;
   readonly exited: Promise<unknown>;
   /**
    * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
@@ -67,16 +71,22 @@ export interface AgentThread {
   readonly continued: boolean | undefined;
 }
 
-/** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended. */
-function sharedHold(budget: RunBudget, known: KnownAgent, personKey: string | undefined): NonNullable<MeteringProxyOptions['hold']> {
+/** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended; `refused` is told why not. */
+function sharedHold(budget: RunBudget, known: KnownAgent, options: AgentThreadOptions, refused: (why: string) => void): NonNullable<MeteringProxyOptions['hold']> {
   return ({ model, promptTokens }) => {
+    const id = `${known.priceProvider}:${model}`;
     // Its own sign-in (no key of the person's): no price, so no hold can be taken.
-    const price = personKey === undefined ? null : resolvePrice(`${known.priceProvider}:${model}`);
+    const price = options.personKey === undefined ? null : resolvePrice(id, options.prices?.());
     try {
-      return budget.reserve({ id: `${known.priceProvider}:${model}`, price }, promptTokens);
+      return budget.reserve({ id, price }, promptTokens);
     } catch (err) {
-      if (err instanceof BudgetExceededError) return { refused: err.message };
-      throw err;
+      if (!(err instanceof BudgetExceededError)) throw err;
+      const why =
+        price === null && options.personKey === undefined
+          ? `${known.label} uses its own sign-in (no ${known.keyVariable}): its calls have no price here, so the budget cannot hold them; give it your key, or run it without a budget.`
+          : err.message;
+      refused(why);
+      return { refused: why };
     }
   };
 }
@@ -88,12 +98,13 @@ function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, 
 
 export async function startAgentThread(options: AgentThreadOptions): Promise<AgentThread> {
   const spec = options.agent;
-  const name = 'known' in spec ? spec.known.name : spec.added.name;
-  const label = 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
+  const vendor = vendorOf(spec);
+  const { name, label } = vendor;
   const home = privateHome(options.dataDir, name);
   let turn = 0;
   let stopping: Promise<void> | undefined;
   let reached = false;
+  let refusal: string | undefined;
   let proxy: MeteringProxy | undefined;
   // Set once started; the proxy's budget callback reaches it through this.
   const ref: { session?: AcpClientSession; stop?: () => Promise<void> } = {};
@@ -117,24 +128,24 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       agent: { name, provider: known.priceProvider },
       observer: () => run ?? alone(),
       // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
-      price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage)),
+      price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`, options.prices?.()), usage)),
       ...(options.budget ? { budget: options.budget } : {}),
-      ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options.personKey) } : {}),
+      ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options, (why) => (refusal ??= why)) } : {}),
       onBudget: () => {
         reached = true;
         void ref.stop?.();
       },
     });
-    preparePrivateHome(home, known.loginEntries, options.personHome);
-    known.prepareHome?.(home, base);
-  } else {
-    preparePrivateHome(home, [], options.personHome);
   }
   const launch =
     'known' in spec
-      ? { command: process.execPath, args: [agentScript(options.dataDir, spec.known, spec.installRoot), ...spec.known.args], env: spec.known.env(base, options.personKey !== undefined) }
+      ? { ...agentCommand(options.dataDir, spec.known, spec.installRoot), env: spec.known.env(base, options.personKey !== undefined) }
       : { command: spec.added.command, args: spec.added.args, env: spec.added.env };
   const installRoot = 'known' in spec ? spec.installRoot : undefined;
+  const prepare = (at: string): void => {
+    vendor.withoutAllowRules(at);
+    if ('known' in spec) spec.known.configureHome?.(at, base);
+  };
   let proc;
   try {
     proc = await startAgentProcess({
@@ -142,6 +153,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       folder: options.folder,
       dataDir: options.dataDir,
       privateHome: home,
+      home: { loginEntries: vendor.loginEntries, prepare, ...(options.personHome !== undefined ? { personHome: options.personHome } : {}) },
+      droppedEnv: vendor.droppedEnv ?? [],
       ...(installRoot ? { readable: [installRoot] } : {}),
       ...(proxy ? { forwards: [{ port: AGENT_MODEL_PORT, socket: proxy.socket }] } : {}),
       ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
@@ -203,6 +216,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     },
     stop,
     budgetReached: () => reached,
+    budgetRefusal: () => refusal,
     exited: proc.exited,
     continued,
   };

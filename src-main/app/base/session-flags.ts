@@ -163,7 +163,7 @@ export const SESSION_FLAGS = [
     kind: 'text',
     commands: ['run'],
     value: 'NAME',
-    help: "the thread's agent is another one over ACP (SPEC §22): claude-code, codex, gemini (installed in Settings › Agents) or a command added there; its turn, tool calls, plan and approvals are the thread's; with --goal the host checks its claim of done as for Deepdesk's agent; with --candidates repeatable, given to the candidates in turn",
+    help: "the thread's agent is another one over ACP (SPEC §22): one of the catalog's, installed in Settings › Agents, or a command added there; its turn, tool calls, plan and approvals are the thread's; with --goal the host checks its claim of done as for Deepdesk's agent; with --candidates repeatable, given to the candidates in turn",
     section: 'command',
   },
   {

@@ -70,7 +70,7 @@ export const rankingEntrySchema = z.object({
   candidate: z.number().int().positive().optional(),
   threadId: z.string(),
   model: z.string().nullable(),
-  /** The agent it ran as (SPEC §22: `claude-code`, `codex`, …), or null for Deepdesk's own. */
+  /** The agent it ran as (SPEC §22: its name in the catalog or Settings › Agents), or null for Deepdesk's own. */
   agent: z.string().nullable(),
   worktree: z.object({ name: z.string(), path: z.string(), branch: z.string() }),
   state: z.enum(CANDIDATE_STATES),

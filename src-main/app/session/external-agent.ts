@@ -7,7 +7,7 @@ import type { ThreadState } from '../../core/agent/types';
 import type { RunBudget } from '../../core/agent/budget';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
-import { agentScript, installDir, KNOWN_AGENTS } from '../agents/agent-catalog';
+import { agentScript, KNOWN_AGENTS } from '../agents/vendors/catalog';
 import { ExternalAgentRunner, resolveAgent, threadAgent } from '../agents/agent-runner';
 import type { FolderSession } from './folder-session';
 
@@ -40,9 +40,8 @@ export function externalAgentName(request: Pick<ExternalAgentRequest, 'name' | '
 /** The runner of the thread's agent; rejects with `bad_request` for an unknown or uninstalled agent, or a folder that is not on this computer. */
 export async function externalAgentFor(session: FolderSession, name: string, request: ExternalAgentRequest): Promise<ExternalAgentRunner> {
   const settings = session.settings.raw();
-  const found = resolveAgent(name, settings.agents?.added ?? []);
   // A known agent runs from its installation in the data folder (shown read-only in its sandbox).
-  const spec = found !== undefined && 'known' in found ? { known: found.known, installRoot: installDir(request.dataDir, found.known) } : found;
+  const spec = resolveAgent(name, settings.agents?.added ?? [], request.dataDir);
   if (spec === undefined) {
     throw new ContractError(`there is no agent ${name}: ${KNOWN_AGENTS.map((a) => a.name).join(', ')} or one added in Settings › Agents`, 'bad_request');
   }
@@ -75,6 +74,7 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     rules: () => [...session.rules(), ...DEFAULT_RULES],
     telemetry: () => session.audit.telemetry(),
     checkpoints: session.recorder,
+    prices: () => session.settings.raw().prices,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),

@@ -4,7 +4,7 @@
 // sent to, and its process tree ends when the thread is deleted or the folder closes.
 import type { ExternalAgentDto } from '../contract';
 import { ContractError } from '../contract';
-import { KNOWN_AGENTS, knownAgent } from '../agents/agent-catalog';
+import { KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
 import { installAgent, installedAgent } from '../agents/agent-install';
 import { agentReport, agentStandInModel, threadAgent, type ExternalAgentRunner } from '../agents/agent-runner';
 import { externalAgentFor } from '../session/external-agent';

@@ -63,6 +63,7 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
       folder,
       dataDir,
       privateHome: join(dataDir, 'agents', 'homes', 'scripted'),
+      droppedEnv: [],
     });
     asked = [];
     answer = true;
@@ -197,7 +198,7 @@ describe('ACP client: after a restart', async () => {
     mkdirSync(folder, { recursive: true });
     mkdirSync(dataDir, { recursive: true });
     const backend = new LocalShellBackend({ rootDir: folder });
-    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load ? '1' : '0' }, folder, dataDir, privateHome: join(dataDir, 'home') });
+    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load ? '1' : '0' }, folder, dataDir, privateHome: join(dataDir, 'home'), droppedEnv: [] });
     const session = new AcpClientSession(proc, { agent: 'Scripted', folder, backend, execute: (c, o) => backend.execute(c, o), rules: () => DEFAULT_RULES, ask: async () => false });
     await session.initialize();
     return session;

@@ -4,9 +4,9 @@
 // hidden, no Deepdesk credential in its environment — with its own login folder as a private
 // copy (HOME) and its model reached through the metering proxy's socket, forwarded to a port
 // of its own loopback.
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startProcess, type SupervisedProcess } from '../sandbox/supervisor';
 import { folderSandboxPolicy } from '../sandbox/protected-entry-files';
 
@@ -28,66 +28,32 @@ export interface AgentLaunch {
   allowedDomains?: string[];
   /** Its model endpoint: a port of its own loopback forwarded to the metering proxy's socket. */
   forwards?: Array<{ port: number; socket: string }>;
-  /** Deepdesk's own environment, scrubbed into the base (default process.env). */
-  baseEnv?: NodeJS.ProcessEnv;
+  /** Its vendor's login entries of the person's home (default the home) and what makes its private home ready before each start. */
+  home?: { loginEntries: readonly string[]; personHome?: string; prepare?(privateHome: string): void };
+  /** Variables of Deepdesk's environment its vendor is never given (they switch it out of its most-asking setting): said by every caller. */
+  droppedEnv: readonly string[];
 }
-
-/** The login folders of the person's home that an agent reads, by agent: copied once into its private home. */
-export const LOGIN_ENTRIES: Readonly<Record<string, readonly string[]>> = {
-  'claude-code': ['.claude', '.claude.json'],
-  codex: ['.codex'],
-  gemini: ['.gemini'],
-  opencode: ['.config/opencode', '.local/share/opencode'],
-};
 
 /**
  * Copies the person's login entries into the agent's private home once (what is there is kept:
- * the agent's own later state). The person's saved allow-rules for that agent are left out of
- * the copy: they do not pre-approve what it does under Deepdesk (SPEC §22).
+ * the agent's own later state), then lets its vendor make the home ready (SPEC §22: the person's
+ * saved allow-rules of that agent left out of the copy).
  */
-export function preparePrivateHome(privateHome: string, entries: readonly string[], personHome: string = homedir()): void {
-  mkdirSync(privateHome, { recursive: true, mode: 0o700 });
-  for (const entry of entries) {
-    const from = join(personHome, entry);
+function preparePrivateHome(privateHome: string, home: NonNullable<AgentLaunch['home']>): void {
+  for (const entry of home.loginEntries) {
+    const from = join(home.personHome ?? homedir(), entry);
     const to = join(privateHome, entry);
     if (existsSync(to) || !existsSync(from)) continue;
+    mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
     cpSync(from, to, { recursive: true, dereference: false, errorOnExist: false, force: false });
   }
-  dropAllowRules(join(privateHome, '.claude', 'settings.json'), (json) => {
-    const permissions = json.permissions;
-    if (typeof permissions === 'object' && permissions !== null) delete (permissions as Record<string, unknown>).allow;
-  });
-  dropAllowRules(join(privateHome, '.gemini', 'settings.json'), (json) => {
-    const tools = json.tools;
-    if (typeof tools === 'object' && tools !== null) {
-      delete (tools as Record<string, unknown>).allowed;
-      delete (tools as Record<string, unknown>).autoAccept;
-    }
-    delete json.autoAccept;
-  });
+  home.prepare?.(privateHome);
 }
-
-function dropAllowRules(file: string, edit: (json: Record<string, unknown>) => void): void {
-  if (!existsSync(file)) return;
-  try {
-    const json = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) return;
-    edit(json as Record<string, unknown>);
-    writeFileSync(file, JSON.stringify(json, null, 2));
-  } catch {
-    // Not JSON: the agent reads it as it is, and its own rules ask in its most-asking mode.
-  }
-}
-
-/**
- * Variables of Deepdesk's environment an agent is never given: they switch an agent out of its
- * most-asking setting (Claude Code's adapter allows skipping every permission under IS_SANDBOX).
- */
-export const AGENT_DROPPED_ENV: readonly string[] = ['IS_SANDBOX'];
 
 /** Starts the agent's process tree contained; rejects where no sandbox is available (it is never started unsandboxed). */
 export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProcess> {
   mkdirSync(launch.privateHome, { recursive: true, mode: 0o700 });
+  if (launch.home) preparePrivateHome(launch.privateHome, launch.home);
   const policy = folderSandboxPolicy({
     projectDir: launch.folder,
     dataDir: launch.dataDir,
@@ -97,8 +63,9 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
     ...(launch.allowedDomains?.length ? { allowedDomains: launch.allowedDomains } : {}),
     ...(launch.forwards?.length ? { forwards: launch.forwards } : {}),
   });
-  const baseEnv = { ...(launch.baseEnv ?? process.env) };
-  for (const name of AGENT_DROPPED_ENV) delete baseEnv[name];
+  // Deepdesk's own environment, scrubbed into the base.
+  const baseEnv = { ...process.env };
+  for (const name of launch.droppedEnv) delete baseEnv[name];
   return startProcess({
     role: 'agent',
     command: launch.command,

@@ -22,6 +22,8 @@ import { recordingTelemetry, type RecordedRun } from '../telemetry/recording-tel
 
 const REPO = join(__dirname, '..', '..', '..');
 const MODEL_PORT = 3129;
+/** What Claude Code's vendor module drops (app/agents/vendors/claude-code.ts): its adapter skips every permission under IS_SANDBOX. */
+const CLAUDE_DROPPED_ENV = ['IS_SANDBOX'];
 
 function said(updates: SessionUpdate[]): string {
   return updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('');
@@ -103,6 +105,7 @@ async function startClaude(
     dataDir: s.dataDir,
     privateHome: join(s.dataDir, 'agents', 'homes', 'claude-code'),
     forwards: [{ port: MODEL_PORT, socket: proxy.socket }],
+    droppedEnv: CLAUDE_DROPPED_ENV,
   });
   const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: s.folder, dataDir: s.dataDir }));
   const backend = new LocalShellBackend({ rootDir: s.folder, ...(sandbox ? { sandbox } : {}) });
@@ -173,6 +176,7 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
       dataDir: s.dataDir,
       privateHome: join(s.dataDir, 'agents', 'homes', 'claude-code'),
       forwards: [{ port: MODEL_PORT, socket: proxy.socket }],
+      droppedEnv: CLAUDE_DROPPED_ENV,
     });
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: s.folder, dataDir: s.dataDir }));
     const backend = new LocalShellBackend({ rootDir: s.folder, ...(sandbox ? { sandbox } : {}) });
@@ -294,6 +298,7 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
       dataDir: s.dataDir,
       privateHome: join(s.dataDir, 'agents', 'homes', 'gemini'),
       forwards: [{ port: MODEL_PORT, socket: proxy.socket }],
+      droppedEnv: [],
     });
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: s.folder, dataDir: s.dataDir }));
     const backend = new LocalShellBackend({ rootDir: s.folder, ...(sandbox ? { sandbox } : {}) });

@@ -58,6 +58,18 @@ describe('costOf', () => {
     expect(priceFor('openai:gpt-5-mini')?.output).toBe(2);
   });
 
+  it("prices the models Codex offers, its default gpt-5.5 first (a mini or nano apart from its family's)", () => {
+    expect(priceFor('openai:gpt-5.5')).toMatchObject({ input: 5, cacheRead: 0.5, output: 30 });
+    expect(priceFor('openai:gpt-5.4')?.output).toBe(15);
+    expect(priceFor('openai:gpt-5.4-mini')?.output).toBe(4.5);
+    expect(priceFor('openai:gpt-5.4-nano')?.output).toBe(1.25);
+    expect(priceFor('openai:gpt-5.3-codex')?.output).toBe(14);
+    expect(priceFor('openai:gpt-5.2')?.output).toBe(14);
+    expect(priceFor('openai:gpt-5.1-codex-max')?.output).toBe(10);
+    expect(priceFor('openai:gpt-5.1-codex-mini')?.output).toBe(2);
+    expect(priceFor('openai:gpt-5.5-pro')).toBeUndefined();
+  });
+
   it('prices Gemini models, Flash-Lite apart from Flash', () => {
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
     expect(costOf('google:gemini-2.5-pro', usage)).toBeCloseTo(1.25 + 10, 6);

@@ -1,0 +1,50 @@
+// THE catalog of other vendors' agents (SPEC §22): one module per vendor, chosen by id; a new
+// vendor is one module and one row here. Each is installed into the data folder by version (never
+// the project), and keeps a private home there (its login copy and its own state).
+import { join } from 'node:path';
+import { claudeCode } from './claude-code';
+import { codex } from './codex';
+import { gemini } from './gemini';
+import { opencode } from './opencode';
+import { addedVendor, inEveryShape, type AddedAgent } from './generic';
+import type { AgentVendor, KnownAgent } from './vendor';
+
+export type { AddedAgent, AgentVendor, KnownAgent };
+export type { RequestedOperation, RequestToolCall } from './vendor';
+
+export const KNOWN_AGENTS: readonly KnownAgent[] = [claudeCode, codex, gemini, opencode];
+
+export function knownAgent(name: string): KnownAgent | undefined {
+  return KNOWN_AGENTS.find((a) => a.name === name);
+}
+
+/** The vendor of a known agent or of a command the person added (every vendor's quirks at once). */
+export function vendorOf(agent: { known: KnownAgent } | { added: AddedAgent }): AgentVendor {
+  return 'known' in agent ? agent.known : addedVendor(agent.added, KNOWN_AGENTS);
+}
+
+/** How the agent of this id names a request's command and paths; an id the catalog lacks is read in every vendor's shape. */
+export function describeRequest(vendorId: string): AgentVendor['describeRequest'] {
+  return knownAgent(vendorId)?.describeRequest ?? ((call) => inEveryShape(call, KNOWN_AGENTS));
+}
+
+/** Where a known agent is installed in the data folder, by version (never the project). */
+export function installDir(dataDir: string, agent: Pick<KnownAgent, 'name' | 'version'>): string {
+  return join(dataDir, 'agents', 'installed', `${agent.name}@${agent.version}`);
+}
+
+/** An agent's private home in the data folder (its login copy and its own state: sessions it can load after a restart). */
+export function privateHome(dataDir: string, name: string): string {
+  return join(dataDir, 'agents', 'homes', name);
+}
+
+/** The installed program of a known agent. */
+export function agentScript(dataDir: string, agent: KnownAgent, root: string = installDir(dataDir, agent)): string {
+  return join(root, 'node_modules', ...agent.packageName.split('/'), agent.script);
+}
+
+/** How a known agent installed at `root` is started: its script with Node, or its own program. */
+export function agentCommand(dataDir: string, agent: KnownAgent, root?: string): { command: string; args: string[] } {
+  const script = agentScript(dataDir, agent, root);
+  return agent.native === true ? { command: script, args: [...(agent.args ?? [])] } : { command: process.execPath, args: [script, ...(agent.args ?? [])] };
+}
