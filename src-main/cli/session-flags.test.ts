@@ -38,6 +38,11 @@ describe('the session flags table', () => {
     expect(() => sessionFlagsOf('run', { sandbox: 'aws' })).toThrow(/--sandbox must be daytona/);
     expect(() => sessionFlagsOf('run', { 'sandbox-id': 'a b' })).toThrow(/not a sandbox id/);
     expect(() => sessionFlagsOf('run', { 'memories-store': 'mysql://x' })).toThrow(UsageError);
+    // A model spec is checked once, here, for every command that takes one.
+    for (const command of ['run', 'serve', 'acp']) {
+      expect(() => sessionFlagsOf(command, { model: 'gpt-4o' }), command).toThrow(UsageError);
+      expect(() => sessionFlagsOf(command, { model: 'gpt-4o' }), command).toThrow(/^Invalid model "gpt-4o": expected PROVIDER:MODEL/);
+    }
     // A flag the command does not take is not read, even if a caller hands it over.
     expect(readSessionFlags('skills', { 'evict-chars': '5' }, '/')).toEqual({});
   });

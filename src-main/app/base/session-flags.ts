@@ -4,7 +4,7 @@
 
 import { resolve } from 'node:path';
 import { SANDBOX_PROVIDER_NAMES, isSandboxProviderName, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
-import { checkedMemoriesStore, checkedMountFlags } from './flag-checks';
+import { checkedMemoriesStore, checkedModelSpec, checkedMountFlags } from './flag-checks';
 import { ContractError } from '../contract/contract-error';
 import { SESSION_FLAGS, type HelpSection, type SessionFlagKind, type SessionFlagRowOf } from '../contract/session-flag-table';
 
@@ -89,7 +89,7 @@ function readValue(row: SessionFlagRowOf, raw: unknown, cwd: string): unknown {
       return Number.isInteger(n) && n > 0 ? n : bad(`must be a positive whole number (got '${String(raw)}')`);
     }
     case 'text':
-      return row.key === 'memoriesStore' ? checkedMemoriesStore(String(raw)) : String(raw);
+      return row.key === 'memoriesStore' ? checkedMemoriesStore(String(raw)) : row.key === 'model' ? checkedModelSpec(String(raw)) : String(raw);
     case 'texts': {
       const texts = (raw as unknown[]).map(String);
       if (row.key === 'mounts') checkedMountFlags(texts, cwd);
