@@ -15,28 +15,24 @@ export function sandboxPlaceOf(place: SessionPlace): SandboxPlaceDto | undefined
   return place.provider ? { provider: place.provider.name, label: place.provider.label, sandboxId: place.provider.sandboxId } : undefined;
 }
 
-/** Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them. */
-type CommandsRun = { host?: string; sandboxed: boolean; provider?: SandboxPlaceDto };
-
 export function approvalDescriber(place: SessionPlace, backend: Backend, rulesBefore: () => readonly PermissionRule[]): (request: ApprovalRequest) => Promise<ApprovalExtras> {
   const provider = sandboxPlaceOf(place);
-  const commands: CommandsRun = {
+  // Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them.
+  const commands: { host?: string; sandboxed: boolean; provider?: SandboxPlaceDto } = {
     ...(place.remote ? { host: place.remote.connection.label } : {}),
     ...(provider ? { provider } : {}),
     sandboxed: place.sandbox !== undefined || provider !== undefined,
   };
-  return (request) => describeApproval(request, backend, commands, rulesBefore);
-}
-
-async function describeApproval(request: ApprovalRequest, backend: Backend, commands: CommandsRun, rulesBefore: () => readonly PermissionRule[]): Promise<ApprovalExtras> {
-  // "Always allow" is offered only when the rule it saves would allow the call: not past a deny or ask rule of a settings file that comes first.
-  const suggested = suggestAllowRule({ tool: request.toolName, args: request.args });
-  const effective = suggested !== undefined && evaluatePermission({ tool: request.toolName, args: request.args }, [...rulesBefore(), suggested]).decision === 'allow';
-  const extras: ApprovalExtras = { suggestedRule: effective ? suggested : undefined };
-  // A command asking to run outside the sandbox runs outside it, wherever it runs.
-  // A provider's sandbox is where every command runs: there is no outside to ask for.
-  if (request.toolName === 'execute')
-    extras.runsOn = { ...commands, sandboxed: commands.sandboxed && (commands.provider !== undefined || (request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args))) };
-  const preview = await approvalPreview(request, backend);
-  return preview !== undefined ? { ...extras, preview } : extras;
+  return async (request) => {
+    // "Always allow" is offered only when the rule it saves would allow the call: not past a deny or ask rule of a settings file that comes first.
+    const suggested = suggestAllowRule({ tool: request.toolName, args: request.args });
+    const effective = suggested !== undefined && evaluatePermission({ tool: request.toolName, args: request.args }, [...rulesBefore(), suggested]).decision === 'allow';
+    const extras: ApprovalExtras = { suggestedRule: effective ? suggested : undefined };
+    // A command asking to run outside the sandbox runs outside it, wherever it runs.
+    // A provider's sandbox is where every command runs: there is no outside to ask for.
+    if (request.toolName === 'execute')
+      extras.runsOn = { ...commands, sandboxed: commands.sandboxed && (commands.provider !== undefined || (request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args))) };
+    const preview = await approvalPreview(request, backend);
+    return preview !== undefined ? { ...extras, preview } : extras;
+  };
 }

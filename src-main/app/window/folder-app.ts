@@ -135,7 +135,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
   // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
-  const worktrees = worktreeMethods({ folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}) });
+  const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}) };
+  const worktrees = worktreeMethods(where);
   // Threads whose agent is another one over ACP (SPEC §22) and Settings › Agents.
   const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }) });
   const services: WindowServices = {
@@ -152,17 +153,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...mountHandlers(services),
     ...extensionHandlers(services),
     ...worktrees.handlers,
-    ...sandboxHandlers({
-      folder: options.folder,
-      remote: remote !== undefined,
-      dataDir: options.dataDir,
-      db,
-      env,
-      savedKeys: () => settings.sandboxKeys(),
-      canMakeWorktree: () => worktrees.handlers['worktrees.canCreate']({ count: false }),
-      changed: () => send('worktrees.changed', {}),
-      status: () => place.provider?.state(),
-    }),
+    ...sandboxHandlers({ ...where, savedKeys: () => settings.sandboxKeys(), canMakeWorktree: () => worktrees.handlers['worktrees.canCreate']({ count: false }), status: () => place.provider?.state() }),
   };
 
   await threads.resumePending();
