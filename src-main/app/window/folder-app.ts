@@ -18,13 +18,12 @@ import { windowAgents } from './agent-handlers';
 import { appHandlers } from './app-handlers';
 import { approvalDescriber, sandboxPlaceOf } from './approval-extras';
 import { extensionHandlers } from './extension-handlers';
-import { watchFolderFiles } from './folder-files';
+import { watchFolder } from './folder-watchers';
 import type { Handlers, WindowServices } from './handlers';
 import { mountHandlers } from './mount-handlers';
 import { sandboxHandlers } from './sandbox-handlers';
 import { settingsHandlers } from './settings-handlers';
 import { threadHandlers } from './thread-handlers';
-import { followConfiguration } from './window-configuration';
 import { openWindowSession, type AppOptions } from './window-session';
 import { workspaceHandlers } from './workspace-handlers';
 
@@ -50,7 +49,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { remote } = options;
   const { sandbox } = place;
   const modes = session.modes!;
-  const { extensions, mcp } = session.extensions;
+  const { extensions } = session.extensions;
   const shared = createDefaultMounts({
     folder: options.folder,
     db,
@@ -98,8 +97,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
   checkpoints.collectGarbage();
-  const configuration = followConfiguration({ session, dataDir: options.dataDir, env, mcpConfigFiles: options.mcpConfigFiles ?? [], send });
-  const { folderTrust, plugins } = configuration;
 
   const threads: ThreadService = session.threads({
     approvals,
@@ -119,20 +116,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       else send('memories.changed', {});
     },
   });
-  const files = watchFolderFiles({
-    folder: options.folder,
-    remote,
-    backend: shared.folder,
-    checkpoints,
-    checkpointStore: session.checkpointStore,
-    onChange: (paths) => {
-      send('files.changed', { paths });
-      configuration.filesChanged(paths);
-    },
-    notice,
-  });
-  // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
-  const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);
+  const watchers = watchFolder({ folder: options.folder, remote, session, dataDir: options.dataDir, env, mcpConfigFiles: options.mcpConfigFiles ?? [], backend: shared.folder, checkpoints, send, notice });
+  const { folderTrust, plugins } = watchers;
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
   // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
   const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}) };
@@ -141,7 +126,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }) });
   const services: WindowServices = {
     folder: options.folder, version: options.version ?? '0.0.0', transport: options.transport, env, session, send, overrides: opened.overrides, notices: opened.notices,
-    threadTitles: new ThreadStore(db), workspace: files.workspace, files: shared.folder,
+    threadTitles: new ThreadStore(db), workspace: watchers.workspace, files: shared.folder,
     agents, threads, approvals, terminals, memories, modes, checkpoints, plugins, folderTrust,
   };
   const handlers: Handlers = {
@@ -175,11 +160,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       await threads.dispose();
       // Every agent's process tree ends with the folder (cancel, then the tree).
       await agents.close();
-      await mcpStarted.catch(() => undefined);
-      configuration.close();
       await terminals.dispose();
       stopFollowingSandbox?.();
-      await files.close();
+      await watchers.close();
       await opened.close();
     },
   };
