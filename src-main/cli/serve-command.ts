@@ -41,7 +41,6 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   const sandbox = flags.sandbox;
   if (sandbox !== undefined && given === null) throw new UsageError('--sandbox and --sandbox-id on serve need --folder: the window opens on the sandbox worktree of that folder');
   const dataDir = resolveDataDir(values['data-dir']);
-  const mcpConfigFiles = flags.mcpConfig ?? [];
   const overrides = overSettingsFlags(flags);
   // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
   // command leaves its runs going; this process only serves the window to the browser.
@@ -54,7 +53,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
       folder,
       overrides,
       mounts: flags.mounts ?? [],
-      mcpConfig: mcpConfigFiles,
+      mcpConfig: flags.mcpConfig ?? [],
       cwd: process.cwd(),
       env,
     },

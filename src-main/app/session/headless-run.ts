@@ -196,7 +196,6 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   }
 }
 
-
 /** The folder's subagent a run is to be (Settings' and the folder's agents, as `task` knows them). */
 function subagentNamed(session: FolderSession, name: string): SubagentSpec {
   const found = session.extensions.extensions.subagents(session.settings.raw().subagents).find((s) => s.name === name);

@@ -27,8 +27,6 @@ import { threadHandlers } from './thread-handlers';
 import { openWindowSession, type AppOptions } from './window-session';
 import { workspaceHandlers } from './workspace-handlers';
 
-export type { AppOptions };
-
 export interface App extends WindowApi {
   readonly folder: string;
   /** The provider's sandbox its threads run in (SPEC §18), if it is a sandbox thread folder. */
@@ -47,9 +45,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { env, db, session, send, notice } = opened;
   const { settings, place, mounts: mountTable, memories: memoriesStore } = session;
   const { remote } = options;
-  const { sandbox } = place;
   const modes = session.modes!;
-  const { extensions } = session.extensions;
   const shared = createDefaultMounts({
     folder: options.folder,
     db,
@@ -61,11 +57,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   modes.onChange((state) => send('mode.changed', state));
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
-  const isThread = (threadId: string): boolean => threads.store.get(threadId)?.folder === options.folder;
   // A remote folder's shell tab is the person's login shell there, over the folder's connection.
   const terminals = new TerminalService({
     rootDir: remote ? options.dataDir : options.folder,
-    isThread,
+    isThread: (threadId) => threads.store.get(threadId)?.folder === options.folder,
     shell: { baseEnv: env, ...(remote ? { command: remote.loginShell } : {}) },
   });
   // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
@@ -75,7 +70,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The sandbox started again, stopped, found gone or removed: the window shows where it stands and the ways forward.
   const stopFollowingSandbox = place.provider?.onState((state) => send('sandboxes.changed', state));
   const sandboxPlace = sandboxPlaceOf(place);
-  const describe = approvalDescriber(place, shared.backend, () => extensions.claudeRules().first);
+  const describe = approvalDescriber(place, shared.backend, () => session.extensions.extensions.claudeRules().first);
   const approvals = new ApprovalService(db, describe);
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
@@ -107,8 +102,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       place.provider !== undefined
         ? shownShellBackend(place.shell, { threadId, terminals })
         : remote
-        ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
-        : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
+        ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(place.sandbox ? { sandbox: place.sandbox } : {}) })
+        : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(place.sandbox ? { sandbox: place.sandbox } : {}) }),
     emit: (e) => {
       // Core's messages name the command line's flags; the window says where it takes them.
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: errorEventForWindow(e.event) });

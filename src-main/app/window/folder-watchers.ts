@@ -21,13 +21,6 @@ import { WorkspaceService } from '../workspace/workspace-service';
 import { giveBackMemorySoon } from './give-back-memory';
 import type { NoticeInput } from './window-session';
 
-export interface FolderWatchers {
-  workspace: WorkspaceService;
-  folderTrust: FolderTrustService;
-  plugins: PluginsService;
-  close(): Promise<void>;
-}
-
 export function watchFolder(options: {
   folder: string;
   remote: RemoteAppFolder | undefined;
@@ -40,7 +33,7 @@ export function watchFolder(options: {
   checkpoints: CheckpointsService;
   send<E extends EventName>(event: E, payload: EventPayload<E>): void;
   notice(problem: NoticeInput): void;
-}): FolderWatchers {
+}) {
   const { dataDir, env, send, remote, checkpoints, notice } = options;
   const { mcp, extensions, trustStore } = options.session.extensions;
   // The folder's own configuration is read from the local disk; for a remote folder this looks

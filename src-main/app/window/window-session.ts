@@ -4,7 +4,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type Database from 'better-sqlite3';
 import { type MountSpec } from '../../core/backends/mounts/mount-spec';
 import { openDatabase } from '../../core/backends/store/store';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
@@ -15,8 +14,8 @@ import type { SecretStore } from '../base/secret-store';
 import type { OverSettingsFlags } from '../base/session-flags';
 import type { EventFrame, EventName, EventPayload, NoticeDto } from '../contract';
 import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from '../places/remote-folder';
-import { openFolderSession, type FolderSession } from '../session/folder-session';
-import { windowFlags, windowOverrides, type WindowOverrides } from './window-overrides';
+import { openFolderSession } from '../session/folder-session';
+import { windowFlags, windowOverrides } from './window-overrides';
 
 export interface AppOptions {
   folder: string;
@@ -44,22 +43,10 @@ export interface AppOptions {
 /** A problem with one of the person's files needs their answer; a note about this folder belongs to it. */
 export type NoticeInput = Omit<JsonFileProblem, 'file'> & { file?: string } & Partial<Pick<NoticeDto, 'id' | 'kind' | 'folder'>>;
 
-export interface WindowSession {
-  readonly env: NodeJS.ProcessEnv;
-  readonly db: Database.Database;
-  readonly session: FolderSession;
-  readonly overrides: WindowOverrides;
-  send<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  onEvent(listener: (frame: EventFrame) => void): () => void;
-  notice(problem: NoticeInput): void;
-  notices(): NoticeDto[];
-  /** The session, then the database. */
-  close(): Promise<void>;
-}
-
-export async function openWindowSession(options: AppOptions): Promise<WindowSession> {
+/** The session, its events and notices; `close` closes the session, then the database. */
+export async function openWindowSession(options: AppOptions) {
   const env = options.env ?? process.env;
-  const db: Database.Database = openDatabase(databasePath(options.dataDir));
+  const db = openDatabase(databasePath(options.dataDir));
   const listeners = new Set<(frame: EventFrame) => void>();
   const send = <E extends EventName>(event: E, payload: EventPayload<E>) => {
     for (const l of listeners) l({ event, payload });
@@ -111,7 +98,7 @@ export async function openWindowSession(options: AppOptions): Promise<WindowSess
     session,
     overrides,
     send,
-    onEvent(listener) {
+    onEvent(listener: (frame: EventFrame) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
