@@ -1,6 +1,7 @@
-// THE table of session flags (app/base/session-flags.ts) is the only statement of them: each
-// command's parser takes exactly its rows, the values are checked and shaped once, the host
-// accepts what a command sends, `--help` lists them, and no command reads one on its own.
+// THE table of session flags (app/contract/session-flag-table.ts, read by app/base/session-flags.ts)
+// is the only statement of them: each command's parser takes exactly its rows, the values are
+// checked and shaped once, the host accepts what a command sends, `--help` lists them, and no
+// command reads one on its own.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

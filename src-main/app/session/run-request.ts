@@ -11,7 +11,7 @@ import type { GivenSessionFlags } from '../base/session-flags';
 import type { AttachmentInput } from '../contract/attachments';
 import type { FolderSessionPool } from './session-pool';
 
-/** A run a client asks for: its folder, prompt and mode, and the session flags it was given (app/base/session-flags.ts). */
+/** A run a client asks for: its folder, prompt and mode, and the session flags it was given (contract/session-flag-table.ts). */
 export interface HeadlessRunRequest extends GivenSessionFlags {
   /** A local path or an `ssh://` URL. */
   folder: string;
