@@ -10,7 +10,7 @@ export type QueuedMessageDto = z.infer<typeof queuedMessageSchema>;
 
 /** A row of THE table that the window's session takes over Settings: a flag of `deepdesk serve` that wins over Settings. */
 type OverrideRowOf<R> = R extends { overSettings: true; commands: readonly (infer C)[] } ? ('serve' extends C ? R : never) : never;
-export type WindowOverrideRow = OverrideRowOf<SessionFlagRowOf>;
+type WindowOverrideRow = OverrideRowOf<SessionFlagRowOf>;
 export const WINDOW_OVERRIDE_ROWS = SESSION_FLAGS.filter((row): row is WindowOverrideRow => 'overSettings' in row && (row.commands as readonly string[]).includes('serve'));
 
 /**
