@@ -42,6 +42,8 @@ describe("the window's flags over Settings", () => {
     const view = windowOverrides({ memoriesStore: 'postgres://me@db/team', model: 'openai:gpt-4o' }, () => saved, { memoriesStore: 'postgres://me@db:5432/team' });
     expect(view.forWindow(saved)).toMatchObject({ memoriesStore: 'postgres://me@db:5432/team', model: 'openai:gpt-4o', overridden: { memoriesStore: true, model: true } });
     expect(view.withoutFlagValues({ memoriesStore: 'postgres://me@db:5432/team', theme: 'dark' })).toEqual({ theme: 'dark' });
+    // Not even another value: the field is the flag's for this session (as the dialog, which disables it, says).
+    expect(view.withoutFlagValues({ model: 'anthropic:other', memoriesStore: 'sqlite', theme: 'dark' })).toEqual({ theme: 'dark' });
     expect(view.contextWindowNow()).toBeGreaterThan(0);
     expect(windowOverrides({ contextWindow: 9000 }, () => saved, {}).contextWindowNow()).toBe(9000);
     expect(windowOverrides({}, () => ({ ...saved, model: '' }), {}).contextWindowNow()).toBe(0);

@@ -17,7 +17,7 @@ export interface WindowOverrides {
   readonly flags: OverSettingsFlags;
   /** Settings as the window shows them: the flags' values, and which fields they set. */
   forWindow(settings: Settings): Settings;
-  /** A save from the dialog without the flags' values it shows. */
+  /** A save from the dialog without the fields the flags set. */
   withoutFlagValues(patch: Params<'settings.update'>): Params<'settings.update'>;
   /** The context window of the model Settings and the flags name now, without building one (as createChatModel would set it). */
   contextWindowNow(): number;
@@ -35,7 +35,8 @@ export function windowOverrides(flags: OverSettingsFlags, settings: () => Omit<S
   return {
     flags,
     forWindow: (s) => ({ ...s, ...shown, ...marked }),
-    withoutFlagValues: (patch) => Object.fromEntries(Object.entries(patch).filter(([key, value]) => !(key in shown) || value !== shown[key as keyof Settings])),
+    // A field a flag sets is the flag's for this session: the window saves none of it, whatever it sends.
+    withoutFlagValues: (patch) => Object.fromEntries(Object.entries(patch).filter(([key]) => !(key in shown))),
     contextWindowNow: () => {
       const current = { ...settings(), ...shown };
       if (current.model === '') return 0;
