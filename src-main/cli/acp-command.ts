@@ -6,13 +6,12 @@
 
 import { resolveDataDir } from '../app/base/data-dir';
 import { buildId } from '../app/base/package-version';
-import { checkedModelSpec } from '../app/base/flag-checks';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { relayAcp } from '../clients/host-client/acp-relay';
 import { projectFolder } from './folder-flag';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestsAsUsage, definedEnv } from './host-connection';
-import { badRequestAsUsage, parseCommand, sessionFlagsOf, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const ACP_OPTIONS = COMMAND_OPTIONS.acp;
 
@@ -23,8 +22,6 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const flags = sessionFlagsOf('acp', values);
   const folder = projectFolder(values.folder, 'acp');
   const dataDir = resolveDataDir(values['data-dir'], env);
-  // Checked here too, so that a bad spec is told before any host starts (the host checks the model, with Settings', again).
-  if (flags.model !== undefined) badRequestAsUsage(() => checkedModelSpec(flags.model!));
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);

@@ -10,8 +10,6 @@ import { HostWindow } from '../clients/host-client/host-window';
 import { giveBackMemorySoon } from '../app/window/give-back-memory';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import type { SandboxRequest } from '../app/sandboxes/sandbox-request';
-import { parseModelSpec } from '../core/models/model-spec';
-import { ModelConfigError } from '../core/models/errors';
 import { buildId } from '../app/base/package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folder-flag';
@@ -37,21 +35,12 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${values.port}')`);
   const flags = sessionFlagsOf('serve', values);
-  if (flags.model !== undefined) {
-    try {
-      parseModelSpec(flags.model);
-    } catch (err) {
-      if (err instanceof ModelConfigError) throw new UsageError(err.message);
-      throw err;
-    }
-  }
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
   const given = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
   const sandbox = flags.sandbox;
   if (sandbox !== undefined && given === null) throw new UsageError('--sandbox and --sandbox-id on serve need --folder: the window opens on the sandbox worktree of that folder');
   const dataDir = resolveDataDir(values['data-dir']);
-  const mcpConfigFiles = flags.mcpConfig ?? [];
   const overrides = overSettingsFlags(flags);
   // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
   // command leaves its runs going; this process only serves the window to the browser.
@@ -64,7 +53,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
       folder,
       overrides,
       mounts: flags.mounts ?? [],
-      mcpConfig: mcpConfigFiles,
+      mcpConfig: flags.mcpConfig ?? [],
       cwd: process.cwd(),
       env,
     },

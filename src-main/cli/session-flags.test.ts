@@ -1,6 +1,7 @@
-// THE table of session flags (app/base/session-flags.ts) is the only statement of them: each
-// command's parser takes exactly its rows, the values are checked and shaped once, the host
-// accepts what a command sends, `--help` lists them, and no command reads one on its own.
+// THE table of session flags (app/contract/session-flag-table.ts, read by app/base/session-flags.ts)
+// is the only statement of them: each command's parser takes exactly its rows, the values are
+// checked and shaped once, the host accepts what a command sends, `--help` lists them, and no
+// command reads one on its own.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -38,6 +39,11 @@ describe('the session flags table', () => {
     expect(() => sessionFlagsOf('run', { sandbox: 'aws' })).toThrow(/--sandbox must be daytona/);
     expect(() => sessionFlagsOf('run', { 'sandbox-id': 'a b' })).toThrow(/not a sandbox id/);
     expect(() => sessionFlagsOf('run', { 'memories-store': 'mysql://x' })).toThrow(UsageError);
+    // A model spec is checked once, here, for every command that takes one.
+    for (const command of ['run', 'serve', 'acp']) {
+      expect(() => sessionFlagsOf(command, { model: 'gpt-4o' }), command).toThrow(UsageError);
+      expect(() => sessionFlagsOf(command, { model: 'gpt-4o' }), command).toThrow(/^Invalid model "gpt-4o": expected PROVIDER:MODEL/);
+    }
     // A flag the command does not take is not read, even if a caller hands it over.
     expect(readSessionFlags('skills', { 'evict-chars': '5' }, '/')).toEqual({});
   });

@@ -1,5 +1,5 @@
-// The host's zod checks of the session flags (THE table, session-flags.ts): what a command
-// sends with its request, the flags that win over Settings, the Agent Protocol's
+// The host's zod checks of the session flags (THE table, contract/session-flag-table.ts): what
+// a command sends with its request, the flags that win over Settings, the Agent Protocol's
 // `configurable`. Derived from the table's rows; apart from it so that a command, which only
 // parses its flags, builds none of these schemas when it starts.
 

@@ -25,7 +25,7 @@ import { worktreeEvents, worktreeMethods } from './worktrees';
 import { ContractError, type ContractErrorCode } from './contract-error';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
-export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
+export { OVERRIDE_FLAGS, WINDOW_OVERRIDE_ROWS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './contract-error';
 export * from './commands';
 export * from './folders';

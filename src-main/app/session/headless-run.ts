@@ -5,38 +5,19 @@
 // approvals go to the broker the host gives it (the attached terminal, or a fixed policy).
 
 import { randomUUID } from 'node:crypto';
-import { realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
-import type { RunBudget } from '../../core/agent/budget';
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
-import type { ApprovalMode } from '../../core/agent/permissions/modes';
-import { newThreadState, type AgentEvent, type ApprovalRequest } from '../../core/agent/types';
-import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
+import { newThreadState, type ApprovalRequest } from '../../core/agent/types';
 import { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import type { Turn } from '../commands/slash-commands';
 import { ContractError } from '../contract';
-import type { AttachmentInput } from '../contract/attachments';
-import { parseFolderLocation } from '../places/folder-location';
-import { openWithSystem } from '../base/open-external';
-import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { draftLines, goalPrompt } from './goal-start';
-import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goal';
-import type { ThreadService } from './thread-service';
-import { givenDraft } from '../../core/goals/draft';
-import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
-import { openFolderSession, projectOfWorktree, type FolderSession } from './folder-session';
-import { NoticeRoute, type FolderSessionPool, type KeptSession } from './session-pool';
-import { SandboxStore } from '../sandboxes/sandbox-store';
-import { langsmithConfig } from '../../core/telemetry/langsmith-config';
+import { goalPrompt } from './goal-start';
+import type { FolderSession } from './folder-session';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
-import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
 import { SandboxProviderError } from '../../core/sandbox-providers/provider';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
@@ -44,45 +25,14 @@ import { ModelConfigError } from '../../core/models/errors';
 import { agentStandInModel } from '../agents/agent-runner';
 import { externalAgentFor, externalAgentName } from './external-agent';
 import type { ChatModel } from '../../core/models/types';
+import { startRunGoal } from './run-goal';
+import type { HeadlessRunContext, HeadlessRunIo, HeadlessRunRequest } from './run-request';
+import { inSandboxFolder, openRunSession, runSession } from './run-session';
 
-/** What `deepdesk run` asks for: its flags, checked by the command already, and its environment. */
-/** A run a client asks for: its folder, prompt and mode, and the session flags it was given (app/base/session-flags.ts). */
-export interface HeadlessRunRequest extends GivenSessionFlags {
-  /** A local path or an `ssh://` URL. */
-  folder: string;
-  prompt: string;
-  /** Files sent with the prompt, as the window sends them (an Agent Protocol run's inline media). */
-  attachments?: readonly AttachmentInput[];
-  /** Continue this thread (`--thread`); default a new one. */
-  threadId?: string;
-  /** The approval mode: fixed (`--mode`), or the folder's saved one as the window and an editor follow it. */
-  mode: ApprovalMode | 'saved';
-  /** Run the folder's subagent of this name as the agent (its prompt, tools and model); default Deepdesk's own agent. */
-  agent?: string;
-  maxCostUsd?: number;
-  /** The command's working folder. */
-  cwd: string;
-  /** The command's environment: keys, base URLs, what commands and hooks inherit. */
-  env: NodeJS.ProcessEnv;
-  /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
-  acceptDraft?: boolean;
-  /** The budget of the candidates' set this run is one of (SPEC §21), the host's: its calls hold it too. */
-  sharedBudget?: RunBudget;
-  /** A candidate's own instruction (`run --candidates … --prompt P`): added after the goal in its first message. */
-  instruction?: string;
-}
+export type { HeadlessRunContext, HeadlessRunIo, HeadlessRunRequest };
 
 /** How a candidate's own instruction is introduced after the goal (docs/cli.md says so). */
 export const CANDIDATE_INSTRUCTION = 'Instruction for this attempt: ';
-
-export interface HeadlessRunIo {
-  /** One line for the person (a problem with a file, a server that did not start). */
-  say(line: string): void;
-  /** Every event of the thread, as the harness gives it. */
-  emit(event: AgentEvent): void;
-  /** Who answers this run's approvals. */
-  broker: ApprovalBroker;
-}
 
 export interface HeadlessRun {
   threadId: string;
@@ -96,16 +46,6 @@ export interface HeadlessRun {
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
   /** Where its commands run when not on this computer: `Runs in Daytona · sandbox ID`. */
   runsIn?: string;
-}
-
-export interface HeadlessRunContext {
-  dataDir: string;
-  db: Database.Database;
-  version: string;
-  /** The data folder's keys (Settings' model keys, MCP sign-ins). */
-  secrets: SecretStore;
-  /** The host's warm sessions (session-pool.ts); absent: a run opens its folder's session and closes it. */
-  sessions?: FolderSessionPool;
 }
 
 /**
@@ -254,153 +194,6 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   } finally {
     await session.close();
   }
-}
-
-/**
- * `run --goal TEXT [--verify CMD]…` (SPEC §21): the goal starts on the thread before its first
- * turn, with the folder's tree as its base. Verify steps given are taken as given; otherwise
- * the thread's agent drafts criteria and steps, shown to the person, who accepts them (asked
- * as an approval of `start_goal`, which may edit them) unless `acceptDraft`.
- */
-async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, io: HeadlessRunIo): Promise<Goal> {
-  const objective = request.goal!.trim();
-  if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
-  if (threads.goal(threadId)?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
-  let draft: GoalDraft;
-  if ((request.verify ?? []).length > 0) draft = givenDraft(objective, request.verify!);
-  else {
-    io.say('goal: drafting criteria and verify steps from the folder…');
-    draft = await threads.draftGoal(threadId, objective, model);
-    for (const line of draftLines(draft)) io.say(line);
-    if (request.acceptDraft !== true) draft = await draftAccepted(threadId, draft, io.broker);
-  }
-  const goal = await threads.startGoal(threadId, draft);
-  io.say(`goal: pursuing — the host will run ${goal.verify.length === 0 ? 'no verify step' : goal.verify.map((s) => s.command).join('; ')}`);
-  return goal;
-}
-
-/** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
-async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
-  const decision = await broker.decide(
-    { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
-    new AbortController().signal,
-  );
-  if (decision.type === 'approve') return draft;
-  if (decision.type === 'edit') {
-    const edited = goalDraftSchema.safeParse({ ...draft, ...(decision.args as object) });
-    if (edited.success) return edited.data;
-    throw new ContractError(`the edited goal is not valid: ${edited.error.issues[0]?.message ?? 'invalid'}`, 'bad_request');
-  }
-  throw new ContractError('the drafted goal was not accepted: no goal was started', 'bad_request');
-}
-
-/** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
-async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<{ request: HeadlessRunRequest; abandon?: () => Promise<void> }> {
-  if (request.sandbox === undefined) return { request };
-  const made = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
-  return { request: { ...request, folder: made.folder }, abandon: made.abandon };
-}
-
-/**
- * The run's folder session: the host's warm one for this folder and these flags when it is
- * still what opening it now would make (session-pool.ts), else one opened now. `release`
- * gives it back for the next run (`reuse`: the run ended cleanly) or closes it.
- */
-async function runSession(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<{ session: FolderSession; release: (reuse: boolean) => Promise<void> }> {
-  const pool = context.sessions;
-  const key = pool !== undefined ? warmKey(request) : undefined;
-  if (pool === undefined || key === undefined) {
-    const session = await openRunSession(request, context, say);
-    return { session, release: () => session.close() };
-  }
-  let kept = pool.take(key);
-  if (kept === undefined) {
-    const route = new NoticeRoute();
-    route.to(say);
-    const session = await openRunSession(request, context, (line) => route.say(line));
-    kept = keptSession(session, route, request, context);
-  } else kept.route.to(say);
-  const taken = kept;
-  return {
-    session: taken.session,
-    release: async (reuse) => {
-      taken.route.to(undefined);
-      if (!reuse || taken.session.place.provider !== undefined || taken.session.place.localPath === undefined) return taken.session.close();
-      try {
-        // What closing would have sent: the ledger's last rows, the exporters' spans.
-        await taken.session.audit.flush();
-      } catch {
-        return taken.session.close();
-      }
-      pool.give(key, taken);
-    },
-  };
-}
-
-/** The data folder's files a session reads when it opens (their stores then follow them live): a change to one, and a kept session is opened again. */
-const SESSION_FILES = ['settings.json', 'trust.json', 'folder-modes.json', 'extensions.json', 'mcp-folders.json', 'mcp.json'];
-
-/**
- * What a warm session of this run is kept under: the run's place, flags, mode and environment;
- * undefined for a run whose session is not kept (a remote folder, a provider's sandbox,
- * `--trust`'s grants of the folder as it is now, LangSmith's git facts read once).
- */
-function warmKey(request: HeadlessRunRequest): string | undefined {
-  if (request.sandbox !== undefined || request.trust === true || langsmithConfig(request.env) !== undefined) return undefined;
-  const place = parseFolderLocation(request.folder, request.cwd);
-  if (place.kind !== 'local') return undefined;
-  const env = Object.entries(request.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([place, overSettingsFlags(request), parseMountFlags(request.mounts ?? [], request.cwd), request.mcpConfig ?? [], request.mode, request.cwd, env]);
-}
-
-/** A session opened for a run, with what decides whether the next run may have it. */
-function keptSession(session: FolderSession, route: NoticeRoute, request: HeadlessRunRequest, context: HeadlessRunContext): KeptSession {
-  const { dataDir, db } = context;
-  const place = parseFolderLocation(request.folder, request.cwd);
-  const files = () => SESSION_FILES.map((name) => fileKey(join(dataDir, name))).join('|');
-  const opened = { files: files(), project: localProject(db, session) };
-  return {
-    session,
-    route,
-    stillFresh: () =>
-      place.kind === 'local' &&
-      session.place.localPath !== undefined &&
-      realpathSync(place.path) === session.place.localPath &&
-      new SandboxStore(db).get(session.place.localPath) === undefined &&
-      files() === opened.files &&
-      localProject(db, session) === opened.project,
-    // The hooks' problems are read when the session opens; the rest of the folder's configuration at every use.
-    refresh: () => session.extensions.extensions.reload(),
-  };
-}
-
-function localProject(db: Database.Database, session: FolderSession): string | undefined {
-  return session.place.localPath !== undefined ? projectOfWorktree(db, session.place.localPath) : undefined;
-}
-
-/** A file as it is on disk now (identity, size, times), or that it is missing. */
-function fileKey(path: string): string {
-  try {
-    const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return 'missing';
-  }
-}
-
-/** The run's folder, opened with its flags. */
-function openRunSession(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<FolderSession> {
-  return openFolderSession({
-    place: parseFolderLocation(request.folder, request.cwd),
-    flags: {
-      ...overSettingsFlags(request),
-      mounts: parseMountFlags(request.mounts ?? [], request.cwd),
-      mcpConfig: request.mcpConfig ?? [],
-      trust: request.trust === true,
-    },
-    policy: { mode: request.mode, wording: 'command' },
-    context: { ...context, env: request.env, openBrowser: openWithSystem, notice: (problem) => say(problem.message) },
-  });
 }
 
 /** The folder's subagent a run is to be (Settings' and the folder's agents, as `task` knows them). */

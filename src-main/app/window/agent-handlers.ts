@@ -12,7 +12,6 @@ import type { FolderSession } from '../session/folder-session';
 import type { ThreadService } from '../session/thread-service';
 import type { WindowAgents } from './handlers';
 
-
 export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void }): WindowAgents {
   const { dataDir, session } = options;
   const runners = new Map<string, ExternalAgentRunner>();

@@ -1,10 +1,11 @@
 // What the window asks of the app itself: where it runs and what it has to tell.
 
 import { basename } from 'node:path';
+import { sandboxPlaceOf } from './approval-extras';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function appHandlers(w: WindowServices): HandlersFor<'app.'> {
-  const provider = w.session.place.provider;
+  const sandbox = sandboxPlaceOf(w.session.place);
   return {
     'app.info': async () => ({
       folder: w.folder,
@@ -12,7 +13,7 @@ export function appHandlers(w: WindowServices): HandlersFor<'app.'> {
       version: w.version,
       transport: w.transport,
       canPickFolder: false,
-      ...(provider ? { sandbox: { provider: provider.name, label: provider.label, sandboxId: provider.sandboxId } } : {}),
+      ...(sandbox ? { sandbox } : {}),
     }),
     'app.notices': async () => w.notices(),
   };

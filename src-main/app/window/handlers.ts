@@ -3,10 +3,9 @@
 // and the type each area's answers must have.
 
 import type { z } from 'zod';
-import type { AgentProtocolMethodName, AgentViewMethodName, EventName, EventPayload, methods, MethodName, MountsListDto, NoticeDto, Params, Result, Settings, UpdateMethodName, WindowFoldersMethodName } from '../contract';
+import type { AgentProtocolMethodName, AgentViewMethodName, EventName, EventPayload, methods, MethodName, NoticeDto, Result, UpdateMethodName, WindowFoldersMethodName } from '../contract';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { CheckpointsService } from '../checkpoints/checkpoints-service';
-import type { CommandSources } from '../commands/slash-commands';
 import type { MemoriesService } from '../memories/memories-service';
 import type { ModeService } from '../modes/mode-service';
 import type { PluginsService } from '../plugins/plugins-service';
@@ -17,6 +16,7 @@ import type { ThreadStore } from '../threads/thread-store';
 import type { FolderTrustService } from '../trust/folder-trust-service';
 import type { WorkspaceService } from '../workspace/workspace-service';
 import type { Backend } from '../../core/backends/protocol';
+import type { WindowOverrides } from './window-overrides';
 
 /** The methods the window's folders answer themselves: opening another folder replaces this app; updates are the whole app's. */
 type WindowFoldersMethod = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName | AgentProtocolMethodName;
@@ -39,7 +39,6 @@ export interface WindowAgents {
   close(): Promise<void>;
 }
 
-
 /** What the window's requests of one folder are answered with. */
 export interface WindowServices {
   /** Threads whose agent is another one over ACP (SPEC §22). */
@@ -48,17 +47,11 @@ export interface WindowServices {
   version: string;
   transport: 'electron' | 'web';
   env: NodeJS.ProcessEnv;
-  /** `deepdesk serve`'s flags that override Settings for this session. */
-  overrides: { model?: string; apiKey?: string };
+  /** `deepdesk serve`'s flags that override Settings for this session, and the window's view of them. */
+  overrides: WindowOverrides;
   session: FolderSession;
   notices(): NoticeDto[];
   send<E extends EventName>(event: E, payload: EventPayload<E>): void;
-  /** Settings as the window shows them (the flags' values, which fields they set). */
-  forWindow(settings: Settings): Settings;
-  /** A save from the dialog without the flags' values it shows. */
-  withoutFlagValues(patch: Params<'settings.update'>): Params<'settings.update'>;
-  /** The context window of the model Settings name now, without building one. */
-  contextWindowNow(): number;
   threads: ThreadService;
   threadTitles: ThreadStore;
   approvals: ApprovalService;
@@ -69,8 +62,6 @@ export interface WindowServices {
   checkpoints: CheckpointsService;
   plugins: PluginsService;
   folderTrust: FolderTrustService;
-  commandSources: CommandSources;
   /** The folder's files as mentions read them. */
   files: Backend;
-  mountsList(): MountsListDto;
 }

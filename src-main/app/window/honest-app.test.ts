@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../../core/models/testing/scripted-server';
-import { createApp, type App, type AppOptions } from './folder-app';
+import { createApp, type App } from './folder-app';
+import type { AppOptions } from './window-session';
 import type { EventFrame, MethodName, Params, Result } from '../contract';
 import { FileSecretStore } from '../settings/file-secret-store';
 

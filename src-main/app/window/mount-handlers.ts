@@ -3,12 +3,21 @@
 import { MountSpecError, parseMountPrefix } from '../../core/backends/mounts/mount-spec';
 import { localMountProblem, parseSavedMount } from '../../core/backends/mounts/mount-flags';
 import { answerWithin, LATER } from '../base/answer-within';
-import { ContractError } from '../contract';
+import { ContractError, type MountsListDto } from '../contract';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function mountHandlers(w: WindowServices): HandlersFor<'mounts.'> {
-  const { settings, mounts: mountTable } = w.session;
-  const { mountsList, send } = w;
+  const { settings, mounts: mountTable, memories } = w.session;
+  const { send } = w;
+  const mountsList = (): MountsListDto => ({ mounts: mountTable.list(), memoriesStore: memories.label });
+  // Settings › Mounts changed (here or in another window): the window's list follows.
+  let mountsKey = JSON.stringify(settings.raw().mounts);
+  settings.onChange((s) => {
+    const key = JSON.stringify(s.mounts);
+    if (key === mountsKey) return;
+    mountsKey = key;
+    send('mounts.changed', {});
+  });
   return {
     'mounts.list': async () => mountsList(),
     'mounts.add': async ({ prefix, spec }) => {

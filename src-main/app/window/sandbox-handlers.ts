@@ -4,7 +4,6 @@
 // the sandbox and uploads the folder (session-place.ts).
 
 import { realpathSync } from 'node:fs';
-import type Database from 'better-sqlite3';
 import { PROVIDER_LABELS, SandboxProviderError } from '../../core/sandbox-providers/provider';
 import { openSandboxProvider } from '../../core/sandbox-providers/registry';
 import { ContractError } from '../contract';
@@ -12,20 +11,15 @@ import { removeSandbox } from '../sandboxes/sandbox-admin';
 import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
 import type { SandboxPlaceStatus } from '../contract/sandboxes';
 import { SandboxStore, type SandboxRecord } from '../sandboxes/sandbox-store';
+import type { WorktreeMethodsOptions } from '../worktrees/worktree-methods';
 import { WorktreeService } from '../worktrees/worktree-service';
 import type { HandlersFor } from './handlers';
 
-export interface SandboxHandlersOptions {
-  folder: string;
-  remote: boolean;
-  dataDir: string;
-  db: Database.Database;
-  env: NodeJS.ProcessEnv;
+/** Where the open folder is and what its worktrees are told (as worktreeMethods takes them), and its sandbox's keys and state. */
+export interface SandboxHandlersOptions extends WorktreeMethodsOptions {
   savedKeys: () => Promise<Record<string, string | undefined>>;
   /** Whether a worktree can be made of the folder (worktrees.canCreate without counting). */
   canMakeWorktree: () => Promise<{ git: boolean; why?: string }>;
-  /** A worktree was made of this folder, or this one marked (`worktrees.changed`). */
-  changed: () => void;
   /** The open folder's sandbox as its session found it (undefined: its threads do not run in one). */
   status: () => SandboxPlaceStatus | undefined;
 }

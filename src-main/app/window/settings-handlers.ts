@@ -14,7 +14,8 @@ import type { HandlersFor, WindowServices } from './handlers';
 
 export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & HandlersFor<'mode.'> {
   const { settings, models } = w.session;
-  const { env, overrides, forWindow, withoutFlagValues, modes } = w;
+  const { env, overrides, modes } = w;
+  const { forWindow, withoutFlagValues } = overrides;
   return {
     'settings.get': async () => forWindow(await settings.get()),
     'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
@@ -27,7 +28,7 @@ export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & 
       testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
-      const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
+      const key = apiKey ?? overrides.flags.apiKey ?? (await settings.apiKeyFor(provider));
       try {
         return { models: await listModels({ provider, env, ...(baseUrl ? { baseUrl } : {}), ...(key ? { apiKey: key } : {}) }) };
       } catch (err) {

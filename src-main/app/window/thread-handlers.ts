@@ -5,15 +5,16 @@ import type { ApprovalDecision } from '../../core/agent/types';
 import { parseModelSpec } from '../../core/models/model-spec';
 import { ModelConfigError } from '../../core/models/errors';
 import { expandInput, isInputError, messageText, type InputOutcome } from '../commands/person-input';
-import { listCommands } from '../commands/slash-commands';
+import { listCommands, type CommandSources } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import { usageReport } from '../usage/usage-report';
 import { goalPrompt } from '../session/goal-start';
 import { ok, type HandlersFor, type WindowServices } from './handlers';
 
 export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & HandlersFor<'usage.'> & HandlersFor<'commands.'> & HandlersFor<'approvals.'> & HandlersFor<'checkpoints.'> {
-  const { settings, audit } = w.session;
-  const { threads, threadTitles, terminals, approvals, checkpoints, commandSources, overrides, modes } = w;
+  const { settings, audit, extensions } = w.session;
+  const { threads, threadTitles, terminals, approvals, checkpoints, overrides, modes } = w;
+  const commandSources: CommandSources = { mcp: extensions.hub, skills: () => extensions.extensions.skills(), commands: () => extensions.extensions.commands() };
   return {
     'threads.list': async () => threads.list(),
     'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
@@ -34,7 +35,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
       const view = threads.get(threadId);
       // Only an opening is "seen": a re-read while it runs would hide its finish from the Agents view.
       if (refresh !== true) threads.markSeen(threadId);
-      return view.contextWindow > 0 ? view : { ...view, contextWindow: w.contextWindowNow() };
+      return view.contextWindow > 0 ? view : { ...view, contextWindow: overrides.contextWindowNow() };
     },
     'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),
     'threads.toolCall': async ({ threadId, index, toolCallId, parentToolCallId }) => threads.toolCall(threadId, index, toolCallId, parentToolCallId),
@@ -66,7 +67,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
             if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
             throw err;
           }
-          if (overrides.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
+          if (overrides.flags.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
           await settings.update({ model: outcome.model });
           return { ...ok, note: `Model: ${outcome.model}` };
         }
