@@ -25,7 +25,6 @@ const DEFAULT_MAX_STEPS = 200;
 /** Runs the agent on `input` (or resumes the thread when input is null) until it answers. */
 export async function runAgent(def: AgentDefinition, state: ThreadState, input: ChatMessage | null, options: RunOptions): Promise<RunResult> {
   const { ctx, toolObservers } = openRun(def, state, input, options);
-  const { signal } = ctx;
   if (options.parentRun === undefined) startRunTally(ctx);
   const tools = new StepTools(def, ctx, options, toolObservers);
   const goal = runGate(ctx, options.goals, tools);
@@ -44,20 +43,20 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     await source.begin?.();
     let next: string | undefined;
     for (let step = 0; step < (def.maxSteps ?? DEFAULT_MAX_STEPS); step++) {
-      if (signal.aborted) return await end('aborted');
+      if (ctx.signal.aborted) return await end('aborted');
       const done = await source.step(next);
       if (done.kind === 'stopped') return await end(done.reason, done.error);
       if (done.kind === 'acted') continue;
       // The turn ended: each participant in order may put in input for another (the host, not the agent, checks the goal last).
       next = undefined;
-      for (const participant of source.participants) if (next === undefined && !signal.aborted) next = await participant.turnEnded(source.text);
+      for (const participant of source.participants) if (next === undefined && !ctx.signal.aborted) next = await participant.turnEnded(source.text);
       if (next !== undefined) continue;
-      if (signal.aborted) return await end('aborted');
+      if (ctx.signal.aborted) return await end('aborted');
       return finish(ctx, source.text, 'completed');
     }
     return await end('max_steps');
   } catch (err) {
-    if (err instanceof AbortedError || signal.aborted) return await end('aborted', undefined, !isShutdown(signal));
+    if (err instanceof AbortedError || ctx.signal.aborted) return await end('aborted', undefined, !isShutdown(ctx.signal));
     // The identical-call guard ends a goal as stalled (SPEC §21): the run stops, nothing more is spent.
     if (err instanceof RepeatedCallsError && goal?.stall(err.message.replace(/^Stopped: /, '').replace(/ Send a message.*$/, ''))) return await end('completed');
     const error = err instanceof Error ? err : new Error(String(err));

@@ -16,7 +16,7 @@ export type Step =
 
 export interface TurnSource {
   /** The latest answer: what the run answers when it ends. */
-  readonly text: string;
+  text: string;
   /** Who sees a turn end, in order (the goal's gate last). */
   readonly participants: readonly EndOfTurn[];
   /** Before the first step: the person's message (and what waits for the model) goes in. */
@@ -35,15 +35,14 @@ export function agentTurns(turn: NonNullable<RunOptions['turnRunner']>, input: C
   if (input === null) throw new Error('another agent goes on only with a message');
   let text = typeof input.content === 'string' ? input.content : input.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   let recorded = false;
-  const source = {
+  return {
     text: '',
     participants: goal ? [goal] : [],
     async step(next: string | undefined): Promise<Step> {
       if (next !== undefined) [text, recorded] = [next, true];
       const result = await turn(text, recorded);
-      source.text = result.text;
+      this.text = result.text;
       return result.reason === 'completed' ? { kind: 'answered' } : { kind: 'stopped', reason: result.reason, ...(result.error ? { error: result.error } : {}) };
     },
   };
-  return source;
 }

@@ -93,8 +93,3 @@ export function watchProcessGroup(pgid: number, marker: string): () => void {
     if (!pipe.destroyed) pipe.write(`- ${pgid}\n`);
   };
 }
-
-/** The helper's pid (for tests). */
-export function watchdogPid(): number | undefined {
-  return watchdog?.child.pid;
-}

@@ -52,11 +52,6 @@ export const readFileTool = defineTool({
 /** Room kept under the cap for the notes that may follow the rows. */
 const NOTES_RESERVE = 300;
 
-/** Formats a window of file lines (joined with `\n`) per SPEC §3 read_file. */
-export function formatNumberedWindow(content: string, startLine: number, totalLines: number): string {
-  return numberedWindow(content, startLine, totalLines).text;
-}
-
 /** The window as text, and the file lines it shows (`from`–`to`, 1-based). */
 function numberedWindow(content: string, startLine: number, totalLines: number): { text: string; from: number; to: number } {
   const lines = content.split('\n');

@@ -533,10 +533,6 @@ export class GitMountBackend implements Backend {
   }
 }
 
-export function isGitMount(b: Backend): b is GitMountBackend {
-  return b instanceof GitMountBackend;
-}
-
 /** Refuses any path through git's own folder (`.git`, in any letter case). */
 function gitDirError(p: string): string | null {
   const checked = normalizeVirtualPath(p);
