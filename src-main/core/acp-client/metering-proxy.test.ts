@@ -168,10 +168,11 @@ describe('every call the provider bills is counted (issue 78)', () => {
     await otel.flush?.();
     await vi.waitFor(() => expect(receiver.spans().length).toBeGreaterThanOrEqual(2));
     const rows = ledger.calls('t');
-    expect(rows.map((r) => [r.provider, r.purpose, r.model, r.inputTokens, r.outputTokens])).toEqual([['claude-code', 'other-agent', 'claude-sonnet-4-5', 162, 30]]);
+    // The model that answered (the provider's name for it), as the row and the span's response model say.
+    expect(rows.map((r) => [r.provider, r.purpose, r.model, r.inputTokens, r.outputTokens])).toEqual([['claude-code', 'other-agent', 'claude-sonnet-4-5-20250929', 162, 30]]);
     const chats = receiver.spans().filter((s) => s.name === 'chat claude-sonnet-4-5');
     expect(chats).toHaveLength(1);
-    expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.agent.name': 'claude-code', 'gen_ai.provider.name': 'anthropic', 'deepdesk.purpose': 'other-agent', 'gen_ai.usage.input_tokens': 162, 'gen_ai.usage.output_tokens': 30 });
+    expect(chats[0]!.attributes).toMatchObject({ 'gen_ai.agent.name': 'claude-code', 'gen_ai.provider.name': 'anthropic', 'deepdesk.purpose': 'other-agent', 'gen_ai.usage.input_tokens': 162, 'gen_ai.usage.output_tokens': 30, 'gen_ai.response.model': 'claude-sonnet-4-5-20250929' });
     const turn = receiver.spans().find((s) => s.name === 'invoke_agent claude-code')!;
     expect(chats[0]!.parentSpanId).toBe(turn.spanId);
   });

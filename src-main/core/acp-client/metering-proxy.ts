@@ -136,8 +136,8 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> =>
     new Promise<void>((resolve) => {
-      const done = (error?: string): void => {
-        metered?.end(error !== undefined ? { error } : {});
+      const done = (outcome: { error?: string; responseModel?: string }): void => {
+        metered?.end(outcome);
         resolve();
       };
       const headers: IncomingHttpHeaders = {};
@@ -168,22 +168,23 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
           const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
           const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
           if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
-          done(status >= 400 ? `HTTP ${status}` : undefined);
+          const model = (usage as Partial<MeteredUsage> | undefined)?.model;
+          done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
         });
         answer.on('error', () => {
           res.destroy();
-          done('the answer broke off');
+          done({ error: 'the answer broke off' });
         });
       });
       up.on('error', (err) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `Deepdesk's metering proxy could not reach the model: ${err.message}` } }));
-        done(err.message);
+        done({ error: err.message });
       });
       res.on('close', () => {
         if (res.writableFinished) return;
         up.destroy();
-        done('the agent closed the stream');
+        done({ error: 'the agent closed the stream' });
       });
       up.end(body);
     });

@@ -57,6 +57,8 @@ export interface ModelCallOutcome {
   stopReason?: StopReason;
   /** Set when the call failed (after its retries) or was stopped. */
   error?: string;
+  /** The model that answered, where the provider names it otherwise than asked (an alias resolved). */
+  responseModel?: string;
   /** What came back (exported only when content capture is on). */
   text?: string;
   toolCalls?: ReadonlyArray<{ id: string; name: string; args: unknown }>;

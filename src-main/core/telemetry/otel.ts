@@ -23,6 +23,7 @@ import {
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
@@ -253,6 +254,7 @@ function modelCallObserver(spans: Spans, info: ModelCallInfo, parent: Context): 
           [ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]: usage.cacheWriteTokens,
         };
         if (outcome.stopReason !== undefined) ended[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [finishReason(outcome.stopReason)];
+        if (outcome.responseModel !== undefined) ended[ATTR_GEN_AI_RESPONSE_MODEL] = outcome.responseModel;
         if (outcome.costUsd !== undefined) ended['deepdesk.cost_usd'] = outcome.costUsd;
         if (spans.capture && (outcome.text || outcome.toolCalls?.length)) {
           ended[ATTR_GEN_AI_OUTPUT_MESSAGES] = outputMessagesJson({

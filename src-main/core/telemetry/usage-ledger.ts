@@ -432,7 +432,7 @@ export class UsageLedger {
               purpose: call.purpose,
               // Another agent's row names the agent; its model is the provider's own name for it.
               provider: call.agent ?? call.provider,
-              model: call.model,
+              model: outcome.responseModel ?? call.model,
               inputTokens: outcome.usage.inputTokens,
               outputTokens: outcome.usage.outputTokens,
               cacheReadTokens: outcome.usage.cacheReadTokens,
