@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeRunFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
@@ -106,7 +106,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 const MAX_METERED_BODY = 64 * 1024 * 1024;
 /** Requests that count tokens: not billed, not metered (every other POST is a model call). */
 const NOT_A_CALL = /count_tokens|:countTokens|\/input_tokens/;
-const DECODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = { gzip: gunzipSync, 'x-gzip': gunzipSync, br: brotliDecompressSync, deflate: inflateSync, zstd: zstdDecompressSync };
+// Read off the namespace: a Node before 22.15 has no zstd (its answer is then kept at its estimate).
+const DECODERS: Readonly<Record<string, ((body: Buffer) => Buffer) | undefined>> = { gzip: zlib.gunzipSync, 'x-gzip': zlib.gunzipSync, br: zlib.brotliDecompressSync, deflate: zlib.inflateSync, zstd: zlib.zstdDecompressSync };
 
 /** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
 function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
