@@ -1,18 +1,17 @@
 // The metering proxy on an external agent's model endpoint (SPEC §22): the agent's base URL
 // points at a port of its sandbox's loopback, forwarded to this proxy's Unix socket; each
-// request goes on to the real endpoint (the person's key put in here, never in the agent's
-// environment), asked for an uncompressed answer (one compressed anyway is decoded). Each model
-// call is one call of the metering point (core/telemetry/metering.ts), its usage read from the
-// response — Anthropic Messages, OpenAI Responses or Gemini, streamed or not — and held from
-// before it goes at an estimate (its prompt from the request's size, its answer at the most the
-// request allows, else the longest seen), which a call cut short or unreadable keeps. With a
-// budget, calls go one at a time, and once the spend reached the budget every further call is
-// refused and `onBudget` is told: the spend stays within the budget plus one call.
+// request goes on to the real endpoint (the person's key put in here, never in the agent's),
+// asked for an uncompressed answer (one compressed anyway is decoded). Each model call is one
+// call of the metering point (core/telemetry/metering.ts), its usage read from the response —
+// Anthropic Messages, OpenAI Responses or Gemini, streamed or not — and held from before it goes
+// at an estimate (the request's size, the most it may answer) a call cut short or unreadable
+// keeps. With a budget, calls go one at a time, and once the spend reached the budget every
+// further call is refused and `onBudget` is told: the spend stays within the budget plus one call.
 import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeRunFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
@@ -105,11 +104,10 @@ export function usageOfBody(body: string): MeteredUsage | undefined {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 const MAX_METERED_BODY = 64 * 1024 * 1024;
-/** Characters of a request per prompt token, as an estimate takes them (JSON bodies: a generous count). */
-const CHARS_PER_TOKEN = 4;
 /** Requests that count tokens: not billed, not metered (every other POST is a model call). */
 const NOT_A_CALL = /count_tokens|:countTokens|\/input_tokens/;
-const DECODERS: Readonly<Record<string, (body: Buffer) => Buffer>> = { gzip: gunzipSync, 'x-gzip': gunzipSync, br: brotliDecompressSync, deflate: inflateSync, zstd: zstdDecompressSync };
+// Read off the namespace: a Node before 22.15 has no zstd (its answer is then kept at its estimate).
+const DECODERS: Readonly<Record<string, ((body: Buffer) => Buffer) | undefined>> = { gzip: zlib.gunzipSync, 'x-gzip': zlib.gunzipSync, br: zlib.brotliDecompressSync, deflate: zlib.inflateSync, zstd: zlib.zstdDecompressSync };
 
 /** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
 function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
@@ -136,10 +134,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> =>
     new Promise<void>((resolve) => {
-      const done = (outcome: { error?: string; responseModel?: string }): void => {
-        metered?.end(outcome);
-        resolve();
-      };
+      const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
       const headers: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
       // The agent's own placeholder key never goes upstream: the person's, where given.
@@ -203,7 +198,8 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
     if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forward(req, res, body);
     const { model, maxOutput } = requestFacts(req.url ?? '/', body);
-    const promptTokens = Math.ceil(body.length / CHARS_PER_TOKEN);
+    // Its prompt from the request's size, four characters a token (for JSON, a generous count).
+    const promptTokens = Math.ceil(body.length / 4);
     const shared = options.hold?.({ model, promptTokens });
     if (shared !== undefined && 'refused' in shared) return refuse(res, shared.refused);
     const estimate = options.price?.({ model, inputTokens: promptTokens, outputTokens: maxOutput ?? longest, cacheReadTokens: 0, cacheWriteTokens: 0 });

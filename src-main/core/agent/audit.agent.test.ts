@@ -166,6 +166,18 @@ describe('budgets', () => {
     expect(ledger.calls('thread-1')).toHaveLength(1);
   });
 
+  it('count a call the provider began answering and that was cut short at its estimate, as another agent’s (issue 78): its hold is kept, its row says so', async () => {
+    h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ disconnect: true, text: 'half an answ' }, { text: 'whole', usage: { promptTokens: 100, completionTokens: 10 } }] });
+    const budget = new RunBudget({ runUsd: 1 }, 0);
+    await h.run('hi', undefined, { telemetry: ledger.telemetry(), budget });
+    const [cut] = ledger.calls('thread-1');
+    expect(cut).toMatchObject({ failed: true, inputTokens: 0, outputTokens: 0 });
+    expect(cut!.error).toContain('counted at its estimate');
+    // Its prompt at the input price, held before it went and kept: the budget spent it too.
+    expect(cut!.costUsd).toBeGreaterThan(0);
+    expect(budget.spentUsd).toBeGreaterThanOrEqual(cut!.costUsd!);
+  });
+
   it('count what the thread cost before this run against the thread’s budget', async () => {
     h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ text: 'never asked' }] });
     h.state.usage.costUsd = 0.5;

@@ -18,7 +18,7 @@ export interface CallHold {
 export interface MeteredModelCall {
   /** The provider began answering: from here the call is billed, whatever becomes of it. */
   answered(): void;
-  /** The provider's usage of the whole call, and its cost when priced. */
+  /** The provider's usage of the whole call, and its cost when priced: heard once, and not after the end (kept by then). */
   usage(usage: Usage, costUsd: number | undefined): void;
   /** Once: done, or failed (`error`); without a usage after it answered, cut short. */
   end(outcome?: Omit<ModelCallOutcome, 'usage' | 'costUsd' | 'durationMs'>): void;
@@ -33,7 +33,8 @@ export function meterModelCall(run: Pick<RunObserver, 'modelCall'>, info: ModelC
   return {
     answered: () => void (answered = true),
     usage(usage, costUsd) {
-      reported ??= { usage, costUsd };
+      if (ended || reported !== undefined) return;
+      reported = { usage, costUsd };
       hold?.spend(usage, costUsd);
     },
     end(outcome = {}) {
