@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { RunBudget } from '../../core/agent/budget';
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import { ask, type ApprovalBroker } from '../../core/agent/decision';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { newThreadState, type AgentEvent, type ApprovalRequest } from '../../core/agent/types';
@@ -281,8 +281,9 @@ async function startRunGoal(threads: ThreadService, threadId: string, model: Cha
 
 /** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
 async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
-  const decision = await broker.decide(
+  const { decision } = await ask(
     { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
+    { kind: 'person', broker },
     new AbortController().signal,
   );
   if (decision.type === 'approve') return draft;
