@@ -126,9 +126,9 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   if (verdict.decision === 'refuse') return { decision: 'refuse', reason, why, decidedBy: 'mode' };
   const guard = checkedTargets(links.inside, (named, resolved) => rule({ [named]: resolved }));
   if (verdict.decision === 'allow') {
-    // The mode decided when the rules alone (the `ask` mode) would have asked; the sandbox when it contains the command.
+    // The mode decided when the rules alone (the `ask` mode) would have asked: for a command, the sandbox it runs in.
     const byMode = why.kind !== 'hook' && rule(links.inside, { mode: 'ask' }).decision !== 'allow';
-    const decidedBy = why.kind === 'hook' ? 'hook' : !byMode ? 'rule' : why.kind === 'mode' && why.detail === 'sandboxed' ? 'sandbox' : 'mode';
+    const decidedBy = why.kind === 'hook' ? 'hook' : !byMode ? 'rule' : operationOf(tool) === 'execute' ? 'sandbox' : 'mode';
     return { decision: 'allow', reason, why, decidedBy, guard };
   }
   const question: ApprovalRequest = {
