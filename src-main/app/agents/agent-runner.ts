@@ -10,15 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
-import type { RunBudget } from '../../core/agent/budget';
 import { ask, type ApprovalBroker } from '../../core/agent/decision';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
-import type { UsageLedger } from '../../core/telemetry/usage-ledger';
-import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
@@ -38,29 +34,12 @@ export function agentLabel(spec: ExternalAgentSpec): string {
   return 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
 }
 
-/** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
-export interface ExternalAgentContext {
+/** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint, as the agent's thread takes them. */
+export interface ExternalAgentContext
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'ledger' | 'checkpoints' | 'personKey' | 'upstream' | 'sharedBudget' | 'protectedPaths' | 'allowedDomains' | 'personHome'> {
   spec: ExternalAgentSpec;
-  /** The thread it serves: its ledger rows and checkpoints name it. */
-  threadId: string;
-  /** The folder's real path (the agent's cwd). */
-  folder: string;
-  dataDir: string;
-  rules(): readonly PermissionRule[];
-  ledger?: UsageLedger;
-  checkpoints?: CheckpointRecorder;
-  /** The person's key for the agent's provider (upstream only). */
-  personKey?: string;
-  /** The provider's endpoint (the person's base URL for it); default the catalog's. */
-  upstream?: string;
   /** The thread's budget: the limit and what the thread has spent so far. */
   budget?(): { limitUsd: number; spentUsd: number } | undefined;
-  /** The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls holds it first. */
-  sharedBudget?: RunBudget;
-  protectedPaths?: string[];
-  allowedDomains?: string[];
-  /** The person's home whose login folders are copied (tests). */
-  personHome?: string;
 }
 
 /** What one turn is given by the run queue. */
@@ -206,22 +185,15 @@ export class ExternalAgentRunner {
     };
     this.turnAsk = async (request, askSignal) => {
       const id = idOf(request.toolCallId ?? randomUUID());
-      const args = argsOf(request);
-      const reason = `${request.agent} asks: ${request.reason}`;
       const why = request.why !== undefined ? { why: request.why } : {};
-      ev({ type: 'approval', id, name: request.operation.tool, args, status: 'pending', reason, ...why });
-      const both = AbortSignal.any([askSignal, signal]);
+      const base = { id, name: request.operation.tool, args: argsOf(request), reason: `${request.agent} asks: ${request.reason}`, ...why };
+      ev({ type: 'approval', ...base, status: 'pending' });
       try {
-        const { decision } = await ask({ threadId, toolCallId: id, toolName: request.operation.tool, args, reason: request.reason, ...why, agent: request.agent }, { kind: 'person', broker: controls.broker }, both);
-        const allowed = decision.type === 'approve';
-        const where = {
-          ...('answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}),
-          ...('answeredBy' in decision && decision.answeredBy !== undefined ? { answeredBy: decision.answeredBy } : {}),
-        };
-        ev({ type: 'approval', id, name: request.operation.tool, args, status: allowed ? 'approved' : 'rejected', reason, ...why, ...where });
-        return allowed;
+        const { decision, where } = await ask({ threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent }, { kind: 'person', broker: controls.broker }, AbortSignal.any([askSignal, signal]));
+        ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...where });
+        return decision.type === 'approve';
       } catch (err) {
-        ev({ type: 'approval', id, name: request.operation.tool, args, status: 'rejected', reason, ...why });
+        ev({ type: 'approval', ...base, status: 'rejected' });
         throw err;
       }
     };
@@ -311,32 +283,22 @@ export class ExternalAgentRunner {
     const budget = context.budget?.();
     const nobody = (): Promise<boolean> => Promise.resolve(false);
     if (this.starting) return this.starting;
+    const { spec, budget: _budget, ...given } = context;
     const promise: Promise<AgentThread> = startAgentThread({
-      agent: context.spec,
-      threadId: context.threadId,
-      folder: context.folder,
-      dataDir: context.dataDir,
+      ...given,
+      agent: spec,
       // The turn's backend (the thread's mounts: `/` is the folder), its mode and its sandbox.
-      backend: new Proxy({} as Backend, { get: (_, key) => bound(this.backend(), key) }),
+      backend: new Proxy({} as Backend, { get: (_, key) => this.member(key) }),
       execute: (command, options) => {
         const backend = this.backend();
         return isShellBackend(backend) ? backend.execute(command, options) : Promise.reject(new Error('this folder runs no commands'));
       },
-      rules: context.rules,
       mode: () => this.turnControls?.mode?.() ?? 'ask',
       sandboxAvailable: () => this.turnControls?.sandboxAvailable?.() ?? false,
       ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
-      ...(context.ledger ? { ledger: context.ledger } : {}),
-      ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
-      ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),
-      ...(context.sharedBudget ? { sharedBudget: context.sharedBudget } : {}),
-      ...(context.protectedPaths ? { protectedPaths: context.protectedPaths } : {}),
-      ...(context.allowedDomains ? { allowedDomains: context.allowedDomains } : {}),
-      ...(context.personHome !== undefined ? { personHome: context.personHome } : {}),
-      ...(context.checkpoints ? { checkpoints: context.checkpoints } : {}),
       ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
     }).then(
       (thread) => {
@@ -357,6 +319,13 @@ export class ExternalAgentRunner {
   private backend(): Backend {
     if (!this.turnControls) throw new Error('no turn is going');
     return this.turnControls.backend;
+  }
+
+  /** A member of the turn's backend, a method bound to it. */
+  private member(key: string | symbol): unknown {
+    const backend = this.backend();
+    const value: unknown = Reflect.get(backend, key);
+    return typeof value === 'function' ? value.bind(backend) : value;
   }
 
   private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: { call: ToolCall; done: boolean }, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
@@ -399,12 +368,6 @@ export class ExternalAgentRunner {
     ev({ type: 'done', text: '', reason: 'budget' });
     return { text: '', reason: 'budget', error: new Error(message) };
   }
-}
-
-/** A backend's member, its methods bound to it. */
-function bound(backend: Backend, key: string | symbol): unknown {
-  const value: unknown = Reflect.get(backend, key);
-  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(backend) : value;
 }
 
 function argsOf(request: AgentApprovalRequest): Record<string, unknown> {

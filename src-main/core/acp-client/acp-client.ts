@@ -22,7 +22,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../backends/protocol';
 import { withTargetGuard } from '../backends/target-guard';
-import { decide, type CheckedTargets, type DecidedBy } from '../agent/decision';
+import { decide, type CheckedTargets } from '../agent/decision';
 import type { ApprovalMode } from '../agent/permissions/modes';
 import type { ApprovalWhy } from '../agent/permissions/reason';
 import type { PermissionRule } from '../agent/permissions/rules';
@@ -32,6 +32,12 @@ import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation,
 import { shellWord } from '../text/shell-quote';
 
 export type SessionUpdate = SessionNotification['update'];
+
+/** What the agent said of a tool call so far, with what it says of it now. */
+function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
+  for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) if (now[key] !== undefined && now[key] !== null) (known as Record<string, unknown>)[key] = now[key];
+  return known;
+}
 
 /** What an allowed permission request covers: a change to each of its paths, or its command line. */
 function coverKeys(operation: AgentOperation): string[] {
@@ -49,8 +55,6 @@ export interface AgentApprovalRequest {
   /** Why it asks, or why it was answered without asking: in words, and as data. */
   reason: string;
   why?: ApprovalWhy;
-  /** Who answered it without asking (onRuled). */
-  decidedBy?: DecidedBy;
 }
 
 export interface AcpClientOptions {
@@ -147,12 +151,7 @@ export class AcpClientSession {
     const app = client({ name: 'deepdesk' })
       .onNotification(methods.client.session.update, ({ params }) => this.update(params))
       .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-        const known = { ...this.toolCalls.get(params.toolCall.toolCallId) };
-        for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) {
-          const value = params.toolCall[key];
-          if (value !== undefined && value !== null) (known as Record<string, unknown>)[key] = value;
-        }
-        const operation = operationOfRequest(known, this.options.folder);
+        const operation = operationOfRequest(toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall), this.options.folder);
         const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false);
         if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
         return permissionAnswer(params.options, verdict.allowed);
@@ -304,10 +303,10 @@ export class AcpClientSession {
       return allowed ? { allowed, guard: decided.guard } : { allowed, reason: 'the person did not allow it' };
     }
     if (decided.decision === 'ask' || decided.decision === 'allow') {
-      if (!allowedBefore) o.onRuled?.({ ...request, decidedBy: decided.decidedBy }, 'allow');
+      if (!allowedBefore) o.onRuled?.(request, 'allow');
       return { allowed: true, guard: decided.guard };
     }
-    o.onRuled?.({ ...request, decidedBy: decided.decidedBy }, 'deny');
+    o.onRuled?.(request, 'deny');
     return { allowed: false, reason: decided.reason };
   }
 
@@ -316,12 +315,7 @@ export class AcpClientSession {
     const update = notification.update;
     this.lastUpdateAt = Date.now();
     if (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') {
-      const known = this.toolCalls.get(update.toolCallId) ?? {};
-      for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) {
-        const value = update[key];
-        if (value !== undefined && value !== null) (known as Record<string, unknown>)[key] = value;
-      }
-      this.toolCalls.set(update.toolCallId, known);
+      this.toolCalls.set(update.toolCallId, toldMore(this.toolCalls.get(update.toolCallId) ?? {}, update));
     }
     this.turnUpdates?.push(update);
     this.options.onUpdate?.(update);

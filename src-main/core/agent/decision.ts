@@ -5,17 +5,17 @@
 // shell analysis for commands); the sandbox. What asks is answered through `ask`, the one place
 // a broker is called: who answers is the Answerer, one typed choice (the person today).
 
-import type { Backend, LinkTarget } from '../backends/protocol';
+import type { Backend } from '../backends/protocol';
 import type { TargetGuard } from '../backends/target-guard';
 import type { HookPermission } from '../extensions/hooks/call-permission';
 import type { Goal } from '../goals/goal';
 import type { ModelEvent, ModelRequest } from '../models/types';
 import type { DecidedBy } from '../telemetry/observer';
-import { decideCall, isDefaultRule, modeDecision, type ApprovalMode, type ModeContext, type ModeDecision } from './permissions/modes';
+import { decideCall, isDefaultRule, modeDecision, type ModeContext, type ModeDecision } from './permissions/modes';
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
 import type { ApprovalWhy } from './permissions/reason';
 import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
-import type { ApprovalDecision, ApprovalRequest } from './types';
+import type { AnsweredIn, ApprovalDecision, ApprovalRequest } from './types';
 
 export type { DecidedBy } from '../telemetry/observer';
 
@@ -33,19 +33,12 @@ export interface ApprovalBroker {
  */
 export type Answerer = { kind: 'person'; broker: ApprovalBroker };
 
-/** The run a request is decided in. */
-export interface DecisionContext {
+/** The run a request is decided in: its mode, rules and sandbox (ModeContext), and more. */
+export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   /** The thread the person sees (a subagent's calls too): the question names it. */
   threadId: string;
-  mode: ApprovalMode;
-  /** The rules in force, the person's first (DEFAULT_RULES, if present, are recognised). */
-  rules: readonly PermissionRule[];
-  /** Whether commands run in an OS sandbox here. */
-  sandboxAvailable: boolean;
   /** Where named paths lead through symlinks, and which changes always ask: the run's backend. */
   backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'>;
-  /** Whether an MCP tool is annotated read-only by its server (plan mode runs only those). */
-  readOnlyTool?: (name: string) => boolean;
   /** Another agent asks (SPEC §22): its name, for the question. A protected path answers it no. */
   agent?: string;
   // What SPEC §23's reviewer will weigh; nothing reads them yet.
@@ -68,31 +61,22 @@ export interface DecisionRequest {
   outside?: readonly string[];
 }
 
-/** The targets a call was checked (or approved) against: any other link target met when the backend touches a file is decided again there. */
-export interface CheckedTargets extends TargetGuard {
-  /** Where the person's edited arguments lead now: what they approved. */
-  approve(links: Readonly<Record<string, string>>): void;
-}
+/**
+ * The targets a call was checked against: any other link target met when the backend touches a
+ * file is decided again there. `approve`: where the person's edited arguments lead now.
+ */
+export type CheckedTargets = TargetGuard & { approve(links: Readonly<Record<string, string>>): void };
 
-interface Ruling {
-  /** `why` in words (reasonWords). */
-  reason: string;
-  why: ApprovalWhy;
-  decidedBy: DecidedBy;
-}
+/** `reason`: `why` in words. `refuse`: plan mode (the tool result is `Error: ${PLAN_MODE_REFUSAL}`). */
+export type Decision = { reason: string; why: ApprovalWhy; decidedBy: DecidedBy } & (
+  | { decision: 'allow'; guard: CheckedTargets }
+  | { decision: 'deny' }
+  | { decision: 'refuse' }
+  | { decision: 'ask'; question: ApprovalRequest; guard: CheckedTargets }
+);
 
-export type Decision =
-  | (Ruling & { decision: 'allow'; guard: CheckedTargets })
-  | (Ruling & { decision: 'deny' })
-  /** Plan mode: not run, not asked; the tool result is `Error: ${PLAN_MODE_REFUSAL}`. */
-  | (Ruling & { decision: 'refuse' })
-  | (Ruling & { decision: 'ask'; question: ApprovalRequest; guard: CheckedTargets });
-
-/** An answer to a question, and who gave it. */
-export interface Answer {
-  decision: ApprovalDecision;
-  decidedBy: DecidedBy;
-}
+/** Where and by whom the person answered (a terminal, a protocol client). */
+type Answered = { answeredIn?: AnsweredIn; answeredBy?: string };
 
 /** Stands in for the default rules when a hook allows a call. */
 const HOOK_ALLOW_RULE: PermissionRule = { id: 'hook-allow', tools: ['*'], decision: 'allow', description: 'a PreToolUse hook allowed this call' };
@@ -102,7 +86,7 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   const { tool, args } = request;
   const links = await linkTargets(context.backend, tool, args);
   const rule = (resolvedTargets: Record<string, string>, over: Partial<ModeContext> = {}): ModeDecision =>
-    refusedToAgents(decideCall({ tool, args }, { ...modeContext(context), resolvedTargets, ...over }), tool, args, resolvedTargets, context);
+    refusedToAgents(decideCall({ tool, args }, { ...context, resolvedTargets, ...over }), tool, args, resolvedTargets, context);
   const ruled = rule(links.inside);
   // Writes that would change what other programs run later (git's hooks and config) ask
   // whatever the mode and the rules; deny and plan mode still win.
@@ -131,38 +115,23 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
     const decidedBy = why.kind === 'hook' ? 'hook' : !byMode ? 'rule' : operationOf(tool) === 'execute' ? 'sandbox' : 'mode';
     return { decision: 'allow', reason, why, decidedBy, guard };
   }
-  const question: ApprovalRequest = {
-    threadId: context.threadId,
-    toolCallId: request.id,
-    toolName: tool,
-    args,
-    reason,
-    why,
-    ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}),
-    ...(verdict.outsideSandbox ? { outsideSandbox: verdict.outsideSandbox } : {}),
-    ...(context.agent !== undefined ? { agent: context.agent } : {}),
-  };
+  const question: ApprovalRequest = { threadId: context.threadId, toolCallId: request.id, toolName: tool, args, reason, why, ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}) };
+  if (verdict.outsideSandbox) question.outsideSandbox = verdict.outsideSandbox;
+  if (context.agent !== undefined) question.agent = context.agent;
   return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
 }
 
-/** Asks whoever answers (the one call of a broker): what the person (or, later, a reviewer) says. */
-export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal): Promise<Answer> {
+/** Asks whoever answers (the one call of a broker): what the person (or, later, a reviewer) says, and where they said it. */
+export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal): Promise<{ decision: ApprovalDecision; decidedBy: DecidedBy; where: Answered }> {
   const { broker } = answerer;
   broker.waiting?.asking();
   try {
-    return { decision: await broker.decide(question, signal), decidedBy: 'person' };
+    const decision = await broker.decide(question, signal);
+    const { answeredIn, answeredBy } = decision as Answered;
+    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) } };
   } finally {
     await broker.waiting?.answered(signal);
   }
-}
-
-function modeContext(context: DecisionContext): ModeContext {
-  return {
-    mode: context.mode,
-    rules: context.rules,
-    sandboxAvailable: context.sandboxAvailable,
-    ...(context.readOnlyTool ? { readOnlyTool: context.readOnlyTool } : {}),
-  };
 }
 
 /**
@@ -209,12 +178,7 @@ async function alwaysAsk(backend: DecisionContext['backend'], tool: string, args
   if (backend?.alwaysAskReason === undefined || operation === null || !['write', 'edit', 'delete'].includes(operation)) return null;
   for (const path of targetPaths({ tool, args })) {
     for (const candidate of new Set([path, links.inside[path] ?? path])) {
-      let reason: string | null;
-      try {
-        reason = await backend.alwaysAskReason(candidate);
-      } catch {
-        reason = 'it could not be checked';
-      }
+      const reason = await Promise.resolve(candidate).then((path) => backend.alwaysAskReason!(path)).catch(() => 'it could not be checked');
       if (reason !== null) return { kind: 'always-asks-path', path: candidate, because: reason };
     }
   }
@@ -226,12 +190,7 @@ export async function linkTargets(backend: DecisionContext['backend'], tool: str
   const out: CallLinks = { inside: {} };
   if (backend?.linkTarget === undefined || tool === 'execute') return out;
   for (const path of targetPaths({ tool, args })) {
-    let target: LinkTarget | null;
-    try {
-      target = await backend.linkTarget(path);
-    } catch {
-      target = null;
-    }
+    const target = await Promise.resolve(path).then((p) => backend.linkTarget!(p)).catch(() => null);
     if (target === null) continue;
     if ('virtual' in target) out.inside[path] = target.virtual;
     out.shown ??= 'virtual' in target ? target.virtual : `${target.outside} (outside the project folder)`;

@@ -45,6 +45,15 @@ async function ask(sessionId, toolCallId) {
   return answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
 }
 
+/** Runs a terminal through the client: its exit code and output. */
+async function ran(request) {
+  const terminal = await connection.client.createTerminal(request);
+  const exit = await terminal.waitForExit();
+  const out = await terminal.currentOutput();
+  await terminal.release();
+  return `exit ${exit.exitCode}; output ${out.output.trim()}`;
+}
+
 async function step(sessionId, line, session) {
   const [verb, ...rest] = line.trim().split(' ');
   const arg = rest.join(' ');
@@ -80,11 +89,7 @@ async function step(sessionId, line, session) {
     await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: arg, kind: 'execute', status: 'pending' } });
     const chosen = await ask(sessionId, id);
     if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
-    const terminal = await connection.client.createTerminal({ sessionId, command: 'sh', args: ['-c', arg] });
-    const exit = await terminal.waitForExit();
-    const out = await terminal.currentOutput();
-    await terminal.release();
-    return say(sessionId, `permission: ${chosen}; exit ${exit.exitCode}; output ${out.output.trim()}`);
+    return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
   }
   if (verb === 'fs-write') {
     const [path, ...text] = rest;
@@ -92,7 +97,7 @@ async function step(sessionId, line, session) {
       await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') });
       return say(sessionId, `fs-write ok`);
     } catch (err) {
-      return say(sessionId, `fs-write failed: ${err.message} ${JSON.stringify(err.data ?? '')}`);
+      return say(sessionId, `fs-write failed: ${err.message}`);
     }
   }
   if (verb === 'terminal') {
@@ -101,15 +106,7 @@ async function step(sessionId, line, session) {
       const [name, ...value] = rest.shift().split('=');
       env.push({ name, value: value.join('=') });
     }
-    try {
-      const terminal = await connection.client.createTerminal({ sessionId, command: rest.join(' '), env });
-      const exit = await terminal.waitForExit();
-      const out = await terminal.currentOutput();
-      await terminal.release();
-      return say(sessionId, `terminal exit ${exit.exitCode}; output ${out.output.trim()}`);
-    } catch (err) {
-      return say(sessionId, `terminal failed: ${err.message} ${JSON.stringify(err.data ?? '')}`);
-    }
+    return say(sessionId, `terminal ${await ran({ sessionId, command: rest.join(' '), env }).catch((err) => `failed: ${err.message}`)}`);
   }
   if (verb === 'own-write') {
     const [path, ...text] = rest;

@@ -71,12 +71,8 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
         ...(path.length > 0 ? { callPath: path } : {}),
       };
-      const { decision, decidedBy } = await ask(question, { kind: 'person', broker: options.broker }, ctx.signal);
+      const { decision, decidedBy, where } = await ask(question, { kind: 'person', broker: options.broker }, ctx.signal);
       observed?.decided(decision.type, decidedBy);
-      const where = {
-        ...('answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}),
-        ...('answeredBy' in decision && decision.answeredBy !== undefined ? { answeredBy: decision.answeredBy } : {}),
-      };
       switch (decision.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
