@@ -51,13 +51,13 @@ describe('the decision point', () => {
       {
         kind: 'person',
         broker: {
-          decide: async () => (told.push('asked'), { type: 'approve' }),
+          decide: async () => (told.push('asked'), { type: 'approve', answeredIn: 'terminal' }),
           waiting: { asking: () => void told.push('slot given up'), answered: async () => void told.push('slot taken again') },
         },
       },
       new AbortController().signal,
     );
-    expect(answer).toEqual({ decision: { type: 'approve' }, decidedBy: 'person' });
+    expect(answer).toEqual({ decision: { type: 'approve', answeredIn: 'terminal' }, decidedBy: 'person', where: { answeredIn: 'terminal' } });
     expect(told).toEqual(['slot given up', 'asked', 'slot taken again']);
   });
 
