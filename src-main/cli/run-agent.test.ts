@@ -102,6 +102,21 @@ describe('run --agent', async () => {
     expect((await t.deepdesk(['agents', '--data-dir', t.dataDir])).stdout).toContain('Scripted Agent');
   });
 
+  it.skipIf(!available)('--mode edit decides for the agent as for Deepdesk: its write lands unasked, even under --approve deny; its command is refused there and nothing runs', async () => {
+    settings(randomUUID());
+    const marker = join(t.folder, 'marker-ran');
+    const ran = await t.deepdesk(['run', '--json', ...base(), '--mode', 'edit', '--approve', 'deny', `write ${join(t.folder, 'edited.txt')} unasked ;; run touch ${marker}`], {}, '');
+    expect(ran.code).toBe(0);
+    const events = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; name?: string; text?: string });
+    expect(events.filter((e) => e.type === 'approval').map((e) => [e.name, e.status])).toEqual([
+      ['edit_file', 'approved'],
+      ['execute', 'pending'],
+      ['execute', 'rejected'],
+    ]);
+    expect(readFileSync(join(t.folder, 'edited.txt'), 'utf8')).toBe('unasked');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('a command that does not take --agent refuses it; an unknown agent is bad usage', async () => {
     const refused = await t.deepdesk(['tools', '--folder', t.folder, '--agent', 'scripted'], {}, '');
     expect(refused.code).toBe(2);

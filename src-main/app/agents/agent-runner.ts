@@ -1,22 +1,25 @@
 // A thread whose agent is another one over ACP (SPEC §22), as a run of the run queue: each run
 // is one turn of the external agent, its session updates streamed as the thread's events
 // (text, tool calls with their diffs, the plan as todos, the context meter) and kept in the
-// thread's history; its permission requests meet the person's rules and then the run's
-// approval broker (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
+// thread's history; its permission requests, writes and terminals are decided with the run's
+// mode and rules as Deepdesk's own calls are, and what asks goes to the run's approval broker
+// (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
 // is started on the thread's first turn and kept for the next; a stop (cancel, then the tree)
 // or a budget ends it, and the next turn starts it again (continuing its session where it can).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import { ask, type ApprovalBroker } from '../../core/agent/decision';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
-import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
+import type { Backend } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
 import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
+import { toolOfKind } from '../../core/acp-client/permission-map';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
 import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
@@ -37,6 +40,9 @@ export interface ExternalTurnControls {
   backend: Backend;
   signal: AbortSignal;
   broker: ApprovalBroker;
+  /** The run's approval mode (default `ask`) and whether its commands run in the sandbox: the agent's requests are decided with them. */
+  mode?: () => ApprovalMode;
+  sandboxAvailable?: () => boolean;
   emit(event: AgentEvent): void;
   persist(state: ThreadState): void;
 }
@@ -44,8 +50,6 @@ export interface ExternalTurnControls {
 export function threadAgent(state: ThreadState): ThreadAgentRecord | undefined {
   return state.externalAgent;
 }
-
-const TOOL_OF_KIND: Record<string, string> = { edit: 'edit_file', delete: 'delete_file', move: 'move', read: 'read_file', search: 'grep', execute: 'execute', fetch: 'fetch', think: 'think' };
 
 /**
  * A stand-in for the model of a thread whose agent is another: the run queue hands a run a
@@ -70,7 +74,7 @@ export class ExternalAgentRunner {
   private turnUpdates: ((update: SessionUpdate) => void) | undefined;
   private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean>) | undefined;
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
-  private turnBackend: Backend | undefined;
+  private turnControls: ExternalTurnControls | undefined;
   private closed = false;
 
   constructor(private readonly context: ExternalAgentContext) {}
@@ -112,7 +116,7 @@ export class ExternalAgentRunner {
       if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
       answer = '';
     };
-    this.turnBackend = controls.backend;
+    this.turnControls = controls;
     this.turnUpdates = (update) => {
       switch (update.sessionUpdate) {
         case 'agent_message_chunk':
@@ -123,7 +127,7 @@ export class ExternalAgentRunner {
           break;
         case 'tool_call': {
           const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
-          const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
+          const name = toolOfKind(update.kind);
           let known = calls.get(update.toolCallId);
           // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
           if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
@@ -163,27 +167,21 @@ export class ExternalAgentRunner {
     };
     this.turnAsk = async (request, askSignal) => {
       const id = idOf(request.toolCallId ?? randomUUID());
-      const args = argsOf(request);
-      const reason = `${request.agent} asks: ${request.reason}`;
-      ev({ type: 'approval', id, name: request.operation.tool, args, status: 'pending', reason });
-      const both = AbortSignal.any([askSignal, signal]);
+      const why = request.why !== undefined ? { why: request.why } : {};
+      const base = { id, name: request.operation.tool, args: argsOf(request), reason: `${request.agent} asks: ${request.reason}`, ...why };
+      ev({ type: 'approval', ...base, status: 'pending' });
       try {
-        const decision = await controls.broker.decide({ threadId, toolCallId: id, toolName: request.operation.tool, args, reason: request.reason, agent: request.agent }, both);
-        const allowed = decision.type === 'approve';
-        const where = {
-          ...('answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}),
-          ...('answeredBy' in decision && decision.answeredBy !== undefined ? { answeredBy: decision.answeredBy } : {}),
-        };
-        ev({ type: 'approval', id, name: request.operation.tool, args, status: allowed ? 'approved' : 'rejected', reason, ...where });
-        return allowed;
+        const { decision, where } = await ask({ threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent }, { kind: 'person', broker: controls.broker }, AbortSignal.any([askSignal, signal]));
+        ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...where });
+        return decision.type === 'approve';
       } catch (err) {
-        ev({ type: 'approval', id, name: request.operation.tool, args, status: 'rejected', reason });
+        ev({ type: 'approval', ...base, status: 'rejected' });
         throw err;
       }
     };
     this.turnRuled = (request, ruled) => {
       const id = idOf(request.toolCallId ?? randomUUID());
-      ev({ type: 'approval', id, name: request.operation.tool, args: argsOf(request), status: ruled === 'deny' ? 'denied' : 'approved', reason: `${request.agent} asked: ${request.reason}` });
+      ev({ type: 'approval', id, name: request.operation.tool, args: argsOf(request), status: ruled === 'deny' ? 'denied' : 'approved', reason: `${request.agent} asked: ${request.reason}`, ...(request.why !== undefined ? { why: request.why } : {}) });
     };
     let thread: AgentThread;
     // A stop while the agent starts ends what has started (cancel, then the tree) and the turn at once.
@@ -271,16 +269,14 @@ export class ExternalAgentRunner {
     const promise: Promise<AgentThread> = startAgentThread({
       ...given,
       agent: spec,
-      backend: {
-        // The turn's backend (the thread's mounts: `/` is the folder).
-        readRaw: (path) => this.backend().readRaw(path),
-        write: (path, content) => this.backend().write(path, content),
-      } as Backend,
-      execute: (command: string, options: ExecuteOptions): Promise<ExecuteResult> => {
+      // The turn's backend (the thread's mounts: `/` is the folder), its mode and its sandbox.
+      backend: new Proxy({} as Backend, { get: (_, key) => this.member(key) }),
+      execute: (command, options) => {
         const backend = this.backend();
-        if (!isShellBackend(backend)) return Promise.reject(new Error('this folder runs no commands'));
-        return backend.execute(command, options);
+        return isShellBackend(backend) ? backend.execute(command, options) : Promise.reject(new Error('this folder runs no commands'));
       },
+      mode: () => this.turnControls?.mode?.() ?? 'ask',
+      sandboxAvailable: () => this.turnControls?.sandboxAvailable?.() ?? false,
       ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
@@ -303,8 +299,15 @@ export class ExternalAgentRunner {
   }
 
   private backend(): Backend {
-    if (!this.turnBackend) throw new Error('no turn is going');
-    return this.turnBackend;
+    if (!this.turnControls) throw new Error('no turn is going');
+    return this.turnControls.backend;
+  }
+
+  /** A member of the turn's backend, a method bound to it. */
+  private member(key: string | symbol): unknown {
+    const backend = this.backend();
+    const value: unknown = Reflect.get(backend, key);
+    return typeof value === 'function' ? value.bind(backend) : value;
   }
 
   private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: { call: ToolCall; done: boolean }, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {

@@ -18,7 +18,7 @@ import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent }
 export const AGENT_MODEL_PORT = 3129;
 
 /** What the ACP client session is given, passed through as it is. */
-export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'backend' | 'execute' | 'rules' | 'ask' | 'onUpdate' | 'onRuled'> {
+export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'backend' | 'execute' | 'rules' | 'mode' | 'sandboxAvailable' | 'ask' | 'onUpdate' | 'onRuled'> {
   agent: { known: KnownAgent; installRoot?: string } | { added: AddedAgent };
   threadId: string;
   dataDir: string;
@@ -166,16 +166,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   }
   // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
   const { AcpClientSession } = await import('../../core/acp-client/acp-client');
-  const session = new AcpClientSession(proc, {
-    agent: label,
-    folder: options.folder,
-    backend: options.backend,
-    execute: options.execute,
-    rules: options.rules,
-    ask: options.ask,
-    ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}),
-    ...(options.onRuled ? { onRuled: options.onRuled } : {}),
-  });
+  const session = new AcpClientSession(proc, { ...options, agent: label });
   ref.session = session;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {

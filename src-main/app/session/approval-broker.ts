@@ -4,7 +4,7 @@
 // restart, and a run's record `needs-you` while one of them waits for the person. While a run
 // waits for an answer its run slot goes to another run.
 
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import type { ApprovalBroker } from '../../core/agent/decision';
 import type { AgentEvent, ApprovalRequest } from '../../core/agent/types';
 import type { Backend } from '../../core/backends/protocol';
 import type { ApprovalService } from '../approvals/approval-service';
@@ -28,20 +28,12 @@ export class ThreadApprovals {
 
   /**
    * The broker of one run: `answerer` (a thread's RunSettings') or the folder's. While the run
-   * waits for the person its slot goes to another run (RunSlot).
+   * waits for the person its slot goes to another run (RunSlot): told around the one call that
+   * asks (core/agent/decision.ts).
    */
   brokerFor(answerer: ApprovalBroker | undefined, slot: Pick<RunSlot, 'pause' | 'resume'>): ApprovalBroker {
     const broker = answerer ?? this.options.approvals;
-    return {
-      decide: async (request, signal) => {
-        slot.pause();
-        try {
-          return await broker.decide(request, signal);
-        } finally {
-          await slot.resume(signal);
-        }
-      },
-    };
+    return { decide: broker.decide.bind(broker), waiting: { asking: () => slot.pause(), answered: (signal) => slot.resume(signal) } };
   }
 
   /** Keeps the run's record `needs-you` while one of its approvals waits for the person. */

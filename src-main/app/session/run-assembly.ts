@@ -174,7 +174,8 @@ export class RunAssembly {
     const emit = this.runEvents(live, controls);
     const external = plan.settings.externalAgent;
     const ownAgent = external === undefined ? this.definition(live.mounts.backend, plan, controls.broker) : undefined;
-    const turnControls = { state: live.state, backend: live.mounts.backend, signal: controls.signal, broker: controls.broker, emit, persist: (state: ThreadState) => controls.persist(state) };
+    const mode = plan.settings.mode ?? this.options.mode;
+    const turnControls = { state: live.state, backend: live.mounts.backend, signal: controls.signal, broker: controls.broker, ...(mode ? { mode } : {}), ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}), emit, persist: (state: ThreadState) => controls.persist(state) };
     const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
       // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
       const goal = live.state.goal;

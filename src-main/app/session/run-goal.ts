@@ -2,7 +2,7 @@
 // steps given or from a draft the person accepts.
 
 import { randomUUID } from 'node:crypto';
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import { ask, type ApprovalBroker } from '../../core/agent/decision';
 import { givenDraft } from '../../core/goals/draft';
 import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goal';
 import type { ChatModel } from '../../core/models/types';
@@ -36,8 +36,9 @@ export async function startRunGoal(threads: ThreadService, threadId: string, mod
 
 /** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
 async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
-  const decision = await broker.decide(
+  const { decision } = await ask(
     { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
+    { kind: 'person', broker },
     new AbortController().signal,
   );
   if (decision.type === 'approve') return draft;

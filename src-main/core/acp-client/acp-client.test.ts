@@ -1,10 +1,13 @@
 // Deepdesk as an ACP client (SPEC §22), by effect, with the scripted ACP agent in the real
 // bubblewrap sandbox: writes through the backend after the person allowed once; a deny rule
-// and a protected path answer no without asking (the file unchanged); what the agent does in
-// its own process is held by the sandbox (a file outside the folder unchanged, the planted
-// ~/.ssh/id_rsa unreadable); terminals run as a sandboxed execute; the turn ends after late
-// updates; stop leaves no process.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+// and a protected path answer no without asking (the file unchanged); the thread's mode decides
+// as for Deepdesk's own tools (edit: its writes land unasked); a write through a link into
+// .git or .claude is refused as the direct path is, a link swapped in after the check too; what
+// the agent does in its own process is held by the sandbox (a file outside the folder
+// unchanged, the planted ~/.ssh/id_rsa unreadable); terminals run as a sandboxed execute, their
+// line as shown and their env the process's, and a refused one runs nothing; the turn ends
+// after late updates; stop leaves no process.
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +15,22 @@ import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from '../sandbox';
 import { folderSandboxPolicy } from '../sandbox/protected-entry-files';
 import { DEFAULT_RULES, type PermissionRule } from '../agent/permissions/rules';
+import type { ApprovalMode } from '../agent/permissions/modes';
 import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from './acp-client';
 import { startAgentProcess } from './agent-process';
 
 const AGENT = join(__dirname, 'testing', 'scripted-acp-agent.mjs');
+
+/** The folder's backend, with a moment just before a write (where a test swaps a link in). */
+class SwappingBackend extends LocalShellBackend {
+  beforeWrite: (() => void) | undefined;
+
+  override async write(path: string, content: string): ReturnType<LocalShellBackend['write']> {
+    this.beforeWrite?.();
+    this.beforeWrite = undefined;
+    return super.write(path, content);
+  }
+}
 
 function said(updates: SessionUpdate[]): string {
   return updates
@@ -35,6 +50,8 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
   let asked: AgentApprovalRequest[];
   let answer: boolean;
   let rules: PermissionRule[];
+  let mode: ApprovalMode;
+  let backend: SwappingBackend;
   const realHome = process.env.HOME;
 
   beforeAll(async () => {
@@ -46,6 +63,9 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     mkdirSync(folder);
     mkdirSync(join(folder, '.git'));
     writeFileSync(join(folder, '.git', 'config'), '[core]\n');
+    mkdirSync(join(folder, '.git', 'hooks'));
+    mkdirSync(join(folder, '.claude'));
+    writeFileSync(join(folder, '.claude', 'settings.json'), '{}');
     mkdirSync(dataDir);
     mkdirSync(join(fakeHome, '.ssh'), { recursive: true });
     writeFileSync(join(fakeHome, '.ssh', 'id_rsa'), 'PLANTED-SECRET');
@@ -55,7 +75,7 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     writeFileSync(join(folder, 'keep.txt'), 'keep');
     process.env.HOME = fakeHome;
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
-    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    backend = new SwappingBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
     const proc = await startAgentProcess({
       command: process.execPath,
       args: [AGENT],
@@ -68,12 +88,14 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     asked = [];
     answer = true;
     rules = [...DEFAULT_RULES];
+    mode = 'ask';
     session = new AcpClientSession(proc, {
       agent: 'Scripted',
       folder,
       backend,
       execute: (command, options) => backend.execute(command, options),
       rules: () => rules,
+      mode: () => mode,
       ask: async (request) => {
         asked.push(request);
         return answer;
@@ -142,6 +164,90 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     expect(asked).toHaveLength(0);
     expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect(said(turn.updates)).toContain('permission: no');
+  }, 60_000);
+
+  it.skipIf(!available)("the thread's mode decides as for Deepdesk's own: in edit mode its write lands unasked, a protected path is still refused", async () => {
+    asked.length = 0;
+    mode = 'edit';
+    try {
+      const turn = await session.prompt(`write ${join(folder, 'edited.txt')} unasked ;; write ${join(folder, '.git', 'config')} [core] ;; fs-write ${join(folder, 'direct.txt')} direct`);
+      expect(asked).toHaveLength(0);
+      expect(readFileSync(join(folder, 'edited.txt'), 'utf8')).toBe('unasked');
+      expect(readFileSync(join(folder, 'direct.txt'), 'utf8')).toBe('direct');
+      expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(said(turn.updates)).toMatch(/permission: once; wrote .*edited\.txt\npermission: no\nfs-write ok/);
+    } finally {
+      mode = 'ask';
+    }
+    // In ask mode a write no permission request covered asks.
+    const turn = await session.prompt(`fs-write ${join(folder, 'direct.txt')} asked`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.operation).toMatchObject({ tool: 'write_file', paths: ['/direct.txt'] });
+    expect(said(turn.updates)).toContain('fs-write ok');
+  }, 60_000);
+
+  it.skipIf(!available)('a write through a link the agent made into .git, .git/hooks or .claude is refused as the direct path is, in any mode, unasked', async () => {
+    const made = await session.prompt('own-run ln -s .git g && ln -s .git/hooks hk && ln -s .claude cl');
+    expect(said(made.updates)).toContain('own-run exit 0');
+    expect(lstatSync(join(folder, 'hk')).isSymbolicLink()).toBe(true);
+    for (const m of ['edit', 'auto', 'ask'] as const) {
+      asked.length = 0;
+      mode = m;
+      try {
+        const turn = await session.prompt(
+          [`fs-write ${join(folder, 'g', 'config')} [core]hooksPath=/tmp`, `fs-write ${join(folder, 'hk', 'pre-commit')} pwned`, `fs-write ${join(folder, 'cl', 'settings.json')} pwned`, `write ${join(folder, 'g', 'config')} pwned`].join(' ;; '),
+        );
+        const text = said(turn.updates);
+        expect(text.match(/fs-write failed: .*are refused to other agents/g), text).toHaveLength(3);
+        expect(text).toContain('permission: no');
+      } finally {
+        mode = 'ask';
+      }
+      expect(asked).toHaveLength(0);
+      expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(existsSync(join(folder, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      expect(readFileSync(join(folder, '.claude', 'settings.json'), 'utf8')).toBe('{}');
+    }
+  }, 120_000);
+
+  it.skipIf(!available)('a link swapped in after the write was checked is refused when the write reaches it: the target unchanged', async () => {
+    mkdirSync(join(folder, 'd'));
+    backend.beforeWrite = () => {
+      renameSync(join(folder, 'd'), join(folder, 'd-was'));
+      symlinkSync('.git', join(folder, 'd'));
+    };
+    mode = 'edit';
+    try {
+      const turn = await session.prompt(`fs-write ${join(folder, 'd', 'config')} [core]hooksPath=/tmp`);
+      expect(said(turn.updates)).toMatch(/fs-write failed: .*now leads to '\/\.git\/config' through a symlink/);
+    } finally {
+      mode = 'ask';
+    }
+    expect(lstatSync(join(folder, 'd')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(existsSync(join(folder, 'd-was', 'config'))).toBe(false);
+  }, 60_000);
+
+  it.skipIf(!available)('a terminal runs the line it was asked with (a `for` loop), its env given to the process; refused, nothing runs', async () => {
+    asked.length = 0;
+    mode = 'auto';
+    const line = 'for i in 1 2; do echo $i; done; printenv ACP_TEST_VAR';
+    try {
+      const turn = await session.prompt(`terminal ACP_TEST_VAR=from-the-agent ${line}`);
+      expect(said(turn.updates)).toMatch(/^terminal exit 0; output 1\r?\n2\r?\nfrom-the-agent$/);
+      expect(asked).toHaveLength(0);
+    } finally {
+      mode = 'ask';
+    }
+    // In ask mode, the person's answer is asked for the very line that runs; no (as `--approve deny` answers) runs nothing.
+    answer = false;
+    const marker = join(folder, 'marker-ran');
+    const turn = await session.prompt(`terminal ACP_TEST_VAR=x touch ${marker}`);
+    answer = true;
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.operation).toMatchObject({ tool: 'execute', command: `touch ${marker}` });
+    expect(said(turn.updates)).toContain('terminal failed');
+    expect(existsSync(marker)).toBe(false);
   }, 60_000);
 
   it.skipIf(!available)('what it does in its own process is held by the sandbox: outside the folder, git config, the planted key', async () => {

@@ -1,9 +1,11 @@
 // Deepdesk as an ACP client of an external agent (SPEC §22): the agent's process speaks ACP on
 // its stdio; its `fs/*` requests go through the thread's backend (virtual paths, writes through
-// the backend's checks), its `terminal/*` run as Deepdesk's `execute` (sandboxed, mirrored),
-// its `session/request_permission` meets the person's rules and then the person
-// (permission-map.ts), and a turn ends when the prompt was answered AND the session's updates
-// have settled (some agents answer a few ms before their last message chunks).
+// the backend's checks), its `terminal/*` run as Deepdesk's `execute` (sandboxed, mirrored).
+// Its permission requests, writes and terminals are Deepdesk's operations (permission-map.ts)
+// decided at the one decision point with the thread's mode and rules, as Deepdesk's own tools
+// are (core/agent/decision.ts); a write or a command a permission request of the agent's was
+// allowed for is not asked about again. A turn ends when the prompt was answered AND the
+// session's updates have settled (some agents answer a few ms before their last message chunks).
 import { Readable, Writable } from 'node:stream';
 import {
   client,
@@ -19,13 +21,29 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../backends/protocol';
+import { withTargetGuard } from '../backends/target-guard';
+import { decide, type CheckedTargets } from '../agent/decision';
+import type { ApprovalMode } from '../agent/permissions/modes';
+import type { ApprovalWhy } from '../agent/permissions/reason';
 import type { PermissionRule } from '../agent/permissions/rules';
 import type { SupervisedProcess } from '../sandbox/supervisor';
 import { hostToVirtual } from './paths';
-import { decideByRules, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall } from './permission-map';
+import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall } from './permission-map';
 import { shellWord } from '../text/shell-quote';
 
 export type SessionUpdate = SessionNotification['update'];
+
+/** What the agent said of a tool call so far, with what it says of it now. */
+function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
+  for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) if (now[key] !== undefined && now[key] !== null) (known as Record<string, unknown>)[key] = now[key];
+  return known;
+}
+
+/** What an allowed permission request covers: a change to each of its paths, or its command line. */
+function coverKeys(operation: AgentOperation): string[] {
+  if (operation.command !== undefined) return [`execute\0${operation.command}`];
+  return ['write_file', 'edit_file', 'delete_file'].includes(operation.tool) ? operation.paths.map((path) => `change\0${path}`) : [];
+}
 
 /** An agent's request the person is asked about. */
 export interface AgentApprovalRequest {
@@ -34,8 +52,9 @@ export interface AgentApprovalRequest {
   /** The agent's id of the tool call it asks about. */
   toolCallId: string;
   operation: AgentOperation;
-  /** Why it asks (the rules' words). */
+  /** Why it asks, or why it was answered without asking: in words, and as data. */
   reason: string;
+  why?: ApprovalWhy;
 }
 
 export interface AcpClientOptions {
@@ -47,13 +66,22 @@ export interface AcpClientOptions {
   backend: Backend;
   /** Deepdesk's `execute` for the thread (sandboxed, mirrored in the Terminal). */
   execute(command: string, options: ExecuteOptions): Promise<ExecuteResult>;
+  /** The thread its questions belong to. */
+  threadId?: string;
   /** The person's rules in force (their own first, then the defaults). */
   rules(): readonly PermissionRule[];
+  /** The thread's approval mode (default `ask`). */
+  mode?(): ApprovalMode;
+  /**
+   * Whether `execute` runs its commands in the sandbox (default: yes — the agent is never
+   * started outside one, and its terminals run in the thread's, where it runs).
+   */
+  sandboxAvailable?(): boolean;
   /** Asks the person (the approval card, `run`'s prompt, `attach`); true allows once. */
   ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean>;
   /** Each session update, in arrival order. */
   onUpdate?(update: SessionUpdate): void;
-  /** A permission answered by the rules (without asking), for the thread's history. */
+  /** A request answered without asking (by the rules, the mode), for the thread's history. */
   onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
   /** How long the updates must be quiet after the prompt's answer for the turn to end (default 150 ms, at most 3 s in all). */
   settleMs?: number;
@@ -74,6 +102,14 @@ interface Terminal {
 
 const MAX_SETTLE_MS = 3000;
 
+/**
+ * Variables the sandbox reads to decide what it hides from a command (its home's secrets, the
+ * host's agent sockets): an agent's terminal may not set them.
+ */
+const CONTAINMENT_VARIABLES = new Set(['HOME', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XDG_RUNTIME_DIR']);
+
+type Verdict = { allowed: true; guard: CheckedTargets } | { allowed: false; reason: string };
+
 export class AcpClientSession {
   private connection: ClientConnection | undefined;
   private initialized: InitializeResponse | undefined;
@@ -81,6 +117,9 @@ export class AcpClientSession {
   private readonly toolCalls = new Map<string, KnownToolCall>();
   private readonly terminals = new Map<string, Terminal>();
   private terminalCount = 0;
+  private writeCount = 0;
+  /** What a permission request was allowed for (`change PATH`, `execute COMMAND`): its write or terminal is not asked again, once. */
+  private readonly allowedOnce = new Set<string>();
   private lastUpdateAt = 0;
   private turnUpdates: SessionUpdate[] | undefined;
   private readonly closing = new AbortController();
@@ -112,19 +151,10 @@ export class AcpClientSession {
     const app = client({ name: 'deepdesk' })
       .onNotification(methods.client.session.update, ({ params }) => this.update(params))
       .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-        const known = { ...this.toolCalls.get(params.toolCall.toolCallId) };
-        for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) {
-          const value = params.toolCall[key];
-          if (value !== undefined && value !== null) (known as Record<string, unknown>)[key] = value;
-        }
-        const operation = operationOfRequest(known, this.options.folder);
-        const ruled = decideByRules(operation, this.options.rules());
-        if (ruled.answer !== 'ask') {
-          this.options.onRuled?.({ agent: this.options.agent, toolCallId: params.toolCall.toolCallId, operation, reason: ruled.reason }, ruled.answer);
-          return permissionAnswer(params.options, ruled.answer === 'allow');
-        }
-        const allowed = await this.options.ask({ agent: this.options.agent, toolCallId: params.toolCall.toolCallId, operation, reason: ruled.reason }, signal).catch(() => false);
-        return permissionAnswer(params.options, allowed);
+        const operation = operationOfRequest(toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall), this.options.folder);
+        const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false);
+        if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
+        return permissionAnswer(params.options, verdict.allowed);
       })
       .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
         const path = this.virtual(params.path);
@@ -138,25 +168,29 @@ export class AcpClientSession {
         }
         return { content };
       })
-      .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+      .onRequest(methods.client.fs.writeTextFile, async ({ params, signal }) => {
         const path = this.virtual(params.path);
-        const operation: AgentOperation = { tool: 'write_file', paths: [path], outside: [], title: `Write ${params.path}` };
-        const ruled = decideByRules(operation, this.options.rules());
-        if (ruled.answer === 'deny') throw RequestError.invalidParams(undefined, `refused: ${ruled.reason}`);
-        const wrote = await this.options.backend.write(path, params.content);
+        const operation: AgentOperation = { tool: 'write_file', args: { file_path: path }, paths: [path], outside: [], title: `Write ${params.path}` };
+        // Decided on where the path leads now; a link met when the backend writes is decided again there.
+        const verdict = await this.decided(operation, `write_${++this.writeCount}`, signal, this.allowedOnce.delete(`change\0${path}`));
+        if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
+        const wrote = await withTargetGuard(verdict.guard, () => this.options.backend.write(path, params.content));
         if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
         return {};
       })
-      .onRequest(methods.client.terminal.create, ({ params }) => {
-        const command = params.args && params.args.length > 0 ? [params.command, ...params.args].map((w) => shellWord(w)).join(' ') : params.command;
-        const env = (params.env ?? []).map((v) => `${v.name}=${shellWord(v.value)}`).join(' ');
+      .onRequest(methods.client.terminal.create, async ({ params, signal }) => {
         const cwd = params.cwd ? this.virtual(params.cwd) : '/';
-        const line = `${cwd !== '/' ? `cd ${shellWord(this.options.folder + cwd)} && ` : ''}${env ? `env ${env} ` : ''}${command}`;
+        // The line the person is shown is the line that runs; the environment is the process's.
+        const line = `${cwd !== '/' ? `cd ${shellWord(this.options.folder + cwd)} && ` : ''}${params.args && params.args.length > 0 ? commandLine([params.command, ...params.args]) : params.command}`;
+        const env = Object.fromEntries((params.env ?? []).filter((v) => !CONTAINMENT_VARIABLES.has(v.name)).map((v) => [v.name, v.value]));
         const terminalId = `term_${++this.terminalCount}`;
+        const operation: AgentOperation = { tool: 'execute', args: { command: line }, paths: [], outside: [], command: line, title: line };
+        const verdict = await this.decided(operation, terminalId, signal, this.allowedOnce.delete(`execute\0${line}`));
+        if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
         const abort = new AbortController();
         const terminal: Terminal = { output: '', abort, done: Promise.resolve() };
         terminal.done = this.options
-          .execute(line, { signal: abort.signal, onData: (chunk) => (terminal.output += chunk) })
+          .execute(line, { signal: abort.signal, onData: (chunk) => (terminal.output += chunk), ...(Object.keys(env).length > 0 ? { env } : {}) })
           .then((result) => {
             terminal.output = result.output;
             terminal.exit = { exitCode: result.exitCode, signal: null };
@@ -251,17 +285,37 @@ export class AcpClientSession {
     this.connection?.close();
   }
 
+  /**
+   * The operation decided with the thread's mode and rules, each of its paths (the strictest
+   * answer wins); what asks asks the person, naming the agent, unless `allowedBefore` (a
+   * permission request of the agent's was allowed for it). Answers given without asking are told.
+   */
+  private async decided(operation: AgentOperation, toolCallId: string, signal: AbortSignal, allowedBefore: boolean): Promise<Verdict> {
+    const o = this.options;
+    const context = { threadId: o.threadId ?? '', mode: o.mode?.() ?? 'ask', rules: o.rules(), sandboxAvailable: o.sandboxAvailable?.() ?? true, backend: o.backend, agent: o.agent };
+    const each = operation.tool !== 'execute' && operation.paths.length > 1 ? operation.paths.map((file_path) => ({ ...operation.args, file_path })) : [operation.args];
+    const outside = operation.tool !== 'execute' ? operation.outside : [];
+    const all = await Promise.all(each.map((args) => decide({ id: toolCallId, tool: operation.tool, args, outside }, context)));
+    const decided = (['deny', 'refuse', 'ask'] as const).map((d) => all.find((a) => a.decision === d)).find((a) => a !== undefined) ?? all[0]!;
+    const request: AgentApprovalRequest = { agent: o.agent, toolCallId, operation, reason: decided.reason, why: decided.why };
+    if (decided.decision === 'ask' && !allowedBefore) {
+      const allowed = await o.ask(request, signal).catch(() => false);
+      return allowed ? { allowed, guard: decided.guard } : { allowed, reason: 'the person did not allow it' };
+    }
+    if (decided.decision === 'ask' || decided.decision === 'allow') {
+      if (!allowedBefore) o.onRuled?.(request, 'allow');
+      return { allowed: true, guard: decided.guard };
+    }
+    o.onRuled?.(request, 'deny');
+    return { allowed: false, reason: decided.reason };
+  }
+
   private update(notification: SessionNotification): void {
     if (this.sessionId !== undefined && notification.sessionId !== this.sessionId) return;
     const update = notification.update;
     this.lastUpdateAt = Date.now();
     if (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') {
-      const known = this.toolCalls.get(update.toolCallId) ?? {};
-      for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) {
-        const value = update[key];
-        if (value !== undefined && value !== null) (known as Record<string, unknown>)[key] = value;
-      }
-      this.toolCalls.set(update.toolCallId, known);
+      this.toolCalls.set(update.toolCallId, toldMore(this.toolCalls.get(update.toolCallId) ?? {}, update));
     }
     this.turnUpdates?.push(update);
     this.options.onUpdate?.(update);

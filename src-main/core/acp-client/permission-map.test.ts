@@ -1,10 +1,19 @@
 // Each agent's permission request as Deepdesk's operation (SPEC §22), in the shapes measured
-// from the real adapters (../shared/acp-agents-offline.md), and the answers the rules give.
+// from the real adapters (../shared/acp-agents-offline.md), and the answers the one decision
+// point gives it with the thread's mode and rules.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULES } from '../agent/permissions/rules';
-import { decideByRules, operationOfRequest, permissionAnswer } from './permission-map';
+import { decide } from '../agent/decision';
+import type { ApprovalMode } from '../agent/permissions/modes';
+import { DEFAULT_RULES, type PermissionRule } from '../agent/permissions/rules';
+import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation } from './permission-map';
 
 const folder = '/work/project';
+
+/** The decision for an agent's operation, as the ACP client asks for it. */
+async function decided(op: AgentOperation, rules: readonly PermissionRule[] = DEFAULT_RULES, mode: ApprovalMode = 'ask'): Promise<string> {
+  const d = await decide({ id: 'c1', tool: op.tool, args: op.args, outside: op.tool === 'execute' ? [] : op.outside }, { threadId: 't', mode, rules, sandboxAvailable: true, agent: 'Scripted' });
+  return d.decision;
+}
 
 describe('permission requests as operations', () => {
   it("Claude Code: no kind in the request, the earlier tool_call's kind and locations", () => {
@@ -21,22 +30,41 @@ describe('permission requests as operations', () => {
     expect(operationOfRequest({ kind: 'execute', title: 'ls -la' }, folder)).toMatchObject({ tool: 'execute', command: 'ls -la' });
   });
 
-  it('paths outside the folder are kept apart and ask', () => {
+  it('paths outside the folder are kept apart and ask, whatever the mode', async () => {
     const op = operationOfRequest({ kind: 'edit', locations: [{ path: '/etc/passwd' }] }, folder);
     expect(op).toMatchObject({ paths: [], outside: ['/etc/passwd'] });
-    expect(decideByRules(op, DEFAULT_RULES).answer).toBe('ask');
+    expect(await decided(op)).toBe('ask');
+    expect(await decided(op, DEFAULT_RULES, 'edit')).toBe('ask');
+    expect(await decided(op, DEFAULT_RULES, 'plan')).toBe('refuse');
   });
 
-  it('deny rules and protected paths answer no; allow rules yes; the rest asks', () => {
+  it('deny rules and protected paths answer no; allow rules yes; the rest asks', async () => {
     const write = (path: string) => operationOfRequest({ kind: 'edit', locations: [{ path: `${folder}${path}` }] }, folder);
-    expect(decideByRules(write('/.git/config'), DEFAULT_RULES).answer).toBe('deny');
-    expect(decideByRules(write('/.env'), DEFAULT_RULES).answer).toBe('deny');
-    expect(decideByRules(write('/src/a.ts'), DEFAULT_RULES).answer).toBe('ask');
-    expect(decideByRules(write('/src/a.ts'), [{ operations: ['edit'], paths: ['/src/**'], decision: 'deny' }, ...DEFAULT_RULES]).answer).toBe('deny');
-    expect(decideByRules(write('/src/a.ts'), [{ operations: ['edit'], paths: ['/src/**'], decision: 'allow' }, ...DEFAULT_RULES]).answer).toBe('allow');
+    expect(write('/src/a.ts').args).toEqual({ file_path: '/src/a.ts' });
+    expect(await decided(write('/.git/config'))).toBe('deny');
+    expect(await decided(write('/.env'))).toBe('deny');
+    expect(await decided(write('/src/a.ts'))).toBe('ask');
+    expect(await decided(write('/src/a.ts'), [{ operations: ['edit'], paths: ['/src/**'], decision: 'deny' }, ...DEFAULT_RULES])).toBe('deny');
+    expect(await decided(write('/src/a.ts'), [{ operations: ['edit'], paths: ['/src/**'], decision: 'allow' }, ...DEFAULT_RULES])).toBe('allow');
     const run = operationOfRequest({ kind: 'execute', title: 'rm -rf /' }, folder);
-    expect(decideByRules(run, [{ commands: ['rm *'], decision: 'deny' }, ...DEFAULT_RULES]).answer).toBe('deny');
-    expect(decideByRules(run, DEFAULT_RULES).answer).toBe('ask');
+    expect(await decided(run, [{ commands: ['rm *'], decision: 'deny' }, ...DEFAULT_RULES])).toBe('deny');
+    expect(await decided(run)).toBe('ask');
+  });
+
+  it('the mode decides for another agent as for Deepdesk: edit runs its writes (not its protected ones), auto its commands, plan refuses', async () => {
+    const write = operationOfRequest({ kind: 'edit', locations: [{ path: `${folder}/src/a.ts` }] }, folder);
+    const run = operationOfRequest({ kind: 'execute', rawInput: { command: ['bash', '-lc', 'npm test'] } }, folder);
+    expect(await decided(write, DEFAULT_RULES, 'edit')).toBe('allow');
+    expect(await decided(operationOfRequest({ kind: 'edit', locations: [{ path: `${folder}/.git/hooks/pre-commit` }] }, folder), DEFAULT_RULES, 'edit')).toBe('deny');
+    expect(await decided(run, DEFAULT_RULES, 'edit')).toBe('ask');
+    expect(await decided(run, DEFAULT_RULES, 'auto')).toBe('allow');
+    expect(await decided(write, DEFAULT_RULES, 'plan')).toBe('refuse');
+    expect(await decided(run, DEFAULT_RULES, 'plan')).toBe('refuse');
+  });
+
+  it('an argv runs as its line: `sh -c SCRIPT` is the script', () => {
+    expect(commandLine(['sh', '-c', 'for i in 1 2; do echo $i; done'])).toBe('for i in 1 2; do echo $i; done');
+    expect(commandLine(['echo', 'a b'])).toBe("echo 'a b'");
   });
 
   it('the answer is the agent\u2019s "once" option, never an "always"', () => {

@@ -1,7 +1,7 @@
 // The real adapters (SPEC §22), installed from npm as devDependencies, in the real sandbox,
 // against the project's scripted model servers through the metering proxy: no test contacts
 // a vendor. Each: a turn, its write through Deepdesk (after the person allowed once, naming
-// the agent), and the proxy's ledger rows.
+// the agent; in `edit` mode unasked, as Deepdesk's own), and the proxy's ledger rows.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from '../sandbox';
 import { folderSandboxPolicy } from '../sandbox/protected-entry-files';
 import { DEFAULT_RULES } from '../agent/permissions/rules';
+import type { ApprovalMode } from '../agent/permissions/modes';
 import { costAt, resolvePrice } from '../models/model-info';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../models/testing/scripted-anthropic-server';
 import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from './acp-client';
@@ -77,6 +78,7 @@ async function startClaude(
   script: (body: Record<string, unknown>) => AnthropicReply,
   cleanups: Array<() => Promise<void> | void>,
   budget?: { limitUsd: number; onBudget(): void },
+  mode: ApprovalMode = 'ask',
 ): Promise<Claude> {
   const model = await startScriptedAnthropicServer(Array.from({ length: 200 }, () => script));
   cleanups.push(() => model.close());
@@ -116,6 +118,7 @@ async function startClaude(
     backend,
     execute: (command, options) => backend.execute(command, options),
     rules: () => DEFAULT_RULES,
+    mode: () => mode,
     ask: async (request) => {
       asked.push(request);
       return true;
@@ -208,6 +211,24 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     expect(metered[0]?.outcome?.usage).toMatchObject({ inputTokens: 162, outputTokens: 30 });
     expect(metered[0]?.info).toMatchObject({ purpose: 'other-agent', agent: 'claude-code' });
     expect(model.headers.every((h) => h['x-api-key'] === 'the-persons-key')).toBe(true);
+  }, 240_000);
+
+  it.skipIf(!available)('Claude Code in edit mode: its Write lands through Deepdesk unasked, as Deepdesk\'s own write_file would', async () => {
+    const s = scene();
+    cleanups.push(...s.cleanup);
+    process.env.HOME = s.home;
+    const target = join(s.folder, 'hello.txt');
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const write = ((body.tools as Array<{ name: string }> | undefined) ?? []).find((t) => /(^|__)Write$/.test(t.name));
+      if (!write) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      if (!JSON.stringify(body.messages).includes('tool_result')) return anthropicMessageStream([{ tool: write.name, id: 'toolu_01', json: [JSON.stringify({ file_path: target, content: 'unasked\n' })] }], 'tool_use');
+      return anthropicMessageStream([{ text: 'Wrote it.' }], 'end_turn');
+    };
+    const claude = await startClaude(s, script, cleanups, undefined, 'edit');
+    const turn = await claude.session.prompt('Write hello.txt');
+    expect(turn.stopReason).toBe('end_turn');
+    expect(readFileSync(target, 'utf8')).toBe('unasked\n');
+    expect(claude.asked).toEqual([]);
   }, 240_000);
 
   it.skipIf(!available)("Claude Code: its own Grep cannot read the key planted in the person's home", async () => {

@@ -8,7 +8,7 @@ import { filesystemTools } from '../tools/filesystem-tools';
 import type { AgentDefinition } from './loop';
 import type { Middleware } from './middleware';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
-import { approvalMiddleware, type ApprovalBroker } from './middleware/approval';
+import { approvalMiddleware, type ApprovalOptions } from './middleware/approval';
 import { checkpointsMiddleware } from './middleware/checkpoints';
 import { mountStepsMiddleware } from './middleware/mount-steps';
 import type { GitMountRoute } from '../backends/mounts/mount-table';
@@ -23,19 +23,12 @@ import type { McpHubApi } from '../extensions/mcp/types';
 import { skillsMiddleware, type SkillListing } from './middleware/skills-prompt';
 import type { Skill } from '../extensions/skills/types';
 import { hooksMiddleware, type HooksOptions } from './middleware/hooks';
-import type { ApprovalMode } from './permissions/modes';
-import type { PermissionRule } from './permissions/rules';
 import { baseSystemPrompt, modePromptSection, providerSandboxSection, SANDBOX_SECTION } from './system-prompt';
 
-export interface AgentSetup {
+/** `mode` is also read at every model request (the prompt's section). */
+export interface AgentSetup extends Omit<ApprovalOptions, 'readOnlyTool'> {
   model: ChatModel;
   backend: Backend;
-  rules: () => readonly PermissionRule[];
-  broker: ApprovalBroker;
-  /** The approval mode, read on every call and every model request (default `ask`). */
-  mode?: () => ApprovalMode;
-  /** Whether commands run in an OS sandbox (default: no). */
-  sandboxAvailable?: () => boolean;
   /** Commands and files are a provider's sandbox (SPEC §18): its prompt section, and no way out of it to offer. */
   providerSandbox?: { label: string; workdir: string; uploadSummary?: string };
   subagents?: SubagentSpec[];
@@ -82,13 +75,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       todosMiddleware(),
       // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.
       ...(hooked ? [hooked.outer] : []),
-      approvalMiddleware({
-        rules: setup.rules,
-        broker: setup.broker,
-        ...(setup.mode ? { mode: setup.mode } : {}),
-        ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
-        ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
-      }),
+      approvalMiddleware({ ...setup, ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}) }),
       ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
       ...(setup.skills
         ? [

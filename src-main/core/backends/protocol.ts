@@ -112,6 +112,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Raw bytes as the terminal shows them, for a live view. */
   onData?: (chunk: string) => void;
+  /** Variables for this command's process, over the backend's (never written into the command line). */
+  env?: Record<string, string>;
   /** false runs the command outside the backend's sandbox (the caller has asked the person). Default true. */
   sandbox?: boolean;
   /**

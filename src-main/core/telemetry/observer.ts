@@ -7,7 +7,7 @@ import type { ChatMessage, ProviderName, StopReason, ToolSpec, Usage } from '../
 import type { RunStopReason } from '../agent/types';
 
 /** Who decided whether a tool call ran (the `execute_tool` span's attribute). */
-export type DecidedBy = 'rule' | 'mode' | 'hook' | 'person';
+export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
 
 /** What was decided: ran without asking, refused, or the person's answer. */
 export type ToolDecision = 'allow' | 'deny' | 'refuse' | 'approve' | 'edit' | 'reject' | 'respond';

@@ -7,6 +7,9 @@
 //                       (allowed) fs/write_text_file through the client
 //   run CMD             a tool_call (kind execute, title CMD), asks, then terminal/create
 //                       (`sh -c CMD`), waits and reports its output as a message
+//   fs-write PATH TEXT  fs/write_text_file through the client without asking first; says what came of it
+//   terminal [N=V …] CMD terminal/create of the line CMD (the variables as its env) without
+//                       asking first; says its exit code and output, or the refusal
 //   own-write PATH TEXT writes PATH in its own process (no asking: the sandbox holds it)
 //   own-read PATH       reads PATH in its own process; says the text or the error code
 //   own-run CMD         runs `sh -c CMD` in its own process; says exit code and output
@@ -40,6 +43,15 @@ async function ask(sessionId, toolCallId) {
     ],
   });
   return answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
+}
+
+/** Runs a terminal through the client: its exit code and output. */
+async function ran(request) {
+  const terminal = await connection.client.createTerminal(request);
+  const exit = await terminal.waitForExit();
+  const out = await terminal.currentOutput();
+  await terminal.release();
+  return `exit ${exit.exitCode}; output ${out.output.trim()}`;
 }
 
 async function step(sessionId, line, session) {
@@ -77,11 +89,24 @@ async function step(sessionId, line, session) {
     await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: arg, kind: 'execute', status: 'pending' } });
     const chosen = await ask(sessionId, id);
     if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
-    const terminal = await connection.client.createTerminal({ sessionId, command: 'sh', args: ['-c', arg] });
-    const exit = await terminal.waitForExit();
-    const out = await terminal.currentOutput();
-    await terminal.release();
-    return say(sessionId, `permission: ${chosen}; exit ${exit.exitCode}; output ${out.output.trim()}`);
+    return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
+  }
+  if (verb === 'fs-write') {
+    const [path, ...text] = rest;
+    try {
+      await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') });
+      return say(sessionId, `fs-write ok`);
+    } catch (err) {
+      return say(sessionId, `fs-write failed: ${err.message}`);
+    }
+  }
+  if (verb === 'terminal') {
+    const env = [];
+    while (/^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0] ?? '')) {
+      const [name, ...value] = rest.shift().split('=');
+      env.push({ name, value: value.join('=') });
+    }
+    return say(sessionId, `terminal ${await ran({ sessionId, command: rest.join(' '), env }).catch((err) => `failed: ${err.message}`)}`);
   }
   if (verb === 'own-write') {
     const [path, ...text] = rest;

@@ -75,7 +75,7 @@ export function wantsOutsideSandbox(args: Record<string, unknown>): boolean {
 export function decideCall(request: PermissionRequest, context: ModeContext): ModeDecision {
   const operation = operationOf(request.tool);
   const kind = operation === null ? undefined : KIND_OF[operation];
-  const verdict = evaluatePermission(request, context.rules, linked(context));
+  const verdict = evaluatePermission(request, context.rules, context);
   if (verdict.decision === 'deny') return verdict;
   // MCP tools: the rules decide in every mode (they ask by default); plan runs only the ones
   // their server calls read-only, and the annotation never spares the question.
@@ -118,7 +118,7 @@ function runUnlessGuarded(request: PermissionRequest, kind: Kind, context: ModeC
     } else probeRules.push(rule);
   }
   probeRules.push({ id: `mode-${context.mode}`, operations: OPERATIONS_OF[kind], decision: 'allow', description: `${context.mode} mode` });
-  const probe = evaluatePermission(request, probeRules, linked(context));
+  const probe = evaluatePermission(request, probeRules, context);
   if (probe.decision === 'deny') {
     if (probe.rule !== undefined && asking.has(probe.rule)) return modeDecision('ask', probe.why.kind === 'rule' ? { ...probe.why, decision: 'ask' } : probe.why);
     return probe;
@@ -129,10 +129,6 @@ function runUnlessGuarded(request: PermissionRequest, kind: Kind, context: ModeC
   const named = protectedPathNamed(argsOf(request).command);
   if (named !== null) return modeDecision('ask', { kind: 'names-protected-path', path: named.path, protects: protectedReason(named.pattern) });
   return modeDecision('allow', { kind: 'mode', mode: context.mode, detail: 'sandboxed' });
-}
-
-function linked(context: ModeContext): { resolvedTargets?: Readonly<Record<string, string>> } {
-  return context.resolvedTargets ? { resolvedTargets: context.resolvedTargets } : {};
 }
 
 /** One of DEFAULT_RULES (or a copy of one, by its `default-` id). */

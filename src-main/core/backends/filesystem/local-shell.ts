@@ -57,7 +57,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const run: ShellRun = { id: `${this.id}-${++this.runCount}`, command };
-    const env = { ...(await buildCommandEnv()), ...this.extraEnv };
+    const env = { ...(await buildCommandEnv()), ...this.extraEnv, ...options.env };
     return runInPty(command, {
       cwd: this.rootDir,
       env,

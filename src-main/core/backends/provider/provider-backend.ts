@@ -53,7 +53,7 @@ export class ProviderBackend extends ScriptBackend implements ShellBackend {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     if (options.signal?.aborted) return CANCELLED_BEFORE_START;
     const timeoutS = options.timeoutS ?? this.defaultTimeoutS;
-    const script = [...exportLines({ ...NON_INTERACTIVE_ENV }), command].join('\n');
+    const script = [...exportLines({ ...NON_INTERACTIVE_ENV, ...options.env }), command].join('\n');
     try {
       const r = await this.sandbox.execute(script, {
         cwd: this.sandbox.workdir,

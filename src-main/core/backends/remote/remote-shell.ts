@@ -38,7 +38,7 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
   execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     return runRemoteCommand(this.connection, command, {
       cwd: this.connection.target.path,
-      env: this.extraEnv,
+      env: { ...this.extraEnv, ...options.env },
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
       maxOutputBytes: this.maxOutputBytes,
       ...(options.signal ? { signal: options.signal } : {}),

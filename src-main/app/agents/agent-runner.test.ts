@@ -1,0 +1,95 @@
+// Another agent's thread decided as Deepdesk's own (SPEC §7, §22), by effect, with the scripted
+// ACP agent in the real sandbox through the runner a thread's run uses: in `edit` mode its write
+// lands and the run's broker is never called; in `ask` mode the broker is asked once, naming the
+// agent, and the write lands once approved; under a broker that refuses (`--approve deny`) in
+// `ask` mode its command is refused and nothing runs, while in `edit` mode its write still lands.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalBroker } from '../../core/agent/decision';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
+import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
+import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest } from '../../core/agent/types';
+import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
+import { createSandbox, detectSandbox } from '../../core/sandbox';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
+import { ExternalAgentRunner } from './agent-runner';
+
+const SCRIPT = join(__dirname, '..', '..', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs');
+
+describe("another agent's thread: the run's mode and broker", async () => {
+  const available = (await detectSandbox()).available;
+  let root: string;
+  let folder: string;
+  let runner: ExternalAgentRunner;
+  let backend: LocalShellBackend;
+  const realHome = process.env.HOME;
+
+  beforeAll(async () => {
+    if (!available) return;
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'agent-runner-')));
+    folder = join(root, 'project');
+    const dataDir = join(root, 'data');
+    mkdirSync(folder);
+    mkdirSync(dataDir);
+    mkdirSync(join(root, 'home'));
+    process.env.HOME = join(root, 'home');
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    runner = new ExternalAgentRunner({
+      spec: { added: { name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [SCRIPT], env: {} } },
+      threadId: 'thread-1',
+      folder,
+      dataDir,
+      rules: () => DEFAULT_RULES,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    process.env.HOME = realHome;
+    if (!available) return;
+    await runner?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** One turn in `mode`, its approvals answered by `answer` (each question kept). */
+  async function turn(text: string, mode: ApprovalMode, answer: ApprovalDecision['type']): Promise<{ asked: ApprovalRequest[]; events: AgentEvent[]; text: string }> {
+    const asked: ApprovalRequest[] = [];
+    const events: AgentEvent[] = [];
+    const broker: ApprovalBroker = {
+      decide: async (request) => {
+        asked.push(request);
+        return answer === 'approve' ? { type: 'approve' } : { type: 'reject' };
+      },
+    };
+    const state = newThreadState('thread-1');
+    const result = await runner.turn(text, { state, backend, signal: new AbortController().signal, broker, mode: () => mode, sandboxAvailable: () => true, emit: (e) => events.push(e), persist: () => undefined });
+    return { asked, events, text: result.text };
+  }
+
+  it.skipIf(!available)('edit mode: its write lands and the broker is never called; ask mode: the broker is asked once, naming the agent', async () => {
+    const edited = await turn(`write ${join(folder, 'edit.txt')} unasked`, 'edit', 'reject');
+    expect(edited.asked).toEqual([]);
+    expect(readFileSync(join(folder, 'edit.txt'), 'utf8')).toBe('unasked');
+    expect(edited.events.filter((e) => e.type === 'approval').map((e) => e.type === 'approval' && e.status)).toEqual(['approved']);
+
+    const asked = await turn(`write ${join(folder, 'ask.txt')} approved`, 'ask', 'approve');
+    expect(asked.asked).toHaveLength(1);
+    expect(asked.asked[0]).toMatchObject({ agent: 'Scripted Agent', toolName: 'edit_file', args: { file_path: '/ask.txt' }, why: { kind: 'rule', decision: 'ask' } });
+    expect(readFileSync(join(folder, 'ask.txt'), 'utf8')).toBe('approved');
+  }, 120_000);
+
+  it.skipIf(!available)('a broker that refuses (`--approve deny`): in ask mode its command is refused and nothing runs; in edit mode its write still lands', async () => {
+    const marker = join(folder, 'marker-ran');
+    const refused = await turn(`terminal touch ${marker}`, 'ask', 'reject');
+    expect(refused.asked).toHaveLength(1);
+    expect(refused.asked[0]).toMatchObject({ toolName: 'execute', args: { command: `touch ${marker}` } });
+    expect(refused.text).toContain('terminal failed');
+    expect(existsSync(marker)).toBe(false);
+
+    const edited = await turn(`write ${join(folder, 'deny.txt')} landed`, 'edit', 'reject');
+    expect(edited.asked).toEqual([]);
+    expect(readFileSync(join(folder, 'deny.txt'), 'utf8')).toBe('landed');
+  }, 120_000);
+});

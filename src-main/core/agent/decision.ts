@@ -1,0 +1,199 @@
+// THE decision point (SPEC §7, §11, §22, §23): every request that can change something —
+// Deepdesk's own tool calls (with a hook's answer), another agent's permission requests, its
+// writes and its terminals — is decided by `decide`, in one fixed order: deny rules; protected
+// paths on the resolved target and the named path; plan mode; the mode and the allow rules (the
+// shell analysis for commands); the sandbox. What asks is answered through `ask`, the one place
+// a broker is called: who answers is the Answerer, one typed choice (the person today).
+
+import type { Backend } from '../backends/protocol';
+import type { TargetGuard } from '../backends/target-guard';
+import type { HookPermission } from '../extensions/hooks/call-permission';
+import type { Goal } from '../goals/goal';
+import type { ModelEvent, ModelRequest } from '../models/types';
+import type { DecidedBy } from '../telemetry/observer';
+import { decideCall, isDefaultRule, modeDecision, type ModeContext, type ModeDecision } from './permissions/modes';
+import { protectedPattern, protectedReason } from './permissions/protected-paths';
+import type { ApprovalWhy } from './permissions/reason';
+import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
+import type { AnsweredIn, ApprovalDecision, ApprovalRequest } from './types';
+
+export type { DecidedBy } from '../telemetry/observer';
+
+export interface ApprovalBroker {
+  /** Resolves with the person's decision; rejects if the signal aborts. */
+  decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+  /** Told around each wait for an answer: while the person is asked, a run's slot goes to another run. */
+  waiting?: { asking(): void; answered(signal: AbortSignal): Promise<void> };
+}
+
+/**
+ * Who answers what asks. The person, through their broker (the window's card, `run`'s prompt,
+ * an editor, `attach`); the reviewer of SPEC §23 will be the second kind, answering before the
+ * person and handing them what it cannot answer.
+ */
+export type Answerer = { kind: 'person'; broker: ApprovalBroker };
+
+/** The run a request is decided in: its mode, rules and sandbox (ModeContext), and more. */
+export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
+  /** The thread the person sees (a subagent's calls too): the question names it. */
+  threadId: string;
+  /** Where named paths lead through symlinks, and which changes always ask: the run's backend. */
+  backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'>;
+  /** Another agent asks (SPEC §22): its name, for the question. A protected path answers it no. */
+  agent?: string;
+  // What SPEC §23's reviewer will weigh; nothing reads them yet.
+  /** The person's own words, as typed (before mentions and files are expanded). */
+  personWords?: string;
+  goal?: Goal;
+  /** A model call metered as the thread's (its ledger row, its budget). */
+  modelCall?: (request: ModelRequest) => AsyncIterable<ModelEvent>;
+}
+
+export interface DecisionRequest {
+  /** The call's id: the question names it. */
+  id: string;
+  /** Deepdesk's tool and its arguments (another agent's request mapped onto them). */
+  tool: string;
+  args: Record<string, unknown>;
+  /** A PreToolUse hook's answer (SPEC §11). */
+  hook?: HookPermission;
+  /** Host paths outside the folder another agent's request names: no rule speaks of them, so they ask. */
+  outside?: readonly string[];
+}
+
+/**
+ * The targets a call was checked against: any other link target met when the backend touches a
+ * file is decided again there. `approve`: where the person's edited arguments lead now.
+ */
+export type CheckedTargets = TargetGuard & { approve(links: Readonly<Record<string, string>>): void };
+
+/** `reason`: `why` in words. `refuse`: plan mode (the tool result is `Error: ${PLAN_MODE_REFUSAL}`). */
+export type Decision = { reason: string; why: ApprovalWhy; decidedBy: DecidedBy } & (
+  | { decision: 'allow'; guard: CheckedTargets }
+  | { decision: 'deny' }
+  | { decision: 'refuse' }
+  | { decision: 'ask'; question: ApprovalRequest; guard: CheckedTargets }
+);
+
+/** Where and by whom the person answered (a terminal, a protocol client). */
+type Answered = { answeredIn?: AnsweredIn; answeredBy?: string };
+
+/** Stands in for the default rules when a hook allows a call. */
+const HOOK_ALLOW_RULE: PermissionRule = { id: 'hook-allow', tools: ['*'], decision: 'allow', description: 'a PreToolUse hook allowed this call' };
+
+/** Decides one request in its run; `ask` is answered by `ask`. */
+export async function decide(request: DecisionRequest, context: DecisionContext): Promise<Decision> {
+  const { tool, args } = request;
+  const links = await linkTargets(context.backend, tool, args);
+  const rule = (resolvedTargets: Record<string, string>, over: Partial<ModeContext> = {}): ModeDecision =>
+    refusedToAgents(decideCall({ tool, args }, { ...context, resolvedTargets, ...over }), tool, args, resolvedTargets, context);
+  const ruled = rule(links.inside);
+  // Writes that would change what other programs run later (git's hooks and config) ask
+  // whatever the mode and the rules; deny and plan mode still win.
+  const forced = ruled.decision === 'allow' ? await alwaysAsk(context.backend, tool, args, links) : null;
+  let verdict: ModeDecision = forced !== null ? modeDecision('ask', forced) : ruled;
+  // A PreToolUse hook's answer (SPEC §11): `ask` asks even what would run; `allow` spares
+  // only the question the defaults would ask — the same call with the default rules
+  // allowing must run, so deny and ask rules of the person's, protected paths, plan mode,
+  // `sandbox: false` and what always asks still stand.
+  const hook = request.hook;
+  if (hook?.decision === 'ask' && verdict.decision === 'allow') verdict = modeDecision('ask', { kind: 'hook', outcome: 'asks', message: hook.reason });
+  if (hook?.decision === 'allow' && verdict.decision === 'ask' && forced === null) {
+    if (rule(links.inside, { rules: [...context.rules.filter((r) => !isDefaultRule(r)), HOOK_ALLOW_RULE] }).decision === 'allow') verdict = modeDecision('allow', { kind: 'hook', outcome: 'allowed', message: hook.reason });
+  }
+  // Host paths outside the folder: rules and modes speak of the folder's, so none allows them.
+  const outside = request.outside?.[0];
+  if (outside !== undefined && verdict.decision === 'allow') verdict = modeDecision('ask', { kind: 'not-allowed', subject: { tool, paths: [outside] } });
+
+  const { reason, why } = verdict;
+  if (verdict.decision === 'deny') return { decision: 'deny', reason, why, decidedBy: 'rule' };
+  if (verdict.decision === 'refuse') return { decision: 'refuse', reason, why, decidedBy: 'mode' };
+  const guard = checkedTargets(links.inside, (named, resolved) => rule({ [named]: resolved }));
+  if (verdict.decision === 'allow') {
+    // The mode decided when the rules alone (the `ask` mode) would have asked: for a command, the sandbox it runs in.
+    const byMode = why.kind !== 'hook' && rule(links.inside, { mode: 'ask' }).decision !== 'allow';
+    const decidedBy = why.kind === 'hook' ? 'hook' : !byMode ? 'rule' : operationOf(tool) === 'execute' ? 'sandbox' : 'mode';
+    return { decision: 'allow', reason, why, decidedBy, guard };
+  }
+  const question: ApprovalRequest = { threadId: context.threadId, toolCallId: request.id, toolName: tool, args, reason, why, ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}) };
+  if (verdict.outsideSandbox) question.outsideSandbox = verdict.outsideSandbox;
+  if (context.agent !== undefined) question.agent = context.agent;
+  return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
+}
+
+/** Asks whoever answers (the one call of a broker): what the person (or, later, a reviewer) says, and where they said it. */
+export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal): Promise<{ decision: ApprovalDecision; decidedBy: DecidedBy; where: Answered }> {
+  const { broker } = answerer;
+  broker.waiting?.asking();
+  try {
+    const decision = await broker.decide(question, signal);
+    const { answeredIn, answeredBy } = decision as Answered;
+    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) } };
+  } finally {
+    await broker.waiting?.answered(signal);
+  }
+}
+
+/**
+ * Another agent's change to a protected path (named or where a link leads) is refused, not
+ * asked: it asks in its own process for what it could write there itself, and the sandbox
+ * keeps those paths read-only to it.
+ */
+function refusedToAgents(verdict: ModeDecision, tool: string, args: Record<string, unknown>, resolvedTargets: Record<string, string>, context: DecisionContext): ModeDecision {
+  if (context.agent === undefined || verdict.decision === 'deny' || !['write', 'edit', 'delete'].includes(operationOf(tool) ?? '')) return verdict;
+  for (const named of targetPaths({ tool, args })) {
+    for (const path of new Set([named, resolvedTargets[named] ?? named])) {
+      const pattern = protectedPattern(path);
+      if (pattern !== null) return modeDecision('deny', { kind: 'protected-path', path, protects: protectedReason(pattern).replace('always ask', 'are refused to other agents') });
+    }
+  }
+  return verdict;
+}
+
+function checkedTargets(links: Readonly<Record<string, string>>, again: (named: string, resolved: string) => ModeDecision): CheckedTargets {
+  const checked = new Set(Object.entries(links).map(([named, resolved]) => `${named}\0${resolved}`));
+  return {
+    approve(edited) {
+      for (const [named, resolved] of Object.entries(edited)) checked.add(`${named}\0${resolved}`);
+    },
+    check(_operation, named, resolved) {
+      if (checked.has(`${named}\0${resolved}`)) return null;
+      const decided = again(named, resolved);
+      if (decided.decision === 'allow') return null;
+      return `'${named}' now leads to '${resolved}' through a symlink that was not there when this call was checked (${decided.reason}); nothing was done. Call the tool again on '${resolved}' if you mean it`;
+    },
+  };
+}
+
+interface CallLinks {
+  /** Named virtual path → the virtual path it leads to inside the folder, when different. */
+  inside: Record<string, string>;
+  /** The first differing target, for the person: a virtual path, or a real path outside the folder. */
+  shown?: string;
+}
+
+/** Why a change this call makes must ask anyway (the backend knows what runs its files later), or null. */
+async function alwaysAsk(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>, links: CallLinks): Promise<ApprovalWhy | null> {
+  const operation = operationOf(tool);
+  if (backend?.alwaysAskReason === undefined || operation === null || !['write', 'edit', 'delete'].includes(operation)) return null;
+  for (const path of targetPaths({ tool, args })) {
+    for (const candidate of new Set([path, links.inside[path] ?? path])) {
+      const reason = await Promise.resolve(candidate).then((path) => backend.alwaysAskReason!(path)).catch(() => 'it could not be checked');
+      if (reason !== null) return { kind: 'always-asks-path', path: candidate, because: reason };
+    }
+  }
+  return null;
+}
+
+/** Where the call's paths lead through symlinks (only for tools that touch files). */
+export async function linkTargets(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>): Promise<CallLinks> {
+  const out: CallLinks = { inside: {} };
+  if (backend?.linkTarget === undefined || tool === 'execute') return out;
+  for (const path of targetPaths({ tool, args })) {
+    const target = await Promise.resolve(path).then((p) => backend.linkTarget!(p)).catch(() => null);
+    if (target === null) continue;
+    if ('virtual' in target) out.inside[path] = target.virtual;
+    out.shown ??= 'virtual' in target ? target.virtual : `${target.outside} (outside the project folder)`;
+  }
+  return out;
+}
