@@ -15,7 +15,7 @@ import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
-import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
+import type { ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';

@@ -166,7 +166,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   }
   // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
   const { AcpClientSession } = await import('../../core/acp-client/acp-client');
-  const session = new AcpClientSession(proc, { ...options, agent: label });
+  const session = new AcpClientSession(proc, { ...options, agent: label, describeRequest: vendor.describeRequest });
   ref.session = session;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {

@@ -28,7 +28,7 @@ import type { ApprovalWhy } from '../agent/permissions/reason';
 import type { PermissionRule } from '../agent/permissions/rules';
 import type { SupervisedProcess } from '../sandbox/supervisor';
 import { hostToVirtual } from './paths';
-import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall } from './permission-map';
+import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall, type RequestShape } from './permission-map';
 import { shellWord } from '../text/shell-quote';
 
 export type SessionUpdate = SessionNotification['update'];
@@ -72,6 +72,8 @@ export interface AcpClientOptions {
   rules(): readonly PermissionRule[];
   /** The thread's approval mode (default `ask`). */
   mode?(): ApprovalMode;
+  /** How this agent's permission requests name the command and the paths (its vendor's module; default the protocol's own fields). */
+  describeRequest?: RequestShape;
   /**
    * Whether `execute` runs its commands in the sandbox (default: yes — the agent is never
    * started outside one, and its terminals run in the thread's, where it runs).
@@ -151,7 +153,7 @@ export class AcpClientSession {
     const app = client({ name: 'deepdesk' })
       .onNotification(methods.client.session.update, ({ params }) => this.update(params))
       .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-        const operation = operationOfRequest(toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall), this.options.folder);
+        const operation = operationOfRequest(toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall), this.options.folder, this.options.describeRequest);
         const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false);
         if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
         return permissionAnswer(params.options, verdict.allowed);

@@ -5,9 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { decide } from '../agent/decision';
 import type { ApprovalMode } from '../agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../agent/permissions/rules';
-import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation } from './permission-map';
+import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type RequestShape } from './permission-map';
 
 const folder = '/work/project';
+
+/** A shape that reads `rawInput` as Claude Code's and Codex's requests have it (the vendors' own modules are app/agents/vendors). */
+const rawInputShape: RequestShape = (call) => {
+  const input = (call.rawInput ?? {}) as { command?: unknown; file_path?: unknown };
+  const paths = [...(call.locations ?? []).map((l) => l.path), ...(typeof input.file_path === 'string' ? [input.file_path] : [])];
+  if (call.kind !== 'execute') return { paths };
+  return { paths, command: Array.isArray(input.command) ? commandLine(input.command as string[]) : typeof input.command === 'string' ? input.command : (call.title ?? '') };
+};
 
 /** The decision for an agent's operation, as the ACP client asks for it. */
 async function decided(op: AgentOperation, rules: readonly PermissionRule[] = DEFAULT_RULES, mode: ApprovalMode = 'ask'): Promise<string> {
@@ -17,13 +25,15 @@ async function decided(op: AgentOperation, rules: readonly PermissionRule[] = DE
 
 describe('permission requests as operations', () => {
   it("Claude Code: no kind in the request, the earlier tool_call's kind and locations", () => {
-    const op = operationOfRequest({ kind: 'edit', title: 'Write /work/project/a.ts', locations: [{ path: '/work/project/a.ts' }], rawInput: { file_path: '/work/project/a.ts', content: 'x' } }, folder);
+    const op = operationOfRequest({ kind: 'edit', title: 'Write /work/project/a.ts', locations: [{ path: '/work/project/a.ts' }], rawInput: { file_path: '/work/project/a.ts', content: 'x' } }, folder, rawInputShape);
     expect(op).toMatchObject({ tool: 'edit_file', paths: ['/a.ts'], outside: [] });
   });
 
-  it('Codex: an argv in rawInput; `bash -lc SCRIPT` is the script', () => {
-    expect(operationOfRequest({ kind: 'execute', title: 'x', rawInput: { command: ['bash', '-lc', 'npm test && rm -rf build'] } }, folder).command).toBe('npm test && rm -rf build');
-    expect(operationOfRequest({ kind: 'execute', title: 'x', rawInput: { command: ['git', 'commit', '-m', 'a b'] } }, folder).command).toBe("git commit -m 'a b'");
+  it('Codex: an argv in rawInput, as its module reads it; `bash -lc SCRIPT` is the script', () => {
+    expect(operationOfRequest({ kind: 'execute', title: 'x', rawInput: { command: ['bash', '-lc', 'npm test && rm -rf build'] } }, folder, rawInputShape).command).toBe('npm test && rm -rf build');
+    expect(operationOfRequest({ kind: 'execute', title: 'x', rawInput: { command: ['git', 'commit', '-m', 'a b'] } }, folder, rawInputShape).command).toBe("git commit -m 'a b'");
+    // The protocol's own fields alone: the title.
+    expect(operationOfRequest({ kind: 'execute', title: 'x', rawInput: { command: ['ls'] } }, folder).command).toBe('x');
   });
 
   it('Gemini CLI: the command is the title, no rawInput', () => {
@@ -53,7 +63,7 @@ describe('permission requests as operations', () => {
 
   it('the mode decides for another agent as for Deepdesk: edit runs its writes (not its protected ones), auto its commands, plan refuses', async () => {
     const write = operationOfRequest({ kind: 'edit', locations: [{ path: `${folder}/src/a.ts` }] }, folder);
-    const run = operationOfRequest({ kind: 'execute', rawInput: { command: ['bash', '-lc', 'npm test'] } }, folder);
+    const run = operationOfRequest({ kind: 'execute', rawInput: { command: ['bash', '-lc', 'npm test'] } }, folder, rawInputShape);
     expect(await decided(write, DEFAULT_RULES, 'edit')).toBe('allow');
     expect(await decided(operationOfRequest({ kind: 'edit', locations: [{ path: `${folder}/.git/hooks/pre-commit` }] }, folder), DEFAULT_RULES, 'edit')).toBe('deny');
     expect(await decided(run, DEFAULT_RULES, 'edit')).toBe('ask');

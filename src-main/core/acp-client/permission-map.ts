@@ -45,47 +45,30 @@ export function commandLine(words: readonly string[]): string {
   return words.map((w) => shellWord(w)).join(' ');
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
+/** How an agent's request names what it would do: the command (an `execute`) and the paths, as the agent gave them (its vendor's module reads them, app/agents/vendors). */
+export type RequestShape = (call: KnownToolCall) => { command?: string; paths: string[] };
 
-/** The command a request names: an argv or a line in `rawInput.command`, else the title. */
-function commandOf(call: KnownToolCall): string {
-  const input = record(call.rawInput);
-  const command = input.command ?? input.cmd;
-  if (Array.isArray(command) && command.every((w) => typeof w === 'string')) return commandLine(command as string[]);
-  if (typeof command === 'string') return command;
-  return call.title ?? '';
-}
+/** What every ACP request says in the protocol's own fields: the paths of `locations`, the command as the `title`. */
+export const PROTOCOL_SHAPE: RequestShape = (call) => ({
+  paths: (call.locations ?? []).map((l) => l.path).filter((p): p is string => typeof p === 'string'),
+  ...(call.kind === 'execute' ? { command: call.title ?? '' } : {}),
+});
 
-function pathsOf(call: KnownToolCall, folder: string): { paths: string[]; outside: string[] } {
-  const named: string[] = [];
-  for (const location of call.locations ?? []) if (typeof location.path === 'string') named.push(location.path);
-  const input = record(call.rawInput);
-  for (const key of ['file_path', 'path', 'abs_path', 'notebook_path']) {
-    const value = input[key];
-    if (typeof value === 'string') named.push(value);
-  }
+/** The operation of a request, from the request's tool call and what the agent said of it before. */
+export function operationOfRequest(call: KnownToolCall, folder: string, shape: RequestShape = PROTOCOL_SHAPE): AgentOperation {
+  const tool = toolOfKind(call.kind);
+  const named = shape(call);
   const paths = new Set<string>();
   const outside = new Set<string>();
-  for (const p of named) {
+  for (const p of named.paths) {
     const virtual = hostToVirtual(folder, p);
     if (virtual === undefined) outside.add(p);
     else paths.add(virtual);
   }
-  return { paths: [...paths], outside: [...outside] };
-}
-
-/** The operation of a request, from the request's tool call and what the agent said of it before. */
-export function operationOfRequest(call: KnownToolCall, folder: string): AgentOperation {
-  const tool = toolOfKind(call.kind);
-  const { paths, outside } = pathsOf(call, folder);
   const title = call.title ?? tool;
-  if (tool === 'execute') {
-    const command = commandOf(call);
-    return { tool, args: { command }, paths, outside, command, title };
-  }
-  return { tool, args: paths[0] !== undefined ? { file_path: paths[0] } : {}, paths, outside, title };
+  if (tool !== 'execute') return { tool, args: paths.size > 0 ? { file_path: [...paths][0] } : {}, paths: [...paths], outside: [...outside], title };
+  const command = named.command ?? call.title ?? '';
+  return { tool, args: { command }, paths: [...paths], outside: [...outside], command, title };
 }
 
 /** The answer to send: the agent's "allow once" or "reject once" option; never an "always". Without such an option, cancelled. */

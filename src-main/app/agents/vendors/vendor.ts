@@ -5,7 +5,7 @@
 // by default. Nothing here names a vendor's agent; `catalog.ts` chooses a module by id.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { shellWord } from '../../../core/text/shell-quote';
+import { commandLine } from '../../../core/acp-client/permission-map';
 
 /** The fields of an ACP tool call a permission request is read from (merged with what the earlier updates said of it). */
 export type RequestToolCall = Pick<ToolCallUpdate, 'kind' | 'title' | 'rawInput' | 'locations'>;
@@ -95,11 +95,7 @@ export function requestShape(commandKeys: readonly string[], pathKeys: readonly 
     const paths = [...new Set([...(call.locations ?? []).map((l) => l.path), ...pathKeys.map((k) => input[k])].filter((p): p is string => typeof p === 'string'))];
     if (call.kind !== 'execute') return { paths };
     const named = commandKeys.map((k) => input[k]).find((c) => c != null);
-    if (Array.isArray(named) && named.every((w) => typeof w === 'string')) {
-      const words = named as string[];
-      if (words.length === 3 && /(^|\/)(ba|z|da)?sh$/.test(words[0]!) && /^-l?c$/.test(words[1]!)) return { command: words[2]!, paths };
-      return { command: words.map((w) => shellWord(w)).join(' '), paths };
-    }
+    if (Array.isArray(named) && named.every((w) => typeof w === 'string')) return { command: commandLine(named as string[]), paths };
     return { command: typeof named === 'string' ? named : (call.title ?? ''), paths };
   };
 }
