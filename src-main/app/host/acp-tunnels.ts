@@ -5,8 +5,7 @@
 
 import { z } from 'zod';
 import { sessionFlagsRequest } from '../base/session-flag-schemas';
-import type { HostConnection } from './service-types';
-import { HostRequestError } from './service-types';
+import { HostRequestError, type HostConnection } from '../base/host-service';
 import { textPieces } from './protocol';
 import type { RunningAcpAgent } from './acp/acp-agent';
 

@@ -16,8 +16,8 @@ import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords } from '../threads/run-records';
 import { ThreadStore } from '../threads/thread-store';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import { asHostError, type ApprovePolicy, type HostRuns, type RunEnd, type StartRunParams } from './runs';
-import { HostRequestError, type HostConnection } from './service-types';
+import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
+import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
 import type { SecretStore } from '../base/secret-store';
 

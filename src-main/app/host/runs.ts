@@ -11,7 +11,7 @@ import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { AGENT_STATE_WORDS, ContractError, type DisplayItem } from '../contract';
+import { AGENT_STATE_WORDS, type DisplayItem } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
@@ -27,7 +27,7 @@ import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { DeferredSync } from '../../core/backends/store/store-db';
-import { HostRequestError, type HostConnection } from './service-types';
+import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
 
@@ -581,10 +581,4 @@ function recordEnd(record: RunRecord): RunEnd | undefined {
 
 function workingElsewhereError(threadId: string): HostRequestError {
   return new HostRequestError(`thread ${threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${threadId})`, 'failed');
-}
-
-/** The session code's errors as the client is told them (bad usage stays bad usage). */
-export function asHostError(err: unknown): Error {
-  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
-  return err instanceof Error ? err : new Error(String(err));
 }

@@ -15,7 +15,7 @@ import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { ensureHostDir, hostPaths } from './paths';
 import { LineReader } from './protocol';
 import { HostAlreadyRunningError, startHostServer, type HostServer, type HostServerOptions } from './server';
-import { HostRequestError, type HostConnection, type HostService } from './service-types';
+import { HostRequestError, type HostConnection, type HostService } from '../base/host-service';
 
 const isRoot = process.getuid?.() === 0;
 const sandboxAvailable = await detectSandbox();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ensureHostDir, type HostPathOptions, type HostPaths } from './paths';
 import { writePrivateFile } from './private-file';
 import { AnswerFrame, encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
-import { HostRequestError, type HostConnection, type HostService } from './service-types';
+import { HostRequestError, type HostConnection, type HostService } from '../base/host-service';
 
 export interface HostServerOptions {
   dataDir: string;

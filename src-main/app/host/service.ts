@@ -6,7 +6,7 @@ import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../base/data-dir';
-import { asHostError, HostRuns } from './runs';
+import { HostRuns } from './runs';
 import { HostCandidateSets, MAX_CANDIDATES } from './candidate-sets';
 import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
@@ -15,8 +15,7 @@ import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { sandboxRequestSchema, sessionFlagsRequest } from '../base/session-flag-schemas';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
-import { ContractError } from '../contract';
-import { HostRequestError, type HostService } from './service-types';
+import { asHostError, HostRequestError, type HostService } from '../base/host-service';
 import { RecentFolders } from '../places/recent-folders';
 import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './agent-protocol/listen';
 import { protocolKey, rotateProtocolKey } from './agent-protocol/protocol-key';
@@ -242,8 +241,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           try {
             return await editors.open(connection, params as z.output<typeof acpOpenParams>);
           } catch (err) {
-            if (err instanceof ContractError) throw new HostRequestError(err.message, err.code);
-            throw err;
+            throw asHostError(err);
           }
         case 'acp.in':
           return editors.input(connection, (params as z.output<typeof acpInParams>).data);

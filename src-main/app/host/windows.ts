@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { overSettingsFlagsSchema } from '../base/session-flag-schemas';
 import { createApp } from '../window/folder-app';
-import { ContractError, parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
@@ -20,7 +20,7 @@ import { DEFAULT_MODE } from '../../core/agent/permissions/modes';
 import { openRemoteApp } from '../places/remote-folder';
 import type { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
-import { HostRequestError, type HostConnection } from './service-types';
+import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 import { DesktopClients, desktopWindowParams } from './desktop-clients';
 
 export const windowOpenParams = z.object({
@@ -397,11 +397,6 @@ function appConfiguration(params: WindowOpenParams, mounts: ReturnType<typeof pa
     env: Object.entries(params.env).sort(([a], [b]) => (a < b ? -1 : 1)),
   };
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
-}
-
-function asHostError(err: unknown): Error {
-  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
-  return err instanceof Error ? err : new Error(String(err));
 }
 
 const NOT_A_RUN = Symbol('not a run');

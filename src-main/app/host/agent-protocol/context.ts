@@ -4,7 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import type { HostRuns, StartRunParams } from '../runs';
-import type { HostConnection } from '../service-types';
+import type { HostConnection } from '../../base/host-service';
 
 /** The graph every Deepdesk thread runs: the `deepdesk` assistant's graph id (and its name). */
 export const DEEPDESK_GRAPH_ID = 'deepdesk';

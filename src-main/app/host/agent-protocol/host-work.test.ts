@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HostConnection } from '../service-types';
+import type { HostConnection } from '../../base/host-service';
 import { startProtocolServer, type ProtocolServer } from './http';
 import { protocolRoutes } from './routes';
 import { collectParts, human, PROTOCOL_TEST_KEY, protocolHarnessPerTest, until } from './testing/protocol-harness';

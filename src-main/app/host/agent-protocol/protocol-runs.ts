@@ -21,7 +21,7 @@ import type { AgentEvent, ApprovalDecision, ChatMessage } from '../../../core/ag
 import type { AttachmentInput } from '../../contract/attachments';
 import { ThreadStore } from '../../threads/thread-store';
 import type { PendingQuestion, RunEnd } from '../runs';
-import type { HostConnection } from '../service-types';
+import type { HostConnection } from '../../base/host-service';
 import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
 import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';

@@ -6,7 +6,7 @@ import { goalJson } from '../../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
-import { HostRequestError } from '../service-types';
+import { HostRequestError } from '../../base/host-service';
 import { assistantIdOf } from './assistants-routes';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';

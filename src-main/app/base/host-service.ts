@@ -1,7 +1,9 @@
-// What the agent host's socket server (server.ts) asks of the service behind it, and what a
-// connected client is to that service. The server knows frames, authentication and idleness;
-// the service (runs.ts) knows threads.
+// What the agent host's socket server (app/host/server.ts) asks of the service behind it, what
+// a connected client is to that service, and the error its client is told. The server knows
+// frames, authentication and idleness; the service knows threads. Here, below every floor that
+// serves a client of the host (a set of candidates in the session's, the protocols above the host).
 
+import { ContractError } from '../contract/contract-error';
 import type { ProtocolListenRequest } from '../contract/protocol-listen';
 
 /** One authenticated client on the host's socket. */
@@ -32,6 +34,12 @@ export class HostRequestError extends Error {
     super(message);
     this.name = 'HostRequestError';
   }
+}
+
+/** The session code's errors as the client is told them (bad usage stays bad usage). */
+export function asHostError(err: unknown): Error {
+  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 export interface HostService {
