@@ -14,7 +14,8 @@ import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/a
 import { AGENT_STATE_WORDS, type DisplayItem } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
-import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
+import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
+import type { ApprovePolicy, CandidateSetRef, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
 import { FolderSessionPool } from '../session/session-pool';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
@@ -28,18 +29,6 @@ import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { DeferredSync } from '../../core/backends/store/store-db';
 import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
-
-export type ApprovePolicy = 'ask' | 'auto' | 'deny';
-
-/** How a run ended, as clients are told. */
-export interface RunEnd {
-  state: RunState;
-  reason: RunResult['reason'] | 'interrupted';
-  text: string;
-  error?: string;
-  /** The thread's goal when the run ended (SPEC §21). */
-  goal?: GoalJson;
-}
 
 export interface PendingQuestion {
   key: string;
@@ -130,33 +119,8 @@ const KEPT_ENDED = 20;
 const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run). Continue without it, or tell the person to rerun with --approve auto.';
 const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
 
-export interface StartRunParams {
-  request: Omit<HeadlessRunRequest, 'threadId' | 'sharedBudget'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
-  approve: ApprovePolicy;
-  /** The starting client can answer approvals (a terminal). */
-  interactive: boolean;
-  /** The client returns at once (`run --detach`): the run's approvals wait for someone to attach. */
-  detach: boolean;
-  /** Where the thread came from (a protocol client); else told by the starting connection (a terminal's `run`). */
-  source?: ThreadSource;
-}
-
-/** `run --candidates N` (SPEC §21): the set a run is one of; its runs share one budget. */
-export interface CandidateSetRef {
-  id: string;
-  maxCostUsd?: number | undefined;
-  /** This run's place in the set (0-based), and how many it has. */
-  index: number;
-  count: number;
-}
-
 /** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
 const KEPT_SETS = 100;
-
-/** What happens to the host's runs, for the windows showing their folders (windows.ts). */
-export type RunActivity =
-  | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
-  | { kind: 'event'; threadId: string; folder: string; seq: number; event: AgentEvent };
 
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();

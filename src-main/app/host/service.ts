@@ -7,7 +7,7 @@ import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../base/data-dir';
 import { HostRuns } from './runs';
-import { HostCandidateSets, MAX_CANDIDATES } from './candidate-sets';
+import { HostCandidateSets, MAX_CANDIDATES } from '../session/candidate-sets';
 import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';

@@ -14,7 +14,7 @@ import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
-import type { HostCandidateSets } from './candidate-sets';
+import type { HostCandidateSets } from '../session/candidate-sets';
 import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from '../folders/window-folders';
 import { DEFAULT_MODE } from '../../core/agent/permissions/modes';
 import { openRemoteApp } from '../places/remote-folder';
@@ -52,7 +52,7 @@ export class HostWindows {
       version: string;
       log: (line: string) => void;
       runs: HostRuns;
-      /** The host's sets of candidates (candidate-sets.ts): the window's *Run N candidates…* starts one. */
+      /** The host's sets of candidates (app/session/candidate-sets.ts): the window's *Run N candidates…* starts one. */
       candidates?: HostCandidateSets;
       secrets: FileSecretStore;
       /** The host's Agent Protocol as Settings shows it: where it listens, its key (service.ts). */
@@ -151,7 +151,7 @@ export class HostWindows {
     return { notices: (await host.handle('app.notices', {})) as NoticeDto[] };
   }
 
-  /** The window's *Run N candidates…*: the host's set (candidate-sets.ts), with this window's environment; its runs go on without the window. */
+  /** The window's *Run N candidates…*: the host's set (app/session/candidate-sets.ts), with this window's environment; its runs go on without the window. */
   private startCandidates(connection: HostConnection, sets: HostCandidateSets, window: WindowOpenParams): NonNullable<WindowFoldersOptions['startCandidates']> {
     return async (folder, p) => {
       // Settings' model for each candidate without one: the host's run takes it when the request names none.

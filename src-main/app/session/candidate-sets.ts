@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { rankCandidateSet, type CandidateSetJson } from '../session/candidate-ranking';
+import { rankCandidateSet, type CandidateSetJson } from './candidate-ranking';
 import { readSavedSettings } from '../settings/settings-service';
 import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
@@ -16,7 +16,7 @@ import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords } from '../threads/run-records';
 import { ThreadStore } from '../threads/thread-store';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
+import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './run-requests';
 import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
 import type { SecretStore } from '../base/secret-store';
