@@ -12,7 +12,7 @@ import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../..
 import { databasePath } from '../../../base/data-dir';
 import { NO_SECRETS } from '../../../settings/settings-service';
 import type Database from 'better-sqlite3';
-import { HostRuns } from '../../runs';
+import { HostRuns } from '../../../host/runs';
 import type { ProtocolContext } from '../context';
 import { startProtocolServer, type Route } from '../http';
 import type { ProtocolRuns } from '../protocol-runs';

@@ -11,7 +11,7 @@ import { databasePath } from '../../base/data-dir';
 import { RecentFolders } from '../../places/recent-folders';
 import { NO_SECRETS } from '../../settings/settings-service';
 import { ThreadStore } from '../../threads/thread-store';
-import { HostRuns } from '../runs';
+import { HostRuns } from '../../host/runs';
 import type { ProtocolContext } from './context';
 import { json, type Route } from './http';
 import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './listen';

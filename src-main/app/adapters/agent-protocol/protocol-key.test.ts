@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hostPaths } from '../paths';
+import { hostPaths } from '../../host/paths';
 import { protocolKey, protocolKeyReader, rotateProtocolKey } from './protocol-key';
 
 describe('the protocol key', () => {

@@ -14,7 +14,7 @@ import { sessionModels } from '../../session/session-models';
 import { overSettingsFlags } from '../../base/session-flags';
 import { SettingsService } from '../../settings/settings-service';
 import { checkedSandboxRequest, sandboxWorkFolder, type SandboxRequest, type SandboxRequestContext } from '../../sandboxes/sandbox-request';
-import type { AcpOpenParams, AcpStreams } from '../acp-tunnels';
+import type { AcpOpenParams, AcpStreams } from './acp-tunnels';
 import { startAcpAgent, type RunningAcpAgent } from './acp-agent';
 import { acpTrustScope } from './trust-scope';
 

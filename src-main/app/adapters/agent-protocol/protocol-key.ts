@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withholdFromCommands } from '../../../core/process/app-secrets';
-import { ensureHostDir } from '../paths';
-import { createPrivateFile, writePrivateFile } from '../private-file';
+import { ensureHostDir } from '../../host/paths';
+import { createPrivateFile, writePrivateFile } from '../../host/private-file';
 
 const KEY_FILE = 'protocol-key';
 

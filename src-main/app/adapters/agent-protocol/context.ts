@@ -3,7 +3,7 @@
 // a protocol thread is a Deepdesk thread. The routes translate; they own no second run path.
 
 import type Database from 'better-sqlite3';
-import type { HostRuns } from '../runs';
+import type { HostRuns } from '../../host/runs';
 import type { StartRunParams } from '../../session/run-requests';
 import type { HostConnection } from '../../base/host-service';
 

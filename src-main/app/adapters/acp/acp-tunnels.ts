@@ -1,13 +1,13 @@
 // `deepdesk acp` in the agent host (SPEC §14, §16): the editor's protocol stream is carried
 // over the host's socket (`acp.in` requests in, `acp.out` events out) and the ACP agent runs
 // here, in the host, so its sessions' runs outlive the editor. The agent itself is given by
-// whoever starts the host (cli/acp-session.ts): this file knows streams and connections.
+// editors-adapter.ts: this file knows streams and connections.
 
 import { z } from 'zod';
-import { sessionFlagsRequest } from '../base/session-flag-schemas';
-import { HostRequestError, type HostConnection } from '../base/host-service';
-import { textPieces } from './protocol';
-import type { RunningAcpAgent } from './acp/acp-agent';
+import { sessionFlagsRequest } from '../../base/session-flag-schemas';
+import { HostRequestError, type HostConnection } from '../../base/host-service';
+import { textPieces } from '../../host/protocol';
+import type { RunningAcpAgent } from './acp-agent';
 
 export const acpOpenParams = sessionFlagsRequest.extend({
   /** `--folder`, absolute, or the command's working folder. */
