@@ -6,7 +6,7 @@
 import { goalLine } from './run-client';
 import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
-import type { AgentLine, AttachedRun } from '../app/host/runs';
+import type { AgentLine, AttachedRun } from '../app/host/run-views';
 import type { RunEnd } from '../app/session/run-requests';
 import { HostRequestError } from '../app/base/host-service';
 import { agentStateOf } from '../app/session/agent-board';

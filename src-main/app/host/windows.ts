@@ -13,7 +13,8 @@ import { parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto
 import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
+import type { HostRuns } from './runs';
+import type { AttachedRun, PendingQuestion } from './run-views';
 import type { HostCandidateSets } from '../session/candidate-sets';
 import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from '../folders/window-folders';
 import { DEFAULT_MODE } from '../../core/agent/permissions/modes';

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/agent/types';
-import type { PendingQuestion } from '../../host/runs';
+import type { PendingQuestion } from '../../host/run-views';
 import type { ProtocolInterrupt } from './context';
 import { ProtocolHttpError } from './http';
 

@@ -20,7 +20,7 @@ import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import type { AgentEvent, ApprovalDecision, ChatMessage } from '../../../core/agent/types';
 import type { AttachmentInput } from '../../contract/attachments';
 import { ThreadStore } from '../../threads/thread-store';
-import type { PendingQuestion } from '../../host/runs';
+import type { PendingQuestion } from '../../host/run-views';
 import type { RunEnd } from '../../session/run-requests';
 import type { HostConnection } from '../../base/host-service';
 import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../../core/models/testing/scripted-server';
-import type { PendingQuestion } from '../../host/runs';
+import type { PendingQuestion } from '../../host/run-views';
 import { collectParts, human, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
 const h = protocolHarnessPerTest();
