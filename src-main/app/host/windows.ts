@@ -56,7 +56,7 @@ export class HostWindows {
       /** The host's sets of candidates (app/session/candidate-sets.ts): the window's *Run N candidates…* starts one. */
       candidates?: HostCandidateSets;
       secrets: FileSecretStore;
-      /** The host's Agent Protocol as Settings shows it: where it listens, its key (service.ts). */
+      /** The host's Agent Protocol as Settings shows it: where it listens, its key (host-adapters.ts). */
       protocol?: { status(): AgentProtocolStatus; rotateKey(): AgentProtocolStatus };
     },
   ) {

@@ -9,8 +9,6 @@
 
 import { draftLines, goalPrompt } from '../../session/goal-start';
 import { randomUUID } from 'node:crypto';
-import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import type {
   ContentBlock,
   ListSessionsResponse,
@@ -28,9 +26,9 @@ import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../../core
 import type { PermissionRule } from '../../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent } from '../../../core/agent/types';
 import { LocalShellBackend } from '../../../core/backends/filesystem/local-shell';
-import type { ChatModel, ContentPart } from '../../../core/models/types';
+import type { ChatModel } from '../../../core/models/types';
 import { listCommands, type CommandSources } from '../../commands/slash-commands';
-import { expandInput, isInputError, withAttachments, type InputOutcome, type PersonMessage } from '../../commands/person-input';
+import { expandInput, isInputError, type InputOutcome } from '../../commands/person-input';
 import { ThreadStore } from '../../threads/thread-store';
 import type { ThreadService } from '../../session/thread-service';
 import type { FolderSession, SessionContext, SessionFlags } from '../../session/folder-session';
@@ -42,6 +40,8 @@ import { EditorFsBackend, type EditorFiles } from './editor-fs';
 import { editorMcpServers } from './editor-mcp';
 import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } from './editor-terminal';
 import { permissionBridge } from './permission-bridge';
+import { promptContent, typedText } from './prompt-content';
+import { sameFolder, sessionFolder } from './session-folder';
 import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
 import type { EditorPaths } from './tool-calls';
 
@@ -430,75 +430,3 @@ function modesOf(session: Session) {
   return modes;
 }
 
-/**
- * The mounts in force (the ones routed: a mount with a problem is not) with their real folders:
- * a local mount's folder (its source, without `ro:`), a git mount's work tree (none before its
- * first clone).
- */
-/** Whether a thread's stored folder is the session's folder (the same folder on disk, however named). */
-function sameFolder(stored: string, folder: string): boolean {
-  if (stored === '') return false;
-  if (stored === folder) return true;
-  try {
-    return realpathSync(stored) === realpathSync(folder);
-  } catch {
-    return false;
-  }
-}
-
-/** The session's folder: the editor's cwd, which must be an absolute path to a folder. */
-function sessionFolder(cwd: string): string {
-  if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path (got '${cwd}')`);
-  const folder = resolve(cwd);
-  let isDir = false;
-  try {
-    isDir = statSync(folder).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isDir) throw RequestError.invalidParams(undefined, `cwd is not a folder: ${folder}`);
-  return folder;
-}
-
-/** What the person typed: the prompt's text blocks. */
-function typedText(blocks: readonly ContentBlock[]): string {
-  return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-/**
- * The prompt's blocks as the person's message (SPEC §12: images go to the model as images):
- * the text blocks, or the command's text in their place, then the attachments the person's
- * mentions named.
- */
-function promptContent(blocks: readonly ContentBlock[], message: PersonMessage): string | ContentPart[] {
-  const parts: ContentPart[] = [];
-  if (message.fromCommand) parts.push({ type: 'text', text: message.body });
-  for (const block of blocks) {
-    if (block.type === 'text' && message.fromCommand) continue;
-    const part = blockPart(block);
-    if (part !== undefined) parts.push(part);
-  }
-  if (message.attachments.length > 0) parts.push({ type: 'text', text: withAttachments('', message.attachments) });
-  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
-  return parts;
-}
-
-function blockPart(block: ContentBlock): ContentPart | undefined {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'image':
-      return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
-    case 'audio':
-      return { type: 'file', mimeType: block.mimeType, data: block.data };
-    case 'resource_link':
-      return { type: 'text', text: `[${block.name}](${block.uri})` };
-    case 'resource': {
-      const r = block.resource;
-      if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
-      return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
-    }
-    default:
-      return undefined;
-  }
-}

@@ -1,10 +1,11 @@
 // What the Agent Protocol's routes are given by the host (SPEC §19): the host's own services.
-// A protocol run is a host run (runs.ts), started through the same check as `deepdesk run`'s;
+// A protocol run is a host run (app/host/runs.ts), started through the same check as `deepdesk run`'s;
 // a protocol thread is a Deepdesk thread. The routes translate; they own no second run path.
 
 import type Database from 'better-sqlite3';
+import type { AgentEvent } from '../../../core/agent/types';
 import type { HostRuns } from '../../host/runs';
-import type { StartRunParams } from '../../session/run-requests';
+import type { RunEnd, StartRunParams } from '../../session/run-requests';
 import type { HostConnection } from '../../base/host-service';
 
 /** The graph every Deepdesk thread runs: the `deepdesk` assistant's graph id (and its name). */
@@ -47,4 +48,43 @@ export interface ThreadActivity {
   interrupts(threadId: string): ProtocolInterrupt[];
   /** Cancels what goes on the thread (its delete then proceeds). */
   cancelAll(threadId: string): Promise<void>;
+}
+
+/** What a protocol run hears of the host run it follows. */
+export interface RunFollower {
+  event(seq: number, event: AgentEvent): void;
+  approval(): void;
+  end(end: RunEnd): void;
+}
+
+export interface FollowingConnection extends HostConnection {
+  /** It hears nothing more. */
+  close(): void;
+}
+
+/** A connection to the host's runs through which a protocol run follows one; it answers nothing (a run's approvals are its interrupts). */
+export function followingConnection(id: string, follower: RunFollower): FollowingConnection {
+  const closers: Array<() => void> = [];
+  let closed = false;
+  return {
+    id,
+    client: 'agent-protocol',
+    get closed() {
+      return closed;
+    },
+    send: (event, payload) => {
+      if (closed) return;
+      const p = payload as { seq?: number; event?: AgentEvent };
+      if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) follower.event(p.seq, p.event);
+      else if (event === 'run.approval') follower.approval();
+      else if (event === 'run.end') follower.end(payload as RunEnd);
+    },
+    ask: () => Promise.reject(new Error('an Agent Protocol run answers nothing')),
+    onClose: (listener) => closers.push(listener),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      for (const close of closers) close();
+    },
+  };
 }

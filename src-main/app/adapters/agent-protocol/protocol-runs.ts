@@ -1,4 +1,4 @@
-// The Agent Protocol's runs (SPEC §19): each one a host run (runs.ts), recorded as the
+// The Agent Protocol's runs (SPEC §19): each one a host run (app/host/runs.ts), recorded as the
 // reference server's Run objects, its events kept as stream parts (run-stream.ts). A run that
 // would ask approval reads `interrupted` and leaves its thread `interrupted` (Deep Agents'
 // human-in-the-loop interrupt) while the host run waits for the person: it is not done, and
@@ -11,43 +11,20 @@
 // it is accepted, so an approval that appears meanwhile (the window or a terminal answering
 // the one shown) is never answered by it.
 
-import { overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
-import { configurableFlags } from '../../base/session-flag-schemas';
 import { randomUUID } from 'node:crypto';
-import { isAbsolute } from 'node:path';
-import type { ApprovalMode } from '../../../core/agent/permissions/modes';
-import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import type { AgentEvent, ApprovalDecision, ChatMessage } from '../../../core/agent/types';
-import type { AttachmentInput } from '../../contract/attachments';
 import { ThreadStore } from '../../threads/thread-store';
 import type { PendingQuestion } from '../../host/run-views';
 import type { RunEnd } from '../../session/run-requests';
-import type { HostConnection } from '../../base/host-service';
-import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
+import { followingConnection, type FollowingConnection, type ProtocolContext, type ProtocolInterrupt, type ProtocolThreadStatus, type ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
-import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
-import { decisionsOf, interruptId, interruptOf, resumeOf } from './hitl';
-import { lastPersonMessage } from './messages';
-import { ProtocolRunRecords, type MultitaskStrategy, type ProtocolRun, type ProtocolRunStatus } from './run-records';
+import { InterruptBook, RESUME_BY_ID, type Answer } from './interrupts';
+import { ProtocolRunRecords, type ProtocolRun, type ProtocolRunStatus } from './run-records';
+import { assistantOf, checkedStart, type ListenerFolders, type RunRequest, type RunStart } from './run-request';
 import { EventTranslator } from './event-translator';
-import { RunStream, type StreamMode } from './run-stream';
+import { RunStream } from './run-stream';
 
 export type { MultitaskStrategy, ProtocolRun, ProtocolRunStatus } from './run-records';
-
-/** What a run is asked to do (the checked body of a run request). */
-export interface RunRequest {
-  assistant_id: string;
-  input?: unknown;
-  command?: { resume?: unknown } | undefined;
-  config?: { configurable?: Record<string, unknown> | undefined } | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  stream_mode: StreamMode[];
-  multitask_strategy: MultitaskStrategy;
-  if_not_exists?: 'reject' | 'create' | undefined;
-  on_completion?: 'delete' | 'keep' | undefined;
-  /** Who sent it, in words for the window ("a page at ORIGIN", its user agent): who answered an approval, who stopped a run. */
-  client?: string | undefined;
-}
 
 const BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
 const NO_ROLLBACK = "multitask_strategy: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run going stops, its messages stay) or enqueue.";
@@ -60,11 +37,11 @@ interface LiveRun {
   request: RunRequest;
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
-  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string; goal?: string; verify?: string[]; acceptDraft?: boolean } & OverSettingsFlags;
+  start?: RunStart;
   /** A resume's answers, each bound to the approval (its key) it was accepted for. */
   answers?: Answer[];
   translator?: EventTranslator;
-  connection?: ProtocolConnection;
+  connection?: FollowingConnection;
   /** A thread made for a stateless run: deleted when it ends (`on_completion: delete`). */
   temporary: boolean;
   cancelled: boolean;
@@ -82,29 +59,10 @@ interface LiveRun {
   revived?: boolean;
 }
 
-/** A decision for one approval of the host run, named by its key. */
-interface Answer {
-  key: string;
-  decision: ApprovalDecision;
-}
-
-/** An interrupt this host showed over the protocol: its thread and the approvals (keys, in order) it stands for. */
-interface IssuedInterrupt {
-  threadId: string;
-  keys: string[];
-}
-
-const RESUME_BY_ID =
-  'Resume by interrupt id: {"command": {"resume": {"<interrupt id>": {"decisions": [...]}}}}, with the ids of the thread\'s interrupts (GET /threads/{thread_id} or its /state).';
-
 /** The host run a thread's protocol runs follow: the last event seen and the messages so far. */
 interface Followed {
   seq: number;
   messages: ChatMessage[];
-}
-
-interface ProtocolConnection extends HostConnection {
-  close(): void;
 }
 
 /** Ended runs whose stream parts stay in memory for a join or rejoin. */
@@ -112,9 +70,6 @@ const KEPT_ENDED_RUNS = 20;
 
 /** What every listener shares: the host's services (a listener's own part is its folders). */
 export type ProtocolRunsHost = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'>;
-
-/** Which folders a listener's runs may work in. */
-export type ListenerFolders = Pick<ProtocolContext, 'defaultFolder' | 'folderRefusal'>;
 
 /** The host's protocol runs, one book for every listener: their queues, the host runs they follow. */
 interface RunBook {
@@ -124,19 +79,11 @@ interface RunBook {
   followed: Map<string, Followed>;
   records: ProtocolRunRecords;
   threads: ThreadStore;
-  /** The interrupts shown over the protocol while their approvals wait, by id. */
-  issued: Map<string, IssuedInterrupt>;
-  /** Per thread, the id of the interrupt the protocol last showed (in a run's stream or result, or the thread's state). */
-  shown: Map<string, string>;
-  /** Interrupts once issued whose approvals were answered (the newest few, by id: their thread), so a late resume is told so. */
-  retired: Map<string, string>;
+  interrupts: InterruptBook;
 }
 
-/** Retired interrupt ids remembered for a late resume's message. */
-const KEPT_RETIRED = 1000;
-
 /**
- * The host's protocol runs: one per host (service.ts), so that every listener sees the same
+ * The host's protocol runs: one per host (protocolAdapter, listen.ts), so that every listener sees the same
  * queues; each listener works through `forListener` with its own folders.
  */
 export class ProtocolRuns implements ThreadActivity {
@@ -149,7 +96,7 @@ export class ProtocolRuns implements ThreadActivity {
     private readonly folders: ListenerFolders = { defaultFolder: undefined, folderRefusal: () => 'this host serves no listener' },
     book?: RunBook,
   ) {
-    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db), issued: new Map(), shown: new Map(), retired: new Map() };
+    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db), interrupts: new InterruptBook((threadId) => this.questions(threadId)) };
   }
 
   /** The same runs as a listener with `folders` sees them. */
@@ -176,11 +123,11 @@ export class ProtocolRuns implements ThreadActivity {
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;
     const asking = this.questions(thread);
     let answers: Answer[] | undefined;
-    let start: LiveRun['start'];
+    let start: RunStart | undefined;
     if (resume !== undefined) {
       if (asking.length === 0) throw new ProtocolHttpError(409, `Thread ${thread} has no interrupt to resume.`);
-      answers = this.answersOf(thread, resume, asking);
-    } else start = this.startOf(request, assistant.subagent);
+      answers = this.book.interrupts.answersOf(thread, resume, asking);
+    } else start = checkedStart(request, assistant.subagent, this.folders);
     // Checked in full above: a request that fails stops nothing.
     const going = this.queued(thread).some((run) => !isEnded(run.record.status));
     // Work that is not the protocol's: a host run working (not one waiting on approvals: a new message ends that wait), a window's, an editor's.
@@ -285,7 +232,7 @@ export class ProtocolRuns implements ThreadActivity {
   interrupts(threadId: string): ProtocolInterrupt[] {
     if (this.queued(threadId).some((run) => !isEnded(run.record.status))) return [];
     const asking = this.questions(threadId);
-    return asking.length === 0 ? [] : [this.show(threadId, asking)];
+    return asking.length === 0 ? [] : [this.book.interrupts.show(threadId, asking)];
   }
 
   async cancelAll(threadId: string): Promise<void> {
@@ -302,91 +249,9 @@ export class ProtocolRuns implements ThreadActivity {
     return this.context.runs.going(threadId)?.questions ?? [];
   }
 
-  /** The interrupt of the approvals `asking` waits on, as it is shown to a client: issued (its id then answers them) and the thread's last shown. */
-  private show(threadId: string, asking: readonly PendingQuestion[], shown = true): ProtocolInterrupt {
-    const interrupt = interruptOf(threadId, asking);
-    // Interrupts whose approvals are no longer all pending answer nothing any more: forgotten.
-    for (const [id, issued] of this.book.issued) {
-      const pending = new Set(this.questions(issued.threadId).map((q) => q.key));
-      if (issued.keys.every((key) => pending.has(key))) continue;
-      this.book.issued.delete(id);
-      this.book.retired.set(id, issued.threadId);
-      if (this.book.retired.size > KEPT_RETIRED) this.book.retired.delete(this.book.retired.keys().next().value!);
-    }
-    for (const [thread, id] of this.book.shown) if (!this.book.issued.has(id)) this.book.shown.delete(thread);
-    this.book.issued.set(interrupt.id, { threadId, keys: asking.map((q) => q.key) });
-    if (shown) this.book.shown.set(threadId, interrupt.id);
-    return interrupt;
-  }
-
-  /**
-   * What a `command.resume` answers, each decision bound to its approval's key (SPEC §19). Keyed:
-   * every id must be an interrupt this host showed for this thread whose approvals all still
-   * wait; nothing is answered otherwise. Bare: only when what waits is exactly the interrupt
-   * last shown for the thread, else a later approval (one that appeared after the window or a
-   * terminal answered the shown one) would take an answer meant for another.
-   */
-  private answersOf(threadId: string, resume: unknown, asking: readonly PendingQuestion[]): Answer[] {
-    const read = resumeOf(resume);
-    const pending = new Map(asking.map((q) => [q.key, q]));
-    if (read.kind === 'positional') {
-      const current = interruptId(threadId, asking.map((q) => q.key));
-      if (this.book.shown.get(threadId) !== current) {
-        throw new ProtocolHttpError(409, `command.resume: the approvals waiting on thread ${threadId} are not the interrupt this server last showed for it (one was answered elsewhere, or another came since): a resume without an interrupt id is refused. ${RESUME_BY_ID}`);
-      }
-      return decisionsOf(read.value, asking).map((decision, i) => ({ key: asking[i]!.key, decision }));
-    }
-    const answers: Answer[] = [];
-    const answered = new Set<string>();
-    for (const [id, value] of read.answers) {
-      const issued = this.book.issued.get(id);
-      if (issued === undefined && this.book.retired.get(id) === threadId) {
-        throw new ProtocolHttpError(409, `command.resume: interrupt ${id} is no longer pending (answered elsewhere); nothing was answered. ${RESUME_BY_ID}`);
-      }
-      if (issued === undefined || issued.threadId !== threadId) {
-        throw new ProtocolHttpError(409, `command.resume: ${JSON.stringify(id)} is not an interrupt of thread ${threadId} waiting for an answer. ${RESUME_BY_ID}`);
-      }
-      if (!issued.keys.every((key) => pending.has(key))) {
-        throw new ProtocolHttpError(409, `command.resume: interrupt ${id} is no longer pending (answered elsewhere); nothing was answered. ${RESUME_BY_ID}`);
-      }
-      if (issued.keys.some((key) => answered.has(key))) throw new ProtocolHttpError(422, `command.resume: interrupt ${id} answers an approval another id of this resume answers too.`);
-      const questions = issued.keys.map((key) => pending.get(key)!);
-      decisionsOf(value, questions, `command.resume[${JSON.stringify(id)}]`).forEach((decision, i) => {
-        answered.add(questions[i]!.key);
-        answers.push({ key: questions[i]!.key, decision });
-      });
-    }
-    return answers;
-  }
-
   /** The thread's going and enqueued runs (read only: a queue is made by the run pushed on it). */
   private queued(threadId: string): readonly LiveRun[] {
     return this.book.queues.get(threadId) ?? [];
-  }
-
-  private startOf(request: RunRequest, subagent: SubagentSpec | undefined): NonNullable<LiveRun['start']> {
-    const configurable = request.config?.configurable ?? {};
-    const folder = stringField(configurable, 'folder') ?? this.folders.defaultFolder;
-    if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or set Settings › Agent Protocol › Default folder (or start the host with --folder DIR).');
-    if (!isAbsolute(folder)) throw new ProtocolHttpError(422, 'config.configurable.folder must be an absolute path.');
-    const refusal = this.folders.folderRefusal(folder);
-    if (refusal !== undefined) throw new ProtocolHttpError(403, refusal);
-    // None named: the folder's saved mode, as the window and an editor follow it.
-    const mode = stringField(configurable, 'mode') ?? 'saved';
-    if (mode !== 'saved' && !(['ask', 'edit', 'auto', 'plan'] as const).includes(mode as ApprovalMode)) throw new ProtocolHttpError(422, 'config.configurable.mode must be ask, edit, auto or plan.');
-    // The session flags a run may name there (THE table's `configurable` rows: the model).
-    const flags = configurableFlags(configurable, (message) => new ProtocolHttpError(422, message));
-    if (flags.model !== undefined && !/^[\w.-]+:.+$/.test(flags.model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
-    // A goal (SPEC §21): `config.configurable.goal` (the objective) and `verify` (commands; none: the
-    // agent drafts them, accepted as drafted since nobody is at a terminal). The message is then optional.
-    if (flags.goal !== undefined && flags.goal.trim() === '') throw new ProtocolHttpError(422, 'config.configurable.goal must be the objective.');
-    const goal = flags.goal !== undefined ? { goal: flags.goal, acceptDraft: true, ...(flags.verify !== undefined ? { verify: flags.verify } : {}) } : {};
-    if (flags.verify !== undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'config.configurable.verify goes with config.configurable.goal.');
-    const input = request.input;
-    const messages = input !== null && typeof input === 'object' ? (input as { messages?: unknown }).messages : undefined;
-    if (messages === undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
-    const { prompt, attachments } = messages === undefined ? { prompt: '', attachments: [] } : lastPersonMessage(messages, 'input.messages');
-    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...goal, ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
@@ -473,47 +338,36 @@ export class ProtocolRuns implements ThreadActivity {
     if (attached.approvals.length > 0) this.onApproval(run);
   }
 
-  private connect(run: LiveRun): ProtocolConnection {
-    const closers: Array<() => void> = [];
-    let closed = false;
-    return {
-      id: `agent-protocol:${run.record.run_id}`,
-      client: 'agent-protocol',
-      get closed() {
-        return closed;
+  /** The connection the run follows its host run through: its events, approvals and end. */
+  private connect(run: LiveRun): FollowingConnection {
+    // Nothing is taken before the run has begun translating (launch attaches after that).
+    const ready = () => run.translator !== undefined;
+    return followingConnection(`agent-protocol:${run.record.run_id}`, {
+      event: (seq, event) => {
+        if (!ready()) return;
+        // The host run goes on after the approval this run waited on was answered (anywhere): so does this run.
+        if (run.waiting === true && this.questions(run.record.thread_id).length === 0) this.revive(run);
+        this.onEvent(run, seq, event);
       },
-      send: (event, payload) => {
-        if (closed || run.translator === undefined) return;
-        const p = payload as { seq?: number; event?: AgentEvent };
-        if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) {
-          // The host run goes on after the approval this run waited on was answered (anywhere): so does this run.
-          if (run.waiting === true && this.questions(run.record.thread_id).length === 0) this.revive(run);
-          this.onEvent(run, p.seq, p.event);
-        } else if (event === 'run.approval') this.onApproval(run);
-        else if (event === 'run.end') {
-          const end = payload as RunEnd;
-          if (run.waiting === true) {
-            // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
-            if (end.state !== 'done') {
-              run.waiting = false;
-              run.stream.unpause();
-              run.connection?.close();
-              this.dropTemporary(run);
-              return;
-            }
-            this.revive(run);
+      approval: () => {
+        if (ready()) this.onApproval(run);
+      },
+      end: (end) => {
+        if (!ready()) return;
+        if (run.waiting === true) {
+          // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
+          if (end.state !== 'done') {
+            run.waiting = false;
+            run.stream.unpause();
+            run.connection?.close();
+            this.dropTemporary(run);
+            return;
           }
-          this.onEnd(run, end);
+          this.revive(run);
         }
+        this.onEnd(run, end);
       },
-      ask: () => Promise.reject(new Error('an Agent Protocol run answers nothing')),
-      onClose: (listener) => closers.push(listener),
-      close: () => {
-        if (closed) return;
-        closed = true;
-        for (const close of closers) close();
-      },
-    };
+    });
   }
 
   private onEvent(run: LiveRun, seq: number, event: AgentEvent): void {
@@ -531,7 +385,7 @@ export class ProtocolRuns implements ThreadActivity {
     if (isEnded(run.record.status)) return;
     const asking = this.questions(run.record.thread_id);
     if (asking.length === 0) return;
-    run.translator!.interrupt([this.show(run.record.thread_id, asking, run.revived !== true)]);
+    run.translator!.interrupt([this.book.interrupts.show(run.record.thread_id, asking, run.revived !== true)]);
     // The host run waits for the person (the window shows the approval too): this run is interrupted,
     // not finished — its stream, `wait` and `join` answer the interrupt — and it stays attached to go on once answered.
     run.waiting = true;
@@ -598,25 +452,6 @@ export class ProtocolRuns implements ThreadActivity {
   }
 }
 
-/** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */
-function assistantOf(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>, id: string): ResolvedAssistant {
-  try {
-    return resolveAssistant(context, id);
-  } catch (err) {
-    if (err instanceof ProtocolHttpError && err.status === 404) {
-      throw new ProtocolHttpError(404, `No assistant found for "${id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
-    }
-    throw err;
-  }
-}
-
 function isEnded(status: ProtocolRunStatus): boolean {
   return status !== 'pending' && status !== 'running';
-}
-
-function stringField(record: Record<string, unknown>, key: string): string | undefined {
-  const value = record[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value === '') throw new ProtocolHttpError(422, `config.configurable.${key} must be a string.`);
-  return value;
 }

@@ -10,7 +10,7 @@ import { runRoutes } from './runs-routes';
 import { storeRoutes } from './store-routes';
 import { threadRoutes } from './threads-routes';
 
-/** The host's one ProtocolRuns (service.ts), shared by its listeners. */
+/** The host's one ProtocolRuns (listen.ts's protocolAdapter), shared by its listeners. */
 export function protocolRuns(host: ProtocolRunsHost): ProtocolRuns {
   // A thread created over the protocol before its first run is known to the runs too.
   const records = new ProtocolThreadRecords(host.db);
