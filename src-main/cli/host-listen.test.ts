@@ -117,7 +117,7 @@ describe('deepdesk host --listen', () => {
     const runs = new HostRuns({ dataDir: t.dataDir, db, version: 'test', secrets: NO_SECRETS });
     const probe: Route = { method: 'GET', pattern: '/probe', handle: async () => json({ ok: true }) };
     const server = await listenProtocol(
-      { dataDir: t.dataDir, db, runs, start: (c, p) => runs.start(c, p), env: {}, version: 'test', log: () => {}, openedBefore: () => false },
+      { dataDir: t.dataDir, db, runs, env: {}, version: 'test', log: () => {}, openedBefore: () => false },
       { listen: '127.0.0.1:0' },
       () => [probe],
     );

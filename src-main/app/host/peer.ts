@@ -191,7 +191,8 @@ export class Peer implements HostConnection {
   }
 }
 
-function sameSecret(given: string, expected: string): boolean {
+/** Whether a secret given is the one expected, compared in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);

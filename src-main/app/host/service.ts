@@ -64,15 +64,16 @@ export interface HostServiceOptions {
 }
 
 export async function createHostService(options: HostServiceOptions, adapters: HostAdapters = {}): Promise<HostService> {
-  const db = openDatabase(databasePath(options.dataDir));
+  const { dataDir, env, version } = options;
+  const db = openDatabase(databasePath(dataDir));
   // The data folder's keys (Settings' model keys, MCP sign-ins), one store for every client's sessions.
-  const held = holdDataFolderSecrets(options.dataDir);
+  const held = holdDataFolderSecrets(dataDir);
   const secrets = held.store;
-  const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
+  const runs = new HostRuns({ dataDir, db, version, secrets });
   const threads = new ThreadStore(db);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
-  const candidates = new HostCandidateSets(runs, { dataDir: options.dataDir, db, env: options.env, log, secrets });
-  const parts: HostParts = { dataDir: options.dataDir, db, env: options.env, version: options.version, secrets, runs, threads, log };
+  const candidates = new HostCandidateSets(runs, { dataDir, db, env, log, secrets });
+  const parts: HostParts = { dataDir, db, env, version, secrets, runs, threads, log };
   const protocol = adapters.protocol?.(parts);
   const editors = adapters.editors?.(parts);
   const served = [protocol, editors].filter((adapter): adapter is HostAdapter => adapter !== undefined);
@@ -120,7 +121,7 @@ export async function createHostService(options: HostServiceOptions, adapters: H
       }
     }),
     'window.open': hostMethod(windowOpenParams, (connection, p) => {
-      windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs, candidates, secrets, ...(protocol !== undefined ? { protocol } : {}) });
+      windows ??= new HostWindows({ dataDir, version, log, runs, candidates, secrets, ...(protocol !== undefined ? { protocol } : {}) });
       return windows.open(connection, p);
     }),
     'window.call': hostMethod(windowCallParams, (connection, p) => {
@@ -133,7 +134,7 @@ export async function createHostService(options: HostServiceOptions, adapters: H
     'sandboxes.workFolder': hostMethod(z.object({ folder: z.string().min(1), cwd: z.string().min(1), env: z.record(z.string(), z.string()), sandbox: sandboxRequestSchema }), async (_, p) => {
       const lines: string[] = [];
       try {
-        const { folder } = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
+        const { folder } = await sandboxWorkFolder(p, { dataDir, db, secrets }, (line) => lines.push(line));
         return { folder, lines };
       } catch (err) {
         throw asHostError(err);

@@ -218,12 +218,7 @@ export class HostWindows {
 
   /** The threads working (or waiting for the person) in the windows' folders' apps: what quitting the desktop app asks about. */
   async workingThreads(): Promise<string[]> {
-    const working: string[] = [];
-    for (const app of this.pool.apps()) {
-      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      for (const t of threads) if (t.running || t.pendingApprovals > 0) working.push(t.id);
-    }
-    return working;
+    return (await this.appsWorking()).map(({ thread }) => thread.id);
   }
 
   /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */
@@ -363,22 +358,25 @@ export class HostWindows {
   }
 
   private async appWorkingOn(threadId: string): Promise<App | undefined> {
+    return (await this.appsWorking()).find(({ thread }) => thread.id === threadId)?.app;
+  }
+
+  /** The folders' apps' threads that are working or waiting for the person. */
+  private async appsWorking(): Promise<Array<{ app: App; thread: ThreadSummaryDto }>> {
+    const working: Array<{ app: App; thread: ThreadSummaryDto }> = [];
     for (const app of this.pool.apps()) {
       const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      if (threads.some((t) => t.id === threadId && (t.running || t.pendingApprovals > 0))) return app;
+      for (const thread of threads) if (thread.running || thread.pendingApprovals > 0) working.push({ app, thread });
     }
-    return undefined;
+    return working;
   }
 
   /** Stops a window's thread that is working; false when no window's app has it working. */
   async stop(threadId: string): Promise<boolean> {
-    for (const app of this.pool.apps()) {
-      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      if (!threads.some((t) => t.id === threadId && t.running)) continue;
-      await app.handle('threads.stop', { threadId });
-      return true;
-    }
-    return false;
+    const app = (await this.appsWorking()).find(({ thread }) => thread.id === threadId && thread.running)?.app;
+    if (app === undefined) return false;
+    await app.handle('threads.stop', { threadId });
+    return true;
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,8 @@ import { AcpSessions, type AcpSessionsOptions, type EditorClient } from './sessi
 
 export interface AcpAgentOptions extends AcpSessionsOptions {
   version: string;
+  /** Called as the agent ends (its editor gone, or closed): what it holds is let go. */
+  release(): void;
 }
 
 export interface RunningAcpAgent {
@@ -88,13 +90,17 @@ export function startAcpAgent(stream: Stream, options: AcpAgentOptions): Running
   const connection = app.connect(stream);
   peer.client = connection.client;
   return {
-    closed: connection.closed.then(() => sessions.detachAll()),
+    closed: connection.closed.then(() => sessions.detachAll()).finally(() => options.release()),
     busy: () => sessions.busy(),
     working: (threadId) => sessions.working(threadId),
     stop: (threadId) => sessions.stop(threadId),
     close: async () => {
-      connection.close();
-      await sessions.closeAll();
+      try {
+        connection.close();
+        await sessions.closeAll();
+      } finally {
+        options.release();
+      }
     },
   };
 }

@@ -5,7 +5,8 @@
 
 import { z } from 'zod';
 import { sessionFlagsRequest } from '../../base/session-flag-schemas';
-import { HostRequestError, type HostConnection } from '../../base/host-service';
+import { asHostError, HostRequestError, type HostConnection } from '../../base/host-service';
+import { hostMethod, type HostAdapter } from '../../host/host-adapters';
 import { textPieces } from '../../host/protocol';
 import type { RunningAcpAgent } from './acp-agent';
 
@@ -39,11 +40,16 @@ interface Tunnel {
   ended: boolean;
 }
 
-export class HostAcp {
+/** Editors' agents as the host serves them: `acp.open` starts one, `acp.in` brings the editor's bytes. */
+export class HostAcp implements HostAdapter {
   private readonly tunnels = new Map<string, Tunnel>();
   /** Every agent until it closed: an editor's that went stays while its prompts finish. */
   private readonly agents = new Set<RunningAcpAgent>();
   private readonly encoder = new TextEncoder();
+  readonly methods = {
+    'acp.open': hostMethod(acpOpenParams, (connection, params) => this.open(connection, params)),
+    'acp.in': hostMethod(acpInParams, (connection, params) => this.input(connection, params.data)),
+  };
 
   constructor(private readonly options: { open: OpenAcpAgent; log: (line: string) => void }) {}
 
@@ -66,21 +72,15 @@ export class HostAcp {
     this.tunnels.set(connection.id, tunnel);
     const say = (line: string) => (connection.closed ? this.options.log(`acp: ${line}`) : connection.send('acp.say', { line }));
     const endInput = () => {
-      if (tunnel.ended) return;
-      tunnel.ended = true;
       this.tunnels.delete(connection.id);
-      try {
-        tunnel.input.close();
-      } catch {
-        // Already closed.
-      }
+      end(tunnel);
     };
     let agent: RunningAcpAgent;
     try {
       agent = await this.options.open({ input, output, say }, params);
     } catch (err) {
       endInput();
-      throw err;
+      throw asHostError(err);
     }
     this.agents.add(agent);
     void agent.closed
@@ -112,16 +112,20 @@ export class HostAcp {
   }
 
   async close(): Promise<void> {
-    for (const tunnel of this.tunnels.values()) {
-      tunnel.ended = true;
-      try {
-        tunnel.input.close();
-      } catch {
-        // Already closed.
-      }
-    }
+    for (const tunnel of this.tunnels.values()) end(tunnel);
     this.tunnels.clear();
     await Promise.all([...this.agents].map((a) => a.close().catch(() => undefined)));
     this.agents.clear();
+  }
+}
+
+/** The editor's bytes end: no more come in. */
+function end(tunnel: Tunnel): void {
+  if (tunnel.ended) return;
+  tunnel.ended = true;
+  try {
+    tunnel.input.close();
+  } catch {
+    // Already closed.
   }
 }

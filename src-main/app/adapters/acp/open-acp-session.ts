@@ -30,7 +30,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
   const db = openDatabase(databasePath(dataDir));
   try {
     const sandboxFolder = params.sandbox === undefined ? undefined : await sandboxFolders(params.sandbox, params.env, { dataDir, db, secrets: host.secrets }, streams.say);
-    const running = startAcpAgent(ndJsonStream(streams.output, streams.input), {
+    return startAcpAgent(ndJsonStream(streams.output, streams.input), {
       version: packageVersion(),
       db,
       context: { dataDir, db, env: params.env, version: packageVersion(), secrets: host.secrets, openBrowser: openWithSystem },
@@ -43,22 +43,10 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
       defaultFolder: params.folder,
       ...(sandboxFolder !== undefined ? { sandboxFolder } : {}),
       log: streams.say,
-    });
-    return {
-      closed: running.closed.finally(() => {
+      release: () => {
         if (db.open) db.close();
-      }),
-      busy: () => running.busy(),
-      working: (threadId) => running.working(threadId),
-      stop: (threadId) => running.stop(threadId),
-      async close() {
-        try {
-          await running.close();
-        } finally {
-          if (db.open) db.close();
-        }
       },
-    };
+    });
   } catch (err) {
     db.close();
     throw err;

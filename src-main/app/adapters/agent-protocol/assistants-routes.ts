@@ -101,11 +101,7 @@ const searchRequest = z.object({
   select: z.array(z.string()).optional(),
 });
 
-const countRequest = z.object({
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  graph_id: z.string().optional(),
-  name: z.string().optional(),
-});
+const countRequest = searchRequest.pick({ metadata: true, graph_id: true, name: true });
 
 const versionsRequest = z.object({
   limit: z.number().min(1).max(1000).optional(),

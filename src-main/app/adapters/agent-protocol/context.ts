@@ -3,10 +3,7 @@
 // a protocol thread is a Deepdesk thread. The routes translate; they own no second run path.
 
 import type Database from 'better-sqlite3';
-import type { AgentEvent } from '../../../core/agent/types';
 import type { HostRuns } from '../../host/runs';
-import type { RunEnd, StartRunParams } from '../../session/run-requests';
-import type { HostConnection } from '../../base/host-service';
 
 /** The graph every Deepdesk thread runs: the `deepdesk` assistant's graph id (and its name). */
 export const DEEPDESK_GRAPH_ID = 'deepdesk';
@@ -14,10 +11,8 @@ export const DEEPDESK_GRAPH_ID = 'deepdesk';
 export interface ProtocolContext {
   dataDir: string;
   db: Database.Database;
-  /** The host's runs: attach, decide, stop, list (start only through `start`). */
+  /** The host's runs, started as the socket's `runs.start` starts them (refused while the thread works in a window or an editor). */
   runs: HostRuns;
-  /** Starts a host run as the socket's `runs.start` does (refused while the thread works in a window or an editor). */
-  start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }>;
   /** The host's `--folder`: a run's folder when `config.configurable.folder` names none. */
   defaultFolder: string | undefined;
   /** The host's environment: what a protocol run's commands and hooks inherit, its keys and base URLs. */
@@ -48,43 +43,4 @@ export interface ThreadActivity {
   interrupts(threadId: string): ProtocolInterrupt[];
   /** Cancels what goes on the thread (its delete then proceeds). */
   cancelAll(threadId: string): Promise<void>;
-}
-
-/** What a protocol run hears of the host run it follows. */
-export interface RunFollower {
-  event(seq: number, event: AgentEvent): void;
-  approval(): void;
-  end(end: RunEnd): void;
-}
-
-export interface FollowingConnection extends HostConnection {
-  /** It hears nothing more. */
-  close(): void;
-}
-
-/** A connection to the host's runs through which a protocol run follows one; it answers nothing (a run's approvals are its interrupts). */
-export function followingConnection(id: string, follower: RunFollower): FollowingConnection {
-  const closers: Array<() => void> = [];
-  let closed = false;
-  return {
-    id,
-    client: 'agent-protocol',
-    get closed() {
-      return closed;
-    },
-    send: (event, payload) => {
-      if (closed) return;
-      const p = payload as { seq?: number; event?: AgentEvent };
-      if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) follower.event(p.seq, p.event);
-      else if (event === 'run.approval') follower.approval();
-      else if (event === 'run.end') follower.end(payload as RunEnd);
-    },
-    ask: () => Promise.reject(new Error('an Agent Protocol run answers nothing')),
-    onClose: (listener) => closers.push(listener),
-    close: () => {
-      if (closed) return;
-      closed = true;
-      for (const close of closers) close();
-    },
-  };
 }

@@ -2,10 +2,10 @@
 // server-sent events. It knows requests and replies; the routes (threads, runs, store…) know
 // the host's services. A malformed request is answered with an error and disturbs nothing else.
 
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isLoopback } from '../../contract/listen-address';
+import { sameSecret } from '../../host/peer';
 import { jsonChunks } from '../../../core/text/json-chunks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -304,10 +304,7 @@ async function sendJson(res: ServerResponse, status: number, body: unknown, head
 }
 
 function keyMatches(given: string | string[] | undefined, key: string): boolean {
-  if (typeof given !== 'string' || key === '') return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(key);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return typeof given === 'string' && key !== '' && sameSecret(given, key);
 }
 
 /** Why a browser page of `origin` is refused, and how the person allows it. */

@@ -15,12 +15,6 @@ export interface Answer {
   decision: ApprovalDecision;
 }
 
-/** An interrupt this host showed over the protocol: its thread and the approvals (keys, in order) it stands for. */
-interface IssuedInterrupt {
-  threadId: string;
-  keys: string[];
-}
-
 export const RESUME_BY_ID =
   'Resume by interrupt id: {"command": {"resume": {"<interrupt id>": {"decisions": [...]}}}}, with the ids of the thread\'s interrupts (GET /threads/{thread_id} or its /state).';
 
@@ -28,8 +22,8 @@ export const RESUME_BY_ID =
 const KEPT_RETIRED = 1000;
 
 export class InterruptBook {
-  /** The interrupts shown over the protocol while their approvals wait, by id. */
-  private readonly issued = new Map<string, IssuedInterrupt>();
+  /** The interrupts shown over the protocol while their approvals wait, by id: each one's thread and the approvals (keys, in order) it stands for. */
+  private readonly issued = new Map<string, { threadId: string; keys: string[] }>();
   /** Per thread, the id of the interrupt the protocol last showed (in a run's stream or result, or the thread's state). */
   private readonly shown = new Map<string, string>();
   /** Interrupts once issued whose approvals were answered (the newest few, by id: their thread), so a late resume is told so. */

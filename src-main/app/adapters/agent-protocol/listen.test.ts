@@ -37,7 +37,7 @@ describe('listening on the Agent Protocol', () => {
     db = openDatabase(databasePath((mkdirSync(dataDir), dataDir)));
     runs = new HostRuns({ dataDir, db, version: 'test', secrets: NO_SECRETS });
     recent = new RecentFolders(dataDir);
-    host = { dataDir, db, runs, start: (c, p) => runs.start(c, p), env: {}, version: '9.9.9', log: () => {}, openedBefore: openedInDeepdesk(() => recent, new ThreadStore(db)) };
+    host = { dataDir, db, runs, env: {}, version: '9.9.9', log: () => {}, openedBefore: openedInDeepdesk(() => recent, new ThreadStore(db)) };
   });
   afterEach(async () => {
     recent.close();

@@ -79,16 +79,7 @@ export function openedInDeepdesk(recent: () => RecentFolders, threads: ThreadSto
 export function protocolAdapter(host: HostParts): ProtocolAdapter {
   const { dataDir, log } = host;
   let recent: RecentFolders | undefined;
-  const context: ProtocolHostContext = {
-    dataDir,
-    db: host.db,
-    runs: host.runs,
-    start: (connection, params) => host.runs.start(connection, params),
-    env: host.env,
-    version: host.version,
-    log,
-    openedBefore: openedInDeepdesk(() => (recent ??= new RecentFolders(dataDir)), host.threads),
-  };
+  const context: ProtocolHostContext = { ...host, openedBefore: openedInDeepdesk(() => (recent ??= new RecentFolders(dataDir)), host.threads) };
   const protocol = protocolRuns(context);
   /** While any listens, the host is busy. */
   const listening = new Set<ProtocolServer>();

@@ -16,11 +16,12 @@ import type { AgentEvent, ApprovalDecision, ChatMessage } from '../../../core/ag
 import { ThreadStore } from '../../threads/thread-store';
 import type { PendingQuestion } from '../../host/run-views';
 import type { RunEnd } from '../../session/run-requests';
-import { followingConnection, type FollowingConnection, type ProtocolContext, type ProtocolInterrupt, type ProtocolThreadStatus, type ThreadActivity } from './context';
+import type { HostConnection } from '../../base/host-service';
+import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
 import { InterruptBook, RESUME_BY_ID, type Answer } from './interrupts';
 import { ProtocolRunRecords, type ProtocolRun, type ProtocolRunStatus } from './run-records';
-import { assistantOf, checkedStart, type ListenerFolders, type RunRequest, type RunStart } from './run-request';
+import { assistantOf, checkedStart, hostRunParams, type ListenerFolders, type RunRequest, type RunStart } from './run-request';
 import { EventTranslator } from './event-translator';
 import { RunStream } from './run-stream';
 
@@ -41,7 +42,7 @@ interface LiveRun {
   /** A resume's answers, each bound to the approval (its key) it was accepted for. */
   answers?: Answer[];
   translator?: EventTranslator;
-  connection?: FollowingConnection;
+  connection?: ProtocolConnection;
   /** A thread made for a stateless run: deleted when it ends (`on_completion: delete`). */
   temporary: boolean;
   cancelled: boolean;
@@ -65,11 +66,12 @@ interface Followed {
   messages: ChatMessage[];
 }
 
+interface ProtocolConnection extends HostConnection {
+  close(): void;
+}
+
 /** Ended runs whose stream parts stay in memory for a join or rejoin. */
 const KEPT_ENDED_RUNS = 20;
-
-/** What every listener shares: the host's services (a listener's own part is its folders). */
-export type ProtocolRunsHost = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'>;
 
 /** The host's protocol runs, one book for every listener: their queues, the host runs they follow. */
 interface RunBook {
@@ -90,7 +92,8 @@ export class ProtocolRuns implements ThreadActivity {
   private readonly book: RunBook;
 
   constructor(
-    private readonly context: ProtocolRunsHost,
+    /** What every listener shares: the host's services (a listener's own part is its folders). */
+    private readonly context: Omit<ProtocolContext, keyof ListenerFolders>,
     /** Whether a thread exists over the protocol before any Deepdesk thread holds it (threads routes). */
     private readonly threadKnown: (threadId: string) => boolean = () => false,
     private readonly folders: ListenerFolders = { defaultFolder: undefined, folderRefusal: () => 'this host serves no listener' },
@@ -291,28 +294,8 @@ export class ProtocolRuns implements ThreadActivity {
       // A new message while the thread waits on an approval: that wait ends, unanswered. A host run that works is not stopped here (create refused or waited).
       if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId).catch(() => undefined);
       const before = this.book.threads.exists(threadId) ? this.book.threads.load(threadId).messages : [];
-      const { folder, prompt, attachments, mode, agent, ...flags } = run.start;
-      await this.context.start(connection, {
-        request: {
-          folder,
-          prompt,
-          threadId,
-          mode,
-          ...(attachments.length > 0 ? { attachments } : {}),
-          ...flags,
-          ...(agent !== undefined ? { agent } : {}),
-          mounts: [],
-          mcpConfig: [],
-          trust: false,
-          cwd: folder,
-          env: this.context.env,
-        },
-        approve: 'ask',
-        interactive: true,
-        detach: true,
-        source: { kind: 'protocol', ...(run.request.client !== undefined ? { client: run.request.client } : {}) },
-      });
-      this.book.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
+      await this.context.runs.start(connection, hostRunParams(run.start, threadId, this.context.env, run.request.client));
+      this.book.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: run.start.prompt }] });
     }
     // A host run this host's protocol did not start (`deepdesk run --detach`'s, a listener's before a restart): followed from its latest event.
     let followed = this.book.followed.get(threadId);
@@ -338,36 +321,47 @@ export class ProtocolRuns implements ThreadActivity {
     if (attached.approvals.length > 0) this.onApproval(run);
   }
 
-  /** The connection the run follows its host run through: its events, approvals and end. */
-  private connect(run: LiveRun): FollowingConnection {
-    // Nothing is taken before the run has begun translating (launch attaches after that).
-    const ready = () => run.translator !== undefined;
-    return followingConnection(`agent-protocol:${run.record.run_id}`, {
-      event: (seq, event) => {
-        if (!ready()) return;
-        // The host run goes on after the approval this run waited on was answered (anywhere): so does this run.
-        if (run.waiting === true && this.questions(run.record.thread_id).length === 0) this.revive(run);
-        this.onEvent(run, seq, event);
+  private connect(run: LiveRun): ProtocolConnection {
+    const closers: Array<() => void> = [];
+    let closed = false;
+    return {
+      id: `agent-protocol:${run.record.run_id}`,
+      client: 'agent-protocol',
+      get closed() {
+        return closed;
       },
-      approval: () => {
-        if (ready()) this.onApproval(run);
-      },
-      end: (end) => {
-        if (!ready()) return;
-        if (run.waiting === true) {
-          // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
-          if (end.state !== 'done') {
-            run.waiting = false;
-            run.stream.unpause();
-            run.connection?.close();
-            this.dropTemporary(run);
-            return;
+      send: (event, payload) => {
+        if (closed || run.translator === undefined) return;
+        const p = payload as { seq?: number; event?: AgentEvent };
+        if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) {
+          // The host run goes on after the approval this run waited on was answered (anywhere): so does this run.
+          if (run.waiting === true && this.questions(run.record.thread_id).length === 0) this.revive(run);
+          this.onEvent(run, p.seq, p.event);
+        } else if (event === 'run.approval') this.onApproval(run);
+        else if (event === 'run.end') {
+          const end = payload as RunEnd;
+          if (run.waiting === true) {
+            // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
+            if (end.state !== 'done') {
+              run.waiting = false;
+              run.stream.unpause();
+              run.connection?.close();
+              this.dropTemporary(run);
+              return;
+            }
+            this.revive(run);
           }
-          this.revive(run);
+          this.onEnd(run, end);
         }
-        this.onEnd(run, end);
       },
-    });
+      ask: () => Promise.reject(new Error('an Agent Protocol run answers nothing')),
+      onClose: (listener) => closers.push(listener),
+      close: () => {
+        if (closed) return;
+        closed = true;
+        for (const close of closers) close();
+      },
+    };
   }
 
   private onEvent(run: LiveRun, seq: number, event: AgentEvent): void {

@@ -4,14 +4,14 @@ import { assistantRoutes } from './assistants-routes';
 import type { ProtocolContext } from './context';
 import type { Route } from './http';
 import { metaRoutes } from './meta-routes';
-import { ProtocolRuns, type ProtocolRunsHost } from './protocol-runs';
+import { ProtocolRuns } from './protocol-runs';
 import { ProtocolThreadRecords } from './protocol-threads';
 import { runRoutes } from './runs-routes';
 import { storeRoutes } from './store-routes';
 import { threadRoutes } from './threads-routes';
 
 /** The host's one ProtocolRuns (listen.ts's protocolAdapter), shared by its listeners. */
-export function protocolRuns(host: ProtocolRunsHost): ProtocolRuns {
+export function protocolRuns(host: Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'>): ProtocolRuns {
   // A thread created over the protocol before its first run is known to the runs too.
   const records = new ProtocolThreadRecords(host.db);
   return new ProtocolRuns(host, (threadId) => records.get(threadId) !== undefined);

@@ -8,6 +8,7 @@ import type { ApprovalMode } from '../../../core/agent/permissions/modes';
 import { configurableFlags } from '../../base/session-flag-schemas';
 import { overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
 import type { AttachmentInput } from '../../contract/attachments';
+import type { StartRunParams } from '../../session/run-requests';
 import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
 import type { ProtocolContext } from './context';
 import { ProtocolHttpError } from './http';
@@ -59,6 +60,31 @@ export function checkedStart(request: RunRequest, subagent: SubagentSpec | undef
   if (messages === undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
   const { prompt, attachments } = messages === undefined ? { prompt: '', attachments: [] } : lastPersonMessage(messages, 'input.messages');
   return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...goal, ...(subagent !== undefined ? { agent: subagent.name } : {}) };
+}
+
+/** The host run a start asks for on `threadId`: in its folder with the host's environment, no mounts, no trust, its approvals asked of whoever follows it. */
+export function hostRunParams(start: RunStart, threadId: string, env: NodeJS.ProcessEnv, client: string | undefined): StartRunParams {
+  const { folder, prompt, attachments, mode, agent, ...flags } = start;
+  return {
+    request: {
+      folder,
+      prompt,
+      threadId,
+      mode,
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...flags,
+      ...(agent !== undefined ? { agent } : {}),
+      mounts: [],
+      mcpConfig: [],
+      trust: false,
+      cwd: folder,
+      env,
+    },
+    approve: 'ask',
+    interactive: true,
+    detach: true,
+    source: { kind: 'protocol', ...(client !== undefined ? { client } : {}) },
+  };
 }
 
 /** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */

@@ -133,32 +133,37 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
   };
 
   const thread = (pattern: string) => `/threads/:thread_id/runs${pattern}`;
-  return [
+  // A run created, streamed or waited for: on a thread, or stateless (on a thread made for it).
+  const starts = (base: string, threadOf: (request: ProtocolRequest) => string | undefined): Route[] => [
     {
       method: 'POST',
-      pattern: thread(''),
+      pattern: base,
       handle: async (request) => {
-        const { run, headers } = await create(request, uuidParam(request, 'thread_id'));
+        const { run, headers } = await create(request, threadOf(request));
         return json(run, 200, headers);
       },
     },
     {
       method: 'POST',
-      pattern: thread('/stream'),
+      pattern: `${base}/stream`,
       streams: true,
       handle: async (request) => {
-        const { stream, headers } = await create(request, uuidParam(request, 'thread_id'));
+        const { stream, headers } = await create(request, threadOf(request));
         return sse(stream, request, headers);
       },
     },
     {
       method: 'POST',
-      pattern: thread('/wait'),
+      pattern: `${base}/wait`,
       handle: async (request) => {
-        const { run, stream, headers } = await create(request, uuidParam(request, 'thread_id'));
+        const { run, stream, headers } = await create(request, threadOf(request));
         return waiting(outcome(run.thread_id, stream), headers);
       },
     },
+  ];
+  return [
+    ...starts(thread(''), (request) => uuidParam(request, 'thread_id')),
+    ...starts('/runs', () => undefined),
     {
       method: 'GET',
       pattern: thread(''),
@@ -228,31 +233,6 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         if (wait) await cancelled;
         else void cancelled.catch(() => undefined);
         return { kind: 'empty', status: wait ? 204 : 202 };
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/runs',
-      handle: async (request) => {
-        const { run, headers } = await create(request, undefined);
-        return json(run, 200, headers);
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/runs/stream',
-      streams: true,
-      handle: async (request) => {
-        const { stream, headers } = await create(request, undefined);
-        return sse(stream, request, headers);
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/runs/wait',
-      handle: async (request) => {
-        const { run, stream, headers } = await create(request, undefined);
-        return waiting(outcome(run.thread_id, stream), headers);
       },
     },
   ];

@@ -11,7 +11,7 @@ import type { ChatMessage } from '../../../core/models/types';
 import { DEEPDESK_GRAPH_ID, type ProtocolInterrupt, type ProtocolThreadStatus } from './context';
 import { toLangChainMessages, type LangChainMessage } from './messages';
 import { JsonArrayText } from '../../../core/text/json-chunks';
-import type { ThreadMetadata } from './protocol-threads';
+import type { ProtocolThreadRecord, ThreadMetadata } from './protocol-threads';
 
 /** Where a paused run waits, as Deep Agents' human-in-the-loop middleware names its node. */
 export const INTERRUPT_NODE = 'HumanInTheLoopMiddleware.after_model';
@@ -90,11 +90,7 @@ export function turnEnds(messages: readonly ChatMessage[]): number[] {
 }
 
 /** A Deepdesk thread as read for the protocol: its messages once, and what the thread routes know of it. */
-export interface ThreadView {
-  threadId: string;
-  metadata: ThreadMetadata;
-  createdAt: string;
-  updatedAt: string;
+export interface ThreadView extends ProtocolThreadRecord {
   status: ProtocolThreadStatus;
   interrupts: ProtocolInterrupt[];
   /** Undefined for a thread that has not run yet (no Deepdesk thread). */

@@ -62,7 +62,6 @@ export async function startProtocolHarness(options: HarnessOptions = {}): Promis
     dataDir,
     db: options.db?.(db) ?? db,
     runs,
-    start: (connection, params) => runs.start(connection, params),
     defaultFolder: folder,
     env: { ...process.env, OPENAI_API_KEY: '' },
     folderRefusal: (asked) => (asked === folder ? undefined : `${asked} has not been opened in Deepdesk: open it once, or start the host with --folder ${asked}`),
