@@ -116,8 +116,7 @@ export class HostRuns {
   }
 
   busy(): boolean {
-    for (const run of this.live.values()) if (run.end === undefined) return true;
-    return false;
+    return [...this.live.values()].some((run) => run.end === undefined);
   }
 
   async start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> {

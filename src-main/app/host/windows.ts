@@ -10,7 +10,6 @@ import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { overSettingsFlagsSchema } from '../base/session-flag-schemas';
 import { createApp } from '../window/folder-app';
 import { parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
-import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { HostRuns } from './runs';
@@ -257,11 +256,15 @@ export class HostWindows {
     }
   }
 
-  /** A run's question with what the window shows beside an approval of its own (the diff, "Always allow", where a command runs). */
+  /**
+   * A `deepdesk run`'s question as the window shows a pending approval of its own (as
+   * ApprovalService records one), with what it shows beside it (the diff, "Always allow", where a command runs).
+   */
   private async pendingOf(host: WindowFolders, request: ApprovalRequest): Promise<PendingApproval> {
     const app = this.pool.apps().find((a) => a.folder === host.folder);
     const extras = await app?.describeApproval(request).catch(() => undefined);
-    return pendingOf(request, extras);
+    const { callPath: _callPath, ...shown } = request;
+    return { ...shown, ...extras, createdAt: new Date().toISOString() };
   }
 
   /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
@@ -286,7 +289,6 @@ export class HostWindows {
     return result;
   }
 
-  /** The windows' threads that are working or waiting for the person, as `deepdesk agents` lists them. */
   /**
    * Follows a window's thread that is working or waiting for the person, as `deepdesk attach`
    * follows a run: its events as `run.event`, its approvals as `run.approval` (withdrawn with
@@ -399,12 +401,6 @@ function appConfiguration(params: WindowOpenParams, mounts: ReturnType<typeof pa
 }
 
 const NOT_A_RUN = Symbol('not a run');
-
-/** A `deepdesk run`'s question as the window shows a pending approval (as ApprovalService records one). */
-/** A run's question as the window shows an approval of its own. */
-function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest, extras: ApprovalExtras = {}): PendingApproval {
-  return { ...request, ...extras, createdAt: new Date().toISOString() };
-}
 
 /** A window's pending approval as `attach` is asked it, with the diff the window shows. */
 function questionOf(key: string, { preview, ...request }: PendingApproval): PendingQuestion {

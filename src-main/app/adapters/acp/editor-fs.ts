@@ -61,26 +61,16 @@ export class EditorFsBackend implements ShellBackend {
 
   /** A new file is created on disk; an existing one is replaced in the editor's buffer. */
   write(path: string, content: string): Promise<WriteResult> {
-    return this.viaEditor(path, 'write', 'writing it on disk', () => this.disk.write(path, content), async (previous, file, write) => {
-      try {
-        await write(file.real, keepFileConventions(previous, content));
-      } catch (err) {
-        return { error: `the editor could not write '${file.virtual}': ${messageOf(err)}` };
-      }
-      return { path: file.virtual };
-    });
+    return this.viaEditor(path, 'write', 'writing it on disk', () => this.disk.write(path, content), (previous, file, write) =>
+      written(write, file, keepFileConventions(previous, content), { path: file.virtual }),
+    );
   }
 
   edit(path: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
     return this.viaEditor(path, 'write', 'editing it on disk', () => this.disk.edit(path, oldString, newString, replaceAll), async (text, file, write) => {
       const outcome = applyEdit(text, oldString, newString, replaceAll);
       if (!outcome.ok) return { error: outcome.error };
-      try {
-        await write(file.real, outcome.content);
-      } catch (err) {
-        return { error: `the editor could not write '${file.virtual}': ${messageOf(err)}` };
-      }
-      return { path: file.virtual, occurrences: outcome.occurrences };
+      return written(write, file, outcome.content, { path: file.virtual, occurrences: outcome.occurrences });
     });
   }
 
@@ -141,6 +131,16 @@ export class EditorFsBackend implements ShellBackend {
   downloadFiles: Backend['downloadFiles'] = (paths) => this.disk.downloadFiles(paths);
   linkTarget = (path: string) => this.disk.linkTarget?.(path) ?? Promise.resolve(null);
   alwaysAskReason = (path: string) => this.disk.alwaysAskReason?.(path) ?? Promise.resolve(null);
+}
+
+/** `done` once the editor wrote `content` to the file, else why not. */
+async function written<T>(write: NonNullable<EditorFiles['write']>, file: EditorFile, content: string, done: T): Promise<T | { error: string }> {
+  try {
+    await write(file.real, content);
+  } catch (err) {
+    return { error: `the editor could not write '${file.virtual}': ${messageOf(err)}` };
+  }
+  return done;
 }
 
 function messageOf(err: unknown): string {

@@ -12,7 +12,7 @@ import type { PermissionRule } from '../../../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../../../core/agent/types';
 import { shownCodeBlock, shownText } from '../../../core/text/shown-text';
 import { acpToolCallId, toolCallShown } from './session-updates';
-import type { EditorPaths } from './tool-calls';
+import type { EditorPaths } from '../../../core/backends/mounts/real-paths';
 
 export const ALLOW_ONCE = 'allow_once';
 export const ALLOW_ALWAYS = 'allow_always';

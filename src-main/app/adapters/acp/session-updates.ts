@@ -8,7 +8,8 @@ import { unhandledEvent } from '../../contract/agent-events';
 import type { AgentEvent, ChatMessage, Todo } from '../../../core/agent/types';
 import { shownText } from '../../../core/text/shown-text';
 import type { FileChangeSummary } from '../../../core/tools/file-change';
-import { toolDiff, toolKind, toolLocations, toolTitle, type EditorPaths } from './tool-calls';
+import type { EditorPaths } from '../../../core/backends/mounts/real-paths';
+import { toolDiff, toolKind, toolLocations, toolTitle } from './tool-calls';
 
 /** A subagent's call ids are its own: under its task call they are told apart by that call's id. */
 export function acpToolCallId(id: string, parentToolCallId?: string): string {

@@ -43,7 +43,7 @@ import { permissionBridge } from './permission-bridge';
 import { promptContent, typedText } from './prompt-content';
 import { sameFolder, sessionFolder } from './session-folder';
 import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
-import type { EditorPaths } from './tool-calls';
+import type { EditorPaths } from '../../../core/backends/mounts/real-paths';
 
 /** The editor, as the sessions call it. */
 export interface EditorClient {

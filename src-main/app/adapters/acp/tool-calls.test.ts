@@ -3,7 +3,8 @@
 // and from the recorded change.
 import { describe, expect, it } from 'vitest';
 import { replayUpdates } from './session-updates';
-import { realPathOf, toolDiff, toolKind, toolLocations, type EditorMount, type EditorPaths } from './tool-calls';
+import { realPathOf, type EditorMount, type EditorPaths } from '../../../core/backends/mounts/real-paths';
+import { toolDiff, toolKind, toolLocations } from './tool-calls';
 
 const folder = '/home/p/project';
 const paths: EditorPaths = { folder, mounts: () => [] };

@@ -24,9 +24,6 @@ const KINDS: Record<string, ToolKind> = {
   task: 'think',
 };
 
-export { realPathOf };
-export type { EditorMount, EditorPaths } from '../../../core/backends/mounts/real-paths';
-
 export function toolKind(name: string): ToolKind {
   // The name is the model's: only our own keys count (never Object.prototype's).
   return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other';

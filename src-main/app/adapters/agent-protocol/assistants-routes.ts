@@ -132,6 +132,11 @@ const notHere = (what: string): ProtocolReply => {
 };
 
 export function assistantRoutes(context: ProtocolContext): Route[] {
+  /** `body` about the assistant `id` (404 when there is none). */
+  const ofKnown = (id: string, body: unknown): ProtocolReply => {
+    resolveAssistant(context, id);
+    return json(body);
+  };
   return [
     {
       method: 'POST',
@@ -149,27 +154,13 @@ export function assistantRoutes(context: ProtocolContext): Route[] {
     },
     { method: 'POST', pattern: '/assistants/count', handle: async ({ body }) => json(matching(listAssistants(context), parseBody(countRequest, body)).length) },
     { method: 'GET', pattern: '/assistants/:assistant_id', handle: async ({ params }) => json(resolveAssistant(context, params.assistant_id!).assistant) },
-    {
-      method: 'GET',
-      pattern: '/assistants/:assistant_id/graph',
-      handle: async ({ params }) => {
-        resolveAssistant(context, params.assistant_id!);
-        return json(AGENT_GRAPH);
-      },
-    },
+    { method: 'GET', pattern: '/assistants/:assistant_id/graph', handle: async ({ params }) => ofKnown(params.assistant_id!, AGENT_GRAPH) },
     {
       method: 'GET',
       pattern: '/assistants/:assistant_id/schemas',
       handle: async ({ params }) => json({ graph_id: resolveAssistant(context, params.assistant_id!).assistant.graph_id, ...AGENT_SCHEMAS }),
     },
-    {
-      method: 'GET',
-      pattern: '/assistants/:assistant_id/subgraphs',
-      handle: async ({ params }) => {
-        resolveAssistant(context, params.assistant_id!);
-        return json({});
-      },
-    },
+    { method: 'GET', pattern: '/assistants/:assistant_id/subgraphs', handle: async ({ params }) => ofKnown(params.assistant_id!, {}) },
     {
       method: 'POST',
       pattern: '/assistants/:assistant_id/versions',

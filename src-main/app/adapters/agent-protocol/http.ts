@@ -172,19 +172,13 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
       streaming += 1;
       res.once('close', () => (streaming -= 1));
     }
-    let body: unknown;
-    try {
-      body = await readBody(req);
-    } catch (err) {
-      if (err instanceof ProtocolHttpError) return sendJson(res, err.status, { detail: err.message }, headers);
-      throw err;
-    }
-    const gone = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
     let reply: ProtocolReply;
     try {
+      const body = await readBody(req);
+      const gone = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       reply = await found.route.handle({ method, path, params: found.params, query: url.searchParams, body, headers: req.headers, disconnected: gone.signal });
     } catch (err) {
       if (err instanceof ProtocolHttpError) return sendJson(res, err.status, { detail: err.message }, headers);

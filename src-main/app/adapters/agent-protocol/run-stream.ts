@@ -59,8 +59,7 @@ export class KeptPartsBudget {
   /** @internal A stream gone for good (its parts already dropped). */
   forget(stream: RunStream): void {
     this.streams.delete(stream);
-    const at = this.ended.indexOf(stream);
-    if (at >= 0) this.ended.splice(at, 1);
+    this.reopened(stream);
   }
 
   private trim(): void {
