@@ -67,16 +67,23 @@ const floorBlocks = CORE_FLOORS.flatMap((floor) => {
 });
 
 // app's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
-// A file at app's root is not allowed: each helper lives in the folder of its floor.
+// A file at app's root is not allowed: each helper lives in the folder of its floor. The
+// protocols the host serves are a floor each above it, in `adapters/` (nothing at its root either).
 export const APP_FLOORS = [
   'contract', 'base', 'settings', 'approvals', 'threads', 'usage', 'telemetry', 'memories', 'mcp', 'plugins', 'extensions', 'trust',
   'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'agents', 'session', 'window', 'folders', 'host',
+  'adapters/acp', 'adapters/agent-protocol',
 ];
-// Anchored on the run of `../` so that `../../core/extensions` is not app's `extensions`.
-const appFolderRegex = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+// Anchored on the run of `../` so that `../../core/extensions` is not app's `extensions`; a floor
+// inside `adapters/` reaches a sibling as `../<name>` too.
+const appFolderRegex = (floor, folders) => {
+  const parent = floor.slice(0, floor.lastIndexOf('/') + 1);
+  const siblings = parent === '' ? [] : folders.filter((f) => f.startsWith(parent)).map((f) => f.slice(parent.length));
+  return `^(\\.\\./)+(${[...folders, ...siblings].join('|')})(/|$)`;
+};
 const appFloorBlocks = APP_FLOORS.map((floor) => {
   const above = APP_FLOORS.slice(APP_FLOORS.indexOf(floor) + 1);
-  const patterns = above.length === 0 ? [] : [{ regex: appFolderRegex(above), message: `app/${floor} imports only the app folders below it: move what both need down (docs/development.md)` }];
+  const patterns = above.length === 0 ? [] : [{ regex: appFolderRegex(floor, above), message: `app/${floor} imports only the app folders below it: move what both need down (docs/development.md)` }];
   return { files: [`src-main/app/${floor}/**/*.ts`], ignores: TEST_FILES, rules: restricted([...LAYERS.app, ...patterns]) };
 });
 

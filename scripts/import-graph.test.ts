@@ -30,10 +30,15 @@ describe('the import graph', () => {
   });
 
   it('keeps app on its floors: every folder declared, nothing at its root, no pair both ways, at most 2 type-only arrows up', () => {
-    const appDir = join(srcMain, 'app');
-    const entries = readdirSync(appDir, { withFileTypes: true });
-    expect(entries.filter((e) => e.isFile() && !isTestFile(join(appDir, e.name))).map((e) => e.name)).toEqual([]);
-    expect(entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()).toEqual([...APP_FLOORS].sort());
+    // app's folders, and adapters' (a floor each): nothing at either root.
+    for (const [dir, floors] of [
+      ['app', APP_FLOORS.map((floor) => floor.split('/')[0]!)],
+      ['app/adapters', APP_FLOORS.filter((floor) => floor.startsWith('adapters/')).map((floor) => floor.slice('adapters/'.length))],
+    ] as const) {
+      const entries = readdirSync(join(srcMain, dir), { withFileTypes: true });
+      expect(entries.filter((e) => e.isFile() && !isTestFile(join(srcMain, dir, e.name))).map((e) => e.name)).toEqual([]);
+      expect(entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()).toEqual([...new Set(floors)].sort());
+    }
     const arrows = arrowsOfSrcMain();
     const floorOf = (unit: string): number => (unit.startsWith('app/') ? APP_FLOORS.indexOf(unit.slice(4)) : -1);
     const bothWays: string[] = [];

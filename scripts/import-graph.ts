@@ -118,12 +118,17 @@ function resolveRelative(from: string, specifier: string): string | null {
   return null;
 }
 
+/** Folders of app whose folders are a floor each (the protocols above the host). */
+const FOLDERS_OF_FLOORS = ['adapters'];
+
 /**
- * The folder a file counts in for floors: `app/<folder>` and `core/<folder>` (a file at the
- * root of app or core is its own `app/<file>` unit), and `cli`, `clients` as wholes.
+ * The folder a file counts in for floors: `app/<folder>` (`app/adapters/<folder>`) and
+ * `core/<folder>` (a file at the root of app or core is its own `app/<file>` unit), and `cli`,
+ * `clients` as wholes.
  */
 export function floorUnit(srcMain: string, file: string): string {
   const parts = file.slice(srcMain.length + 1).split('/');
+  if (parts[0] === 'app' && FOLDERS_OF_FLOORS.includes(parts[1]!) && parts.length > 3) return `app/${parts[1]}/${parts[2]}`;
   if ((parts[0] === 'app' || parts[0] === 'core') && parts.length > 2) return `${parts[0]}/${parts[1]}`;
   if (parts[0] === 'app' || parts[0] === 'core') return `${parts[0]}/${parts[1]!.replace(/\.tsx?$/, '')}`;
   return parts[0]!;

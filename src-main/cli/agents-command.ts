@@ -6,8 +6,9 @@
 import { goalLine } from './run-client';
 import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
-import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
-import { HostRequestError } from '../app/host/service-types';
+import type { AgentLine, AttachedRun } from '../app/host/run-views';
+import type { RunEnd } from '../app/session/run-requests';
+import { HostRequestError } from '../app/base/host-service';
 import { agentStateOf } from '../app/session/agent-board';
 import type { RunState } from '../app/threads/run-records';
 import { terminalSafe } from '../core/text/terminal-safe';

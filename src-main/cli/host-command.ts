@@ -5,7 +5,7 @@
 
 import { runAgentHost, type AgentHostProtocol } from '../app/host/agent-host';
 import { checkListenRequest, type ProtocolListenRequest } from '../app/contract/protocol-listen';
-import { protocolKey, rotateProtocolKey } from '../app/host/agent-protocol/protocol-key';
+import { protocolKey, rotateProtocolKey } from '../app/adapters/agent-protocol/protocol-key';
 import { resolveDataDir } from '../app/base/data-dir';
 import { buildId, packageVersion } from '../app/base/package-version';
 import { readSavedSettings } from '../app/settings/settings-service';
@@ -42,7 +42,15 @@ export async function hostCommand(argv: string[]): Promise<number> {
     // Clients of another build replace this host once it is idle (package-version.ts).
     version: buildId(),
     env: process.env,
-    createService: async () => (await import('../app/host/service')).createHostService({ dataDir, env: process.env, version }),
+    // The host's composition: its own service, with the protocols it serves beside its socket's methods.
+    createService: async () => {
+      const [{ createHostService }, { editorsAdapter }, { protocolAdapter }] = await Promise.all([
+        import('../app/host/service'),
+        import('../app/adapters/acp/editors-adapter'),
+        import('../app/adapters/agent-protocol/listen'),
+      ]);
+      return createHostService({ dataDir, env: process.env, version }, { editors: editorsAdapter, protocol: protocolAdapter });
+    },
     ...(protocol !== undefined ? { protocol } : {}),
   });
   if (outcome === 'already-running' && asked !== undefined) return listenThroughRunningHost(dataDir, asked, announce);

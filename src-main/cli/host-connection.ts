@@ -1,7 +1,7 @@
 // The CLI's connection to the data folder's agent host: started on demand, its refusals of a
 // bad request told as bad usage (exit 2), as the command itself would have.
 
-import { HostRequestError } from '../app/host/service-types';
+import { HostRequestError } from '../app/base/host-service';
 import { buildId } from '../app/base/package-version';
 import { HostClient } from '../clients/host-client/client';
 import { UsageError } from './usage';

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { databasePath } from '../app/base/data-dir';
 import { openDatabase } from '../core/backends/store/store';
 import { HostRuns } from '../app/host/runs';
-import { json, type Route } from '../app/host/agent-protocol/http';
-import { listenProtocol } from '../app/host/agent-protocol/listen';
+import { json, type Route } from '../app/adapters/agent-protocol/http';
+import { listenProtocol } from '../app/adapters/agent-protocol/listen';
 import { NO_SECRETS } from '../app/settings/settings-service';
 import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
 import { alive, waitFor } from './host-harness.test-support';
@@ -117,7 +117,7 @@ describe('deepdesk host --listen', () => {
     const runs = new HostRuns({ dataDir: t.dataDir, db, version: 'test', secrets: NO_SECRETS });
     const probe: Route = { method: 'GET', pattern: '/probe', handle: async () => json({ ok: true }) };
     const server = await listenProtocol(
-      { dataDir: t.dataDir, db, runs, start: (c, p) => runs.start(c, p), env: {}, version: 'test', log: () => {}, openedBefore: () => false },
+      { dataDir: t.dataDir, db, runs, env: {}, version: 'test', log: () => {}, openedBefore: () => false },
       { listen: '127.0.0.1:0' },
       () => [probe],
     );

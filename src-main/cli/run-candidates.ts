@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
-import { candidateChoices, candidateModel, MAX_CANDIDATES } from '../app/host/candidate-sets';
+import { candidateChoices, candidateModel, MAX_CANDIDATES } from '../app/session/candidate-sets';
 import { formatUsd } from '../core/agent/budget';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
@@ -60,7 +60,7 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, externalAgent: _agent, instruction: _instruction, ...request } = options.request(options.folder, undefined);
   const choices = candidateChoices(options.agents ?? [], options.models);
   const host = await connectToHost(options.dataDir, 'run', io.env);
-  // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/host/candidate-sets.ts);
+  // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/session/candidate-sets.ts);
   // this terminal follows each thread from its first event and prints the ranking.
   const threadIds = Array.from({ length: count }, () => randomUUID());
   const followers = threadIds.map((threadId, i) => followRun(host, threadId, labelled(io, i), { json: false, interactive: false }));

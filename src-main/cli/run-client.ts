@@ -9,7 +9,8 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { askLine, writeContent } from './terminal-output';
 import type { ApprovalPreview } from '../app/approvals/approval-preview';
 import type { AgentEventTable } from '../app/contract/agent-events';
-import type { AttachedRun, PendingQuestion, RunEnd, ThreadHistory } from '../app/host/runs';
+import type { AttachedRun, PendingQuestion, ThreadHistory } from '../app/host/run-views';
+import type { RunEnd } from '../app/session/run-requests';
 import type { HostClient } from '../clients/host-client/client';
 
 export interface TerminalIo {

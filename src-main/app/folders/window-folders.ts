@@ -144,7 +144,7 @@ export interface WindowFoldersOptions {
   env?: NodeJS.ProcessEnv;
   /** The desktop app's updater; without one, updates are `not-applicable`. */
   updates?: UpdateService;
-  /** Starts a set of candidates on a local folder in the agent host (app/host/candidate-sets.ts); without it, the window cannot. */
+  /** Starts a set of candidates on a local folder in the agent host (app/session/candidate-sets.ts); without it, the window cannot. */
   startCandidates?: (folder: string, params: Params<'agentsView.runCandidates'>) => Promise<{ setId: string; threadIds: string[] }>;
 }
 

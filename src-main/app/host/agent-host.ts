@@ -4,7 +4,7 @@
 
 import { ensureHostDir } from './paths';
 import { HostAlreadyRunningError, socketAnswers, startHostServer } from './server';
-import type { HostService } from './service-types';
+import type { HostService } from '../base/host-service';
 import type { ProtocolListenRequest } from '../contract/protocol-listen';
 
 /** The Agent Protocol this host serves besides its socket (SPEC §19). */

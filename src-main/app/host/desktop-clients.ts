@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { SecretStore } from '../base/secret-store';
 import { EncryptedFileSecretStore, keychainKeyProblem, type SecretCipher } from '../settings/encrypted-file-secret-store';
-import type { HostConnection } from './service-types';
+import type { HostConnection } from '../base/host-service';
 
 /** What a desktop window says of itself in `window.open`. */
 export const desktopWindowParams = z.object({

@@ -133,7 +133,7 @@ export function ensureHostDir(dataDir: string, options: HostPathOptions = {}): H
  * name one the host's sandbox does not know to hide.)
  */
 function fallbackSocketDir(dataDir: string, paths: HostPaths, options: HostPathOptions): HostPaths {
-  const made = mkdtempSync(join(options.shortRoot ?? SHORT_ROOT, `deepdesk-${process.getuid?.() ?? 'user'}-`));
+  const made = mkdtempSync(`${predictableSocketDir(options)}-`);
   const problem = privateFolderProblem(made, false);
   if (problem !== undefined) throw new Error(`refusing the agent host's socket folder ${made}: ${problem}`);
   const chosen = made;

@@ -4,7 +4,7 @@
 // host — every `deepdesk run` — loads it without the full API's layer.
 
 import * as z from 'zod/mini';
-import type { HostRequestError } from './service-types';
+import type { HostRequestError } from '../base/host-service';
 
 /** As the web host's (host/web/socket-hub.ts): a message with its attachments fits. */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;

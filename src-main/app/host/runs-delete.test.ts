@@ -11,7 +11,8 @@ import { ApprovalService } from '../approvals/approval-service';
 import { databasePath } from '../base/data-dir';
 import { NO_SECRETS } from '../settings/settings-service';
 import { ThreadStore } from '../threads/thread-store';
-import { HostRuns, type RunActivity } from './runs';
+import { HostRuns } from './runs';
+import type { RunActivity } from '../session/run-requests';
 
 let dataDir: string;
 let db: ReturnType<typeof openDatabase>;

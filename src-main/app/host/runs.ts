@@ -6,93 +6,27 @@
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { RunResult } from '../../core/agent/loop';
 import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { AGENT_STATE_WORDS, ContractError, type DisplayItem } from '../contract';
+import { AGENT_STATE_WORDS } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
-import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
+import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
+import type { ApprovePolicy, CandidateSetRef, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
 import { FolderSessionPool } from '../session/session-pool';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
 import { ThreadStore, type ThreadSource } from '../threads/thread-store';
-import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
-import { shortThreadId } from '../threads/thread-ref';
+import { capText } from '../threads/thread-page';
 import type { SecretStore } from '../base/secret-store';
-import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { CandidateRecords } from '../threads/candidate-records';
-import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { RunRecords, type RunState } from '../threads/run-records';
 import { DeferredSync } from '../../core/backends/store/store-db';
-import { HostRequestError, type HostConnection } from './service-types';
-
-export type ApprovePolicy = 'ask' | 'auto' | 'deny';
-
-/** How a run ended, as clients are told. */
-export interface RunEnd {
-  state: RunState;
-  reason: RunResult['reason'] | 'interrupted';
-  text: string;
-  error?: string;
-  /** The thread's goal when the run ended (SPEC §21). */
-  goal?: GoalJson;
-}
-
-export interface PendingQuestion {
-  key: string;
-  request: ApprovalRequest;
-  preview?: ApprovalPreview;
-  /** Where a command runs when it is not this computer: `Runs in Daytona · sandbox ID` (SPEC §18). */
-  runsIn?: string;
-}
-
-/** What an attach shows of the thread before its events: its latest items (long parts cut); `earlier`: there are more before them. */
-export interface ThreadHistory {
-  items: DisplayItem[];
-  earlier: boolean;
-}
-
-const HISTORY_LIMITS: PageLimits = { maxItems: 40, maxBytes: 256_000, capChars: 2_000 };
-const ANSWER_CHARS = 8_000;
-
-/** What a client attaching to a thread gets first; then `run.*` events follow. */
-export interface AttachedRun {
-  threadId: string;
-  folder: string;
-  state: RunState;
-  /** The thread before the events that follow (a finished thread: all of it). */
-  history: ThreadHistory;
-  /** The events kept, after the `afterSeq` asked for. */
-  events: Array<{ seq: number; event: AgentEvent }>;
-  /** Events before these were not kept (a long run): how many. */
-  dropped: number;
-  says: string[];
-  approvals: PendingQuestion[];
-  end?: RunEnd;
-  /** The thread's goal (SPEC §21) as it stands. */
-  goal?: GoalJson;
-}
-
-export interface AgentLine {
-  threadId: string;
-  /** The shortest beginning of the id, of at least 8 characters, that names the thread alone (thread-ref.ts). */
-  shortId: string;
-  state: RunState;
-  folder: string;
-  title: string;
-  startedAt: string;
-  endedAt: string | null;
-  message: string | null;
-  /** The thread's goal (SPEC §21), when it has one. */
-  goal?: GoalJson;
-  /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
-  agent?: string;
-  /** The set of candidates it is one of (SPEC §21), and its rank once the host ranked the set. */
-  candidateSet?: { id: string; index: number; count: number; goal: string; rank?: number };
-}
+import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
+import { agentLines, endOf, goalOf, HISTORY_LIMITS, recordEnd, threadHistory, type AgentLine, type AttachedRun, type PendingQuestion, type ThreadHistory } from './run-views';
 
 interface Watcher {
   connection: HostConnection;
@@ -130,33 +64,8 @@ const KEPT_ENDED = 20;
 const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run). Continue without it, or tell the person to rerun with --approve auto.';
 const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
 
-export interface StartRunParams {
-  request: Omit<HeadlessRunRequest, 'threadId' | 'sharedBudget'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
-  approve: ApprovePolicy;
-  /** The starting client can answer approvals (a terminal). */
-  interactive: boolean;
-  /** The client returns at once (`run --detach`): the run's approvals wait for someone to attach. */
-  detach: boolean;
-  /** Where the thread came from (a protocol client); else told by the starting connection (a terminal's `run`). */
-  source?: ThreadSource;
-}
-
-/** `run --candidates N` (SPEC §21): the set a run is one of; its runs share one budget. */
-export interface CandidateSetRef {
-  id: string;
-  maxCostUsd?: number | undefined;
-  /** This run's place in the set (0-based), and how many it has. */
-  index: number;
-  count: number;
-}
-
 /** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
 const KEPT_SETS = 100;
-
-/** What happens to the host's runs, for the windows showing their folders (windows.ts). */
-export type RunActivity =
-  | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
-  | { kind: 'event'; threadId: string; folder: string; seq: number; event: AgentEvent };
 
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();
@@ -207,8 +116,7 @@ export class HostRuns {
   }
 
   busy(): boolean {
-    for (const run of this.live.values()) if (run.end === undefined) return true;
-    return false;
+    return [...this.live.values()].some((run) => run.end === undefined);
   }
 
   async start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> {
@@ -313,14 +221,7 @@ export class HostRuns {
 
   /** The thread's latest items before message `before` (all of them by default). */
   history(threadId: string, before?: number): ThreadHistory {
-    if (!this.threads.exists(threadId)) return { items: [], earlier: false };
-    const state = this.threads.load(threadId);
-    const page = itemsBefore(state, before ?? state.messages.length, 0, HISTORY_LIMITS)!;
-    // The agent's words are the point of it: they keep more.
-    const items = page.items.map((item) =>
-      item.kind === 'user' ? { ...item, text: capText(item.text, HISTORY_LIMITS.capChars).text } : item.kind === 'assistant' ? { ...item, text: capText(item.text, ANSWER_CHARS).text } : item,
-    );
-    return { items, earlier: page.cursor > 0 };
+    return threadHistory(this.threads, threadId, before);
   }
 
   /** How the thread's latest run ended, as its record says (undefined while it goes, or when it has none). */
@@ -403,35 +304,7 @@ export class HostRuns {
 
   list(): AgentLine[] {
     this.records.interruptDead();
-    const ranks = new Map<string, Map<string, number>>();
-    return this.records.list().map((record) => {
-      return {
-        threadId: record.threadId,
-        shortId: shortThreadId(this.threads, record.threadId),
-        state: record.state,
-        folder: record.folder,
-        title: this.threads.get(record.threadId)?.title ?? '',
-        startedAt: record.startedAt,
-        endedAt: record.endedAt,
-        message: record.message,
-        ...goalOf(this.threads.goal(record.threadId)),
-        ...agentOf(this.threads.externalAgent(record.threadId)),
-        ...this.candidateOf(record.threadId, ranks),
-      };
-    });
-  }
-
-  /** `ranks`: each set's ranks by thread, read once per listing. */
-  private candidateOf(threadId: string, ranks: Map<string, Map<string, number>>): Pick<AgentLine, 'candidateSet'> {
-    const member = this.candidates.get(threadId);
-    if (member === undefined) return {};
-    let ranked = ranks.get(member.setId);
-    if (ranked === undefined) {
-      ranked = new Map((this.candidates.set(member.setId)?.ranking?.ranking ?? []).map((entry) => [entry.threadId, entry.rank]));
-      ranks.set(member.setId, ranked);
-    }
-    const rank = ranked.get(threadId);
-    return { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal, ...(rank !== undefined ? { rank } : {}) } };
+    return agentLines(this.records, this.threads, this.candidates);
   }
 
   /** The host is stopping: its runs end as interrupted (their approvals stay unanswered). */
@@ -554,14 +427,6 @@ export class HostRuns {
   }
 }
 
-function agentOf(label: string | undefined): { agent?: string } {
-  return label === undefined ? {} : { agent: label };
-}
-
-/** The thread's goal at the run's end, as `run --json` and its exit code read it. */
-function goalOf(goal: Goal | undefined): { goal?: GoalJson } {
-  return goal === undefined ? {} : { goal: goalJson(goal) };
-}
 
 /** Where a run's thread comes from: what the request says, else the starting client (a terminal's `run`). */
 function sourceOf(params: StartRunParams, connection: HostConnection): ThreadSource | undefined {
@@ -569,22 +434,7 @@ function sourceOf(params: StartRunParams, connection: HostConnection): ThreadSou
   return connection.client === 'run' ? { kind: 'run' } : undefined;
 }
 
-function endOf(result: RunResult): RunEnd {
-  const state: RunState = result.reason === 'completed' ? 'done' : result.reason === 'aborted' ? 'stopped' : 'failed';
-  return { state, reason: result.reason, text: result.text, ...(result.error ? { error: result.error.message } : {}) };
-}
-
-function recordEnd(record: RunRecord): RunEnd | undefined {
-  if (record.state === 'working' || record.state === 'needs-you') return undefined;
-  return { state: record.state, reason: record.state === 'interrupted' ? 'interrupted' : record.state === 'done' ? 'completed' : record.state === 'stopped' ? 'aborted' : 'error', text: '', ...(record.message ? { error: record.message } : {}) };
-}
 
 function workingElsewhereError(threadId: string): HostRequestError {
   return new HostRequestError(`thread ${threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${threadId})`, 'failed');
-}
-
-/** The session code's errors as the client is told them (bad usage stays bad usage). */
-export function asHostError(err: unknown): Error {
-  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
-  return err instanceof Error ? err : new Error(String(err));
 }

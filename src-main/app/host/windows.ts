@@ -9,18 +9,18 @@ import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { overSettingsFlagsSchema } from '../base/session-flag-schemas';
 import { createApp } from '../window/folder-app';
-import { ContractError, parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
-import type { ApprovalExtras } from '../approvals/approval-service';
+import { parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
-import type { HostCandidateSets } from './candidate-sets';
+import type { HostRuns } from './runs';
+import type { AttachedRun, PendingQuestion } from './run-views';
+import type { HostCandidateSets } from '../session/candidate-sets';
 import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from '../folders/window-folders';
 import { DEFAULT_MODE } from '../../core/agent/permissions/modes';
 import { openRemoteApp } from '../places/remote-folder';
 import type { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
-import { HostRequestError, type HostConnection } from './service-types';
+import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 import { DesktopClients, desktopWindowParams } from './desktop-clients';
 
 export const windowOpenParams = z.object({
@@ -52,10 +52,10 @@ export class HostWindows {
       version: string;
       log: (line: string) => void;
       runs: HostRuns;
-      /** The host's sets of candidates (candidate-sets.ts): the window's *Run N candidates…* starts one. */
+      /** The host's sets of candidates (app/session/candidate-sets.ts): the window's *Run N candidates…* starts one. */
       candidates?: HostCandidateSets;
       secrets: FileSecretStore;
-      /** The host's Agent Protocol as Settings shows it: where it listens, its key (service.ts). */
+      /** The host's Agent Protocol as Settings shows it: where it listens, its key (host-adapters.ts). */
       protocol?: { status(): AgentProtocolStatus; rotateKey(): AgentProtocolStatus };
     },
   ) {
@@ -151,7 +151,7 @@ export class HostWindows {
     return { notices: (await host.handle('app.notices', {})) as NoticeDto[] };
   }
 
-  /** The window's *Run N candidates…*: the host's set (candidate-sets.ts), with this window's environment; its runs go on without the window. */
+  /** The window's *Run N candidates…*: the host's set (app/session/candidate-sets.ts), with this window's environment; its runs go on without the window. */
   private startCandidates(connection: HostConnection, sets: HostCandidateSets, window: WindowOpenParams): NonNullable<WindowFoldersOptions['startCandidates']> {
     return async (folder, p) => {
       // Settings' model for each candidate without one: the host's run takes it when the request names none.
@@ -217,12 +217,7 @@ export class HostWindows {
 
   /** The threads working (or waiting for the person) in the windows' folders' apps: what quitting the desktop app asks about. */
   async workingThreads(): Promise<string[]> {
-    const working: string[] = [];
-    for (const app of this.pool.apps()) {
-      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      for (const t of threads) if (t.running || t.pendingApprovals > 0) working.push(t.id);
-    }
-    return working;
+    return (await this.appsWorking()).map(({ thread }) => thread.id);
   }
 
   /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */
@@ -261,11 +256,15 @@ export class HostWindows {
     }
   }
 
-  /** A run's question with what the window shows beside an approval of its own (the diff, "Always allow", where a command runs). */
+  /**
+   * A `deepdesk run`'s question as the window shows a pending approval of its own (as
+   * ApprovalService records one), with what it shows beside it (the diff, "Always allow", where a command runs).
+   */
   private async pendingOf(host: WindowFolders, request: ApprovalRequest): Promise<PendingApproval> {
     const app = this.pool.apps().find((a) => a.folder === host.folder);
     const extras = await app?.describeApproval(request).catch(() => undefined);
-    return pendingOf(request, extras);
+    const { callPath: _callPath, ...shown } = request;
+    return { ...shown, ...extras, createdAt: new Date().toISOString() };
   }
 
   /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
@@ -290,7 +289,6 @@ export class HostWindows {
     return result;
   }
 
-  /** The windows' threads that are working or waiting for the person, as `deepdesk agents` lists them. */
   /**
    * Follows a window's thread that is working or waiting for the person, as `deepdesk attach`
    * follows a run: its events as `run.event`, its approvals as `run.approval` (withdrawn with
@@ -362,22 +360,25 @@ export class HostWindows {
   }
 
   private async appWorkingOn(threadId: string): Promise<App | undefined> {
+    return (await this.appsWorking()).find(({ thread }) => thread.id === threadId)?.app;
+  }
+
+  /** The folders' apps' threads that are working or waiting for the person. */
+  private async appsWorking(): Promise<Array<{ app: App; thread: ThreadSummaryDto }>> {
+    const working: Array<{ app: App; thread: ThreadSummaryDto }> = [];
     for (const app of this.pool.apps()) {
       const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      if (threads.some((t) => t.id === threadId && (t.running || t.pendingApprovals > 0))) return app;
+      for (const thread of threads) if (thread.running || thread.pendingApprovals > 0) working.push({ app, thread });
     }
-    return undefined;
+    return working;
   }
 
   /** Stops a window's thread that is working; false when no window's app has it working. */
   async stop(threadId: string): Promise<boolean> {
-    for (const app of this.pool.apps()) {
-      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      if (!threads.some((t) => t.id === threadId && t.running)) continue;
-      await app.handle('threads.stop', { threadId });
-      return true;
-    }
-    return false;
+    const app = (await this.appsWorking()).find(({ thread }) => thread.id === threadId && thread.running)?.app;
+    if (app === undefined) return false;
+    await app.handle('threads.stop', { threadId });
+    return true;
   }
 
   async close(): Promise<void> {
@@ -399,18 +400,7 @@ function appConfiguration(params: WindowOpenParams, mounts: ReturnType<typeof pa
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
-function asHostError(err: unknown): Error {
-  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
-  return err instanceof Error ? err : new Error(String(err));
-}
-
 const NOT_A_RUN = Symbol('not a run');
-
-/** A `deepdesk run`'s question as the window shows a pending approval (as ApprovalService records one). */
-/** A run's question as the window shows an approval of its own. */
-function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest, extras: ApprovalExtras = {}): PendingApproval {
-  return { ...request, ...extras, createdAt: new Date().toISOString() };
-}
 
 /** A window's pending approval as `attach` is asked it, with the diff the window shows. */
 function questionOf(key: string, { preview, ...request }: PendingApproval): PendingQuestion {

@@ -4,7 +4,7 @@
 // runs going. A host that dies is told in one line; the next one is started and told what
 // the editor had set up (acp-relay-state.ts).
 
-import type { AcpOpenParams } from '../../app/host/acp-tunnels';
+import type { AcpOpenParams } from '../../app/adapters/acp/acp-tunnels';
 import { textPieces } from '../../app/host/protocol';
 import { AcpRelayState } from './acp-relay-state';
 import { HostClient, type HostConnectOptions } from './client';

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureHostDir, hostPaths } from '../../app/host/paths';
 import { startHostServer } from '../../app/host/server';
-import { HostRequestError, type HostConnection, type HostService } from '../../app/host/service-types';
+import { HostRequestError, type HostConnection, type HostService } from '../../app/base/host-service';
 import { isProcessAlive } from '../../core/process/process-tree';
 import { HostGoneError, HostClient, HostNotRunningError, type HostConnectOptions } from './client';
 import { defaultHostLaunch } from './launch';

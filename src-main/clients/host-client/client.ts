@@ -18,7 +18,7 @@ import {
   WelcomeFrame,
   type HelloFrame,
 } from '../../app/host/protocol';
-import { HostRequestError } from '../../app/host/service-types';
+import { HostRequestError } from '../../app/base/host-service';
 import type { HostLaunch, LaunchedHost, StartLock } from './launch';
 
 /** Starting a host (launch.ts, with node:child_process): loaded only when none answers, not on every command's connect. */

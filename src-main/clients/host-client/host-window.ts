@@ -5,7 +5,7 @@
 
 import { ContractError, type EventFrame, type MethodName, type NoticeDto } from '../../app/contract';
 import type { WindowApi } from '../../app/base/window-api';
-import { HostRequestError } from '../../app/host/service-types';
+import { HostRequestError } from '../../app/base/host-service';
 import type { WindowOpenParams } from '../../app/host/windows';
 import { HostClient, HostGoneError, type HostConnectOptions } from './client';
 
