@@ -15,7 +15,7 @@ export interface HostConnection {
   /** Sends an event frame to this client only (dropped once it has gone). */
   send(event: string, payload: unknown): void;
   /**
-   * Asks this client for what only it can do (protocol.ts AskFrame); rejects with its error,
+   * Asks this client for what only it can do (app/host/protocol.ts AskFrame); rejects with its error,
    * or when it goes before answering. What it answers is the client's: check it.
    */
   ask(method: string, params?: unknown): Promise<unknown>;
@@ -49,7 +49,7 @@ export interface HostService {
   busy(): boolean;
   /**
    * Called once the host serves the data folder's socket: it is the only host of that folder
-   * now, so whatever another host left going is that dead host's (see HostRuns).
+   * now, so whatever another host left going is that dead host's (see app/host/runs.ts).
    */
   serving?(): void;
   /**

@@ -47,7 +47,7 @@ export type RunActivity =
   | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
   | { kind: 'event'; threadId: string; folder: string; seq: number; event: AgentEvent };
 
-/** The host's runs as what starts them from below the host uses them: a client's runs started, their ends heard. */
+/** The host's runs (app/host/runs.ts's HostRuns) as a set of candidates uses them from below the host: a client's runs started, their ends heard. */
 export interface HostRuns {
   start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }>;
   onActivity(listener: (activity: RunActivity) => void): () => void;
