@@ -24,10 +24,6 @@ export function userHooksFile(dataDir: string): string {
   return join(dataDir, 'hooks.json');
 }
 
-export function projectHooksFile(folder: string): string {
-  return join(folder, '.deepdesk', 'hooks.json');
-}
-
 /** Every file of the folder that may hold hooks, in the order they run. */
 export function projectHooksFiles(folder: string): string[] {
   return FOLDER_CONFIG_PLACES.hook.map((rel) => join(folder, rel));
