@@ -183,7 +183,8 @@ class Guard implements GitGuard {
   }
 }
 
-async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
+/** Stops a @parcel/watcher subscription; one whose folder is gone is already stopped. */
+export async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
   try {
     await subscription.unsubscribe();
   } catch {

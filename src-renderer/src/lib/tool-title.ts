@@ -42,12 +42,12 @@ function cap(text: string, n: number): string {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
-function firstLine(text: string): string {
+export function firstLine(text: string): string {
   const i = text.indexOf('\n');
   return i < 0 ? text : `${text.slice(0, i)} …`;
 }
 
-function record(args: unknown): Record<string, unknown> {
+export function record(args: unknown): Record<string, unknown> {
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
 

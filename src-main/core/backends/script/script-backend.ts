@@ -48,7 +48,7 @@ import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { byteGroups } from '../../text/byte-groups';
 import { shQuote } from '../../text/shell-quote';
 import { PlaceError, type Place, type PlaceFileError } from './place';
-import { FieldReader, LINK, PRELUDE as BYTES_PRELUDE, PROBE, REPLY_MARK, afterMark, parseReply, parseStat, type Reply } from './script-replies';
+import { FieldReader, LINK, PRELUDE as BYTES_PRELUDE, PROBE, REPLY_MARK, afterMark, lastLine, parseReply, parseStat, type Reply } from './script-replies';
 import { fileOp } from './descriptor-ops';
 import { COMMIT, DELETE, GREP, LS, PRELUDE as FILES_PRELUDE, READ, REMOVE_DIR, RESOLVE, RESOLVE_FILES, STAT, TREE } from './posix-scripts';
 import { globInfos, grepTargets, listingEntries, parseGrepLines, parseTree } from './script-search';
@@ -873,9 +873,4 @@ function downloadError(code: PlaceFileError | undefined, virtual: string): strin
     default:
       return messages.permissionDenied(virtual);
   }
-}
-
-/** `items` in runs whose total length stays under `bytes`. */
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop()?.trim() ?? '';
 }
