@@ -4,6 +4,8 @@
 // …`. Tool names and arguments come from the model or a server: each is data, cut to a
 // length, and becomes a text part (never markup); `PathLink`, `<code>` or plain text show it.
 
+import { clip as cap } from './format';
+
 export type TitlePart =
   | { kind: 'text'; text: string }
   /** A command or query, shown as code. */
@@ -36,10 +38,6 @@ export function mcpToolParts(name: string): { server: string; tool: string } | n
 export function humanizeName(name: string): string {
   const words = name.replace(/[_\s-]+/g, ' ').trim();
   return cap(words === '' ? name : words, NAME_CHARS);
-}
-
-function cap(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
 export function firstLine(text: string): string {
