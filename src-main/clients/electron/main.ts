@@ -5,7 +5,6 @@
 
 import { app, dialog, Menu, protocol, session, shell, type BrowserWindow } from 'electron';
 import type { AppUpdater } from 'electron-updater';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../app/base/data-dir';
 import { agentHostArgs, desktopHostLaunch } from './agent-host-entry';
@@ -24,6 +23,7 @@ import { quitChoice, quitQuestion } from './quit-prompt';
 import type { AppPages } from './trusted-urls';
 import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
 import { messageOf } from '../../core/fs/errno';
+import { isDirectory } from '../../core/fs/file-checks';
 
 const pages: AppPages = {
   rendererDir: join(import.meta.dirname, '../renderer'),
@@ -32,14 +32,6 @@ const pages: AppPages = {
 };
 const preload = join(import.meta.dirname, '../preload/index.cjs');
 const launch: LaunchData = { args: userArgs(process.argv, process.defaultApp === true), cwd: process.cwd() };
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function fail(title: string, err: unknown): void {
   console.error(`deepdesk: ${title}: ${messageOf(err)}`);
