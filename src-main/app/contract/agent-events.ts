@@ -185,9 +185,6 @@ export const agentEventSchema = z.discriminatedUnion('type', [
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];
 
-/** Every kind of event, in the union's order: THE list (everything that lists kinds derives from the union). */
-export const AGENT_EVENT_TYPES: readonly AgentEventType[] = agentEventSchema.options.map((option) => option.shape.type.value);
-
 /**
  * One entry per kind of event: a table typed so (`{ [K in AgentEventType]: … }`) does not
  * compile until a new kind is given its entry.

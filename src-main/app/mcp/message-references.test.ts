@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpHubApi, McpPromptInfo, McpServerState } from '../../core/extensions/mcp/types';
-import { attachMcpResources, resourceMentions } from './message-references';
+import { resourceAttachments, resourceMentions } from './message-references';
 
 
 /** The two calls these functions make of a hub, recorded (the real hub is exercised in hub.test.ts and the app tests). */
@@ -30,14 +30,13 @@ describe('@server:URI resources', () => {
     expect(resourceMentions('see @docs:file:///a.md, and @docs:file:///a.md. Not @other:x:y or me@docs:y:z', servers)).toEqual([{ server: 'docs', uri: 'file:///a.md' }]);
   });
 
-  it('attaches each resource after the message', async () => {
+  it('attaches each resource', async () => {
     const hub = hubWith([], { 'docs:memo://one': 'first "quoted" <doc>' });
-    const text = await attachMcpResources('summarise @docs:memo://one', hub);
-    expect(text).toBe('summarise @docs:memo://one\n\n<attached_resource server="docs" uri="memo://one">\nfirst "quoted" <doc>\n</attached_resource>');
+    expect(await resourceAttachments('summarise @docs:memo://one', hub)).toEqual(['<attached_resource server="docs" uri="memo://one">\nfirst "quoted" <doc>\n</attached_resource>']);
   });
 
   it('fails clearly when a mentioned resource cannot be read', async () => {
     const hub = hubWith([], {});
-    await expect(attachMcpResources('look at @docs:memo://missing', hub)).rejects.toThrow('@docs:memo://missing could not be read: no such resource');
+    await expect(resourceAttachments('look at @docs:memo://missing', hub)).rejects.toThrow('@docs:memo://missing could not be read: no such resource');
   });
 });

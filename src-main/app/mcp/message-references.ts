@@ -19,12 +19,6 @@ export function resourceMentions(text: string, servers: ReadonlySet<string>): { 
   return found;
 }
 
-/** `text` with the `@server:URI` resources it mentions attached after it. */
-export async function attachMcpResources(text: string, hub: McpHubApi, signal?: AbortSignal): Promise<string> {
-  const blocks = await resourceAttachments(text, hub, signal);
-  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
-}
-
 /** The `<attached_resource>` blocks of the `@server:URI` resources that `text` mentions. */
 export async function resourceAttachments(text: string, hub: McpHubApi, signal?: AbortSignal): Promise<string[]> {
   const connected = new Set(hub.states().filter((s) => s.status === 'connected').map((s) => s.name));

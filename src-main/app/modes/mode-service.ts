@@ -6,7 +6,6 @@
 // where the sandbox is gone. The file is a JsonFileStore: an unreadable one is kept aside
 // and told, each folder's record is checked on its own, and a mode set in another window
 // reaches this one (mode.changed).
-import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MODE, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
@@ -14,6 +13,7 @@ import type { SandboxAvailability } from '../../core/sandbox/types';
 import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { approvalModeSchema, ContractError, type ModeState } from '../contract';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
+import { realOrSelf } from '../../core/config/entry-files';
 
 /** Whether commands are contained here: an OS sandbox, or a provider's sandbox (SPEC §18). */
 export type PlaceSandboxStatus = SandboxAvailability | { available: true; kind: SandboxProviderName };
@@ -52,8 +52,8 @@ export class ModeService {
       defaultsText: `every folder's approval mode is back to ${DEFAULT_MODE} until you choose one again`,
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
-    this.key = realFolder(folder);
-    const project = options.project === undefined ? undefined : realFolder(options.project);
+    this.key = realOrSelf(folder);
+    const project = options.project === undefined ? undefined : realOrSelf(options.project);
     this.projectKey = project !== undefined && project !== this.key ? project : undefined;
     this.last = JSON.stringify(this.get());
     // Another window (or process) on this data folder may set this folder's mode.
@@ -141,10 +141,3 @@ export class ModeService {
   }
 }
 
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
-}

@@ -14,6 +14,7 @@ import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-targ
 import { folderLocationName, sshFolderLocation } from './folder-location';
 import { ContractError, type RecentFolder } from '../contract';
 import { isPathBelow, isPathInside } from '../../core/fs/path-inside';
+import { isDirectory } from '../../core/fs/file-checks';
 
 /** How many folders the list keeps. */
 export const MAX_RECENT_FOLDERS = 12;
@@ -108,13 +109,5 @@ export function checkFolder(path: string): void {
     accessSync(path, constants.R_OK | constants.X_OK);
   } catch {
     throw new ContractError(`${path} cannot be opened: permission denied.`, 'failed');
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -10,6 +10,7 @@ import { gitEnv, runGit, gitFailure } from '../../core/git/run-git';
 import { SECRET_HOME_PATHS } from '../../core/sandbox/policy';
 import { CONTENT_SNIFF_BYTES, PEM_SCAN_BYTES, readsWhole, secretByContent, secretByName } from '../../core/sandbox/secret-files';
 import { isPathInside } from '../../core/fs/path-inside';
+import { realOrSelf } from '../../core/config/entry-files';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox, SandboxFileUpload } from '../../core/sandbox-providers/provider';
 import { posixCksum } from './posix-cksum';
@@ -99,8 +100,8 @@ export async function planUpload(folder: string, options: { dataDir: string; env
   });
   if (listed.code !== 0) throw new Error(`listing the folder's files: ${gitFailure(listed, 120_000)}`);
   const top = (await runGit(['rev-parse', '--show-prefix'], { cwd: folder, env: gitEnv(options.env), timeoutMs: 30_000 })).stdout.trim();
-  const realFolder = realPathOf(folder);
-  const dataDir = realPathOf(options.dataDir);
+  const realFolder = realOrSelf(folder);
+  const dataDir = realOrSelf(options.dataDir);
   const seen = new Set<string>();
   const plan: UploadPlan = { files: [], leftOut: [], bytes: 0, wholeBytes: 0 };
   const sized: Array<{ rel: string; size: number; exec: boolean }> = [];
@@ -117,7 +118,7 @@ export async function planUpload(folder: string, options: { dataDir: string; env
     } catch {
       continue; // A tracked file deleted in the folder: not there to send.
     }
-    const real = realPathOf(abs);
+    const real = realOrSelf(abs);
     const secret = secretReason(rel, real, dataDir);
     if (secret !== undefined) {
       plan.leftOut.push({ rel, why: secret });
@@ -152,14 +153,6 @@ export async function planUpload(folder: string, options: { dataDir: string; env
   plan.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   plan.leftOut.sort((a, b) => (a.rel < b.rel ? -1 : 1));
   return plan;
-}
-
-function realPathOf(abs: string): string {
-  try {
-    return fs.realpathSync(abs);
-  } catch {
-    return abs;
-  }
 }
 
 /** Files per upload call, and bytes: few calls, none too large for a provider's request. */

@@ -2,7 +2,6 @@
 // and `acp` all come here for the folder their thread (window, editor session) works in — the
 // sandbox worktree of the person's folder — and for the one line that says so.
 
-import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { ContractError } from '../contract';
@@ -13,6 +12,7 @@ import { SettingsService } from '../settings/settings-service';
 import { WorktreeStore } from '../worktrees/worktree-store';
 import { abandonSandboxFolder, checkSandboxCredentials, sandboxFolderFor } from './sandbox-folder';
 import { SandboxStore } from './sandbox-store';
+import { realOrSelf } from '../../core/config/entry-files';
 
 export type { SandboxRequest };
 
@@ -82,22 +82,15 @@ export async function sandboxWorkFolder(
 /** The folders of the sandbox worktrees made from `folder` (real paths): an editor in `folder` may open their threads. */
 export function sandboxFoldersFrom(db: Database.Database, folder: string): Set<string> {
   const worktrees = new WorktreeStore(db);
-  const origin = realFolder(folder);
+  const origin = realOrSelf(folder);
   return new Set(
     new SandboxStore(db)
       .list()
       .filter((record) => {
         const made = worktrees.get(record.worktree);
-        return made !== undefined && realFolder(made.originFolder) === origin;
+        return made !== undefined && realOrSelf(made.originFolder) === origin;
       })
       .map((record) => record.folder),
   );
 }
 
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
-}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
-import { ATTACH_MAX_LINES, attachMentionedFiles, mentionedPaths } from './mention-attachments';
+import { ATTACH_MAX_LINES, fileAttachments, mentionedPaths } from './mention-attachments';
 
 let folder: string;
 let backend: FilesystemBackend;
@@ -22,13 +22,12 @@ describe('@-mentions attach files', () => {
     expect(mentionedPaths('look at @/src/a.ts, and @src/a.ts. also me@example.com @../etc/passwd')).toEqual(['/src/a.ts']);
   });
 
-  it('attaches a mentioned file whole after the message', async () => {
-    const text = await attachMentionedFiles('why is @/src/a.ts odd?', backend);
-    expect(text).toBe('why is @/src/a.ts odd?\n\n<attached_file path="/src/a.ts">\nexport const a = 1;\nexport const b = 2;\n</attached_file>');
+  it('attaches a mentioned file whole', async () => {
+    expect(await fileAttachments('why is @/src/a.ts odd?', backend)).toEqual(['<attached_file path="/src/a.ts">\nexport const a = 1;\nexport const b = 2;\n</attached_file>']);
   });
 
   it('attaches the first part of a big file and says how to read the rest', async () => {
-    const text = await attachMentionedFiles('@/big.txt', backend);
+    const text = (await fileAttachments('@/big.txt', backend)).join('\n\n');
     expect(text).toContain(`<attached_file path="/big.txt" lines="1-${ATTACH_MAX_LINES} of ${ATTACH_MAX_LINES + 500}">`);
     expect(text).toContain(`line ${ATTACH_MAX_LINES}\n</attached_file>`);
     expect(text).not.toContain(`line ${ATTACH_MAX_LINES + 1}\n`);
@@ -36,7 +35,6 @@ describe('@-mentions attach files', () => {
   });
 
   it('leaves mentions of missing, binary or folder paths as plain text', async () => {
-    const text = 'see @/nope.ts @/logo.png @/src';
-    expect(await attachMentionedFiles(text, backend)).toBe(text);
+    expect(await fileAttachments('see @/nope.ts @/logo.png @/src', backend)).toEqual([]);
   });
 });

@@ -25,12 +25,6 @@ export function mentionedPaths(text: string): string[] {
   return paths;
 }
 
-/** `text` with the mentioned files attached after it (unchanged when none is a readable text file). */
-export async function attachMentionedFiles(text: string, backend: Backend): Promise<string> {
-  const blocks = await fileAttachments(text, backend);
-  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
-}
-
 /** The `<attached_file>` blocks of the readable text files that `text` mentions. */
 export async function fileAttachments(text: string, backend: Backend): Promise<string[]> {
   const blocks: string[] = [];

@@ -16,6 +16,7 @@ import { lstat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { HEAVY_FOLDERS } from '../../core/fs/heavy-folders';
 import { isPathInside } from '../../core/fs/path-inside';
+import { unsubscribe } from '../../core/sandbox/git-guard';
 
 export type FileChangeKind = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 export type FileChange = { path: string; kind: FileChangeKind };
@@ -118,14 +119,6 @@ export class FolderWatcher {
     const subscription = this.subscription;
     this.subscription = null;
     if (subscription) await unsubscribe(subscription);
-  }
-}
-
-async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
-  try {
-    await subscription.unsubscribe();
-  } catch {
-    // A watched folder that was removed or moved away cannot be unwatched (EINVAL): it is gone anyway.
   }
 }
 

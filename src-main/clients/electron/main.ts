@@ -5,7 +5,6 @@
 
 import { app, dialog, Menu, protocol, session, shell, type BrowserWindow } from 'electron';
 import type { AppUpdater } from 'electron-updater';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../../app/base/data-dir';
 import { agentHostArgs, desktopHostLaunch } from './agent-host-entry';
@@ -23,6 +22,8 @@ import { safeStorageCipher } from './secrets';
 import { quitChoice, quitQuestion } from './quit-prompt';
 import type { AppPages } from './trusted-urls';
 import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
+import { messageOf } from '../../core/fs/errno';
+import { isDirectory } from '../../core/fs/file-checks';
 
 const pages: AppPages = {
   rendererDir: join(import.meta.dirname, '../renderer'),
@@ -32,21 +33,9 @@ const pages: AppPages = {
 const preload = join(import.meta.dirname, '../preload/index.cjs');
 const launch: LaunchData = { args: userArgs(process.argv, process.defaultApp === true), cwd: process.cwd() };
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function fail(title: string, err: unknown): void {
-  console.error(`deepdesk: ${title}: ${errorText(err)}`);
-  if (app.isReady()) dialog.showErrorBox(title, errorText(err));
+  console.error(`deepdesk: ${title}: ${messageOf(err)}`);
+  if (app.isReady()) dialog.showErrorBox(title, messageOf(err));
   app.exit(1);
 }
 
@@ -83,7 +72,7 @@ async function start(): Promise<void> {
     try {
       await api.handle('app.openFolder', { path: next.folder });
     } catch (err) {
-      dialog.showErrorBox('Folder not opened', `${next.folder}: ${errorText(err)}`);
+      dialog.showErrorBox('Folder not opened', `${next.folder}: ${messageOf(err)}`);
     }
   };
 
@@ -112,7 +101,7 @@ async function start(): Promise<void> {
         platform: process.platform,
         openFolder: () => {
           // In place, like the window's own Open folder: no relaunch.
-          void apiReady.then((api) => api.handle('app.pickFolder', {})).catch((err: unknown) => dialog.showErrorBox('Folder not opened', errorText(err)));
+          void apiReady.then((api) => api.handle('app.pickFolder', {})).catch((err: unknown) => dialog.showErrorBox('Folder not opened', messageOf(err)));
         },
       }),
     ),
@@ -232,7 +221,7 @@ export function startDesktop(options: { runHost: (args: string[]) => Promise<num
     options.runHost(hostArgs).then(
       (code) => app.exit(code),
       (err: unknown) => {
-        console.error(`deepdesk host: ${errorText(err)}`);
+        console.error(`deepdesk host: ${messageOf(err)}`);
         app.exit(1);
       },
     );

@@ -5,6 +5,7 @@
 import type { ToolCall } from '../models/types';
 import type { ToolOutput } from '../tools/tool';
 import { canonicalJson } from '../text/canonical-json';
+import { clip } from '../goals/gate';
 
 export const DEFAULT_MAX_REPEATED_CALLS = 3;
 
@@ -42,8 +43,4 @@ function describe(calls: readonly ToolCall[], count: number): string {
     `Stopped: the agent ran ${what} ${count} times in a row with the same arguments and got the same result each time, so it was not making progress. ` +
     'Send a message to tell it what to do differently.'
   );
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -2,7 +2,7 @@
 // and the binary test. Pure functions over strings and bytes. (What a file is by its
 // name and bytes is core/media/sniff.)
 
-import type { EditResult, ReadResult } from './protocol';
+import type { ReadResult } from './protocol';
 import { messages } from './messages';
 import { trimLineEnds } from '../text/trim-line-ends';
 
@@ -120,10 +120,6 @@ function notFoundHint(haystack: string, needle: string): string {
     return '\nHint: the text matches once leading/trailing whitespace is removed; check the indentation in old_string.';
   }
   return '';
-}
-
-export function editResult(path: string, outcome: EditOutcome): EditResult {
-  return outcome.ok ? { path, occurrences: outcome.occurrences } : { error: outcome.error };
 }
 
 export function isImageMime(mime: string | undefined): boolean {

@@ -6,7 +6,7 @@
 // configuration file, never throwing: what cannot be used is one line naming file and field.
 
 import { join } from 'node:path';
-import { readJsonObject } from './mcp-config';
+import { isObject, readJsonObject } from './mcp-config';
 import { problemLine } from './mcp-config-types';
 import { FOLDER_CONFIG_PLACES } from './places';
 
@@ -67,8 +67,4 @@ export function readClaudeSettings(file: string): ClaudeSettings {
     else settings.extraKnownMarketplaces = marketplaces;
   }
   return settings;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -332,7 +332,7 @@ export function readJsonObject(file: string, kind: ConfigSource['kind'], example
   return { value };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,4 +1,4 @@
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 
 /** Whether anything is at `path`, a dangling link included (the link itself is looked at). */
 export function existsNoFollow(path: string): boolean {
@@ -15,6 +15,15 @@ export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a folder (through links); false when nothing is there. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }

@@ -468,7 +468,8 @@ function isLink(at: string): boolean {
   return lstatOrUndefined(at)?.isSymbolicLink() === true;
 }
 
-function parentOf(rel: string): string {
+/** A relative path's parent (`''` at the top). */
+export function parentOf(rel: string): string {
   const i = rel.lastIndexOf('/');
   return i < 0 ? '' : rel.slice(0, i);
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { heldOffSettings, includedPaths, parseOriginList, parseScopedList } from './held-off-config';
+import { heldOffSettings, includedPaths, parseOriginList } from './held-off-config';
 import { gitEnv, runGit } from './run-git';
 
 let root: string;
@@ -93,7 +93,8 @@ describe('the repository config git calls hold off', () => {
   });
 
   it('finds driver names and code keys by class, in the repository scopes only', () => {
-    const listing = ['global', 'filter.lfs.clean\ngit-lfs clean -- %f', 'local', 'filter.Mine.Clean\nrun-me', 'local', 'merge.x.driver\nrun-me', 'worktree', 'credential.helper\n!run-me', 'global', 'credential.helper\nosxkeychain', 'local', 'core.bare\nfalse', 'local', 'remote.origin.url\nx', ''].join('\0');
-    expect(heldOffSettings(parseScopedList(listing))).toEqual(['filter.Mine.clean=', 'merge.x.driver=git merge-file --marker-size=%L %A %O %B', 'credential.helper=', 'credential.helper=osxkeychain']);
+    const scoped = [['global', 'filter.lfs.clean\ngit-lfs clean -- %f'], ['local', 'filter.Mine.Clean\nrun-me'], ['local', 'merge.x.driver\nrun-me'], ['worktree', 'credential.helper\n!run-me'], ['global', 'credential.helper\nosxkeychain'], ['local', 'core.bare\nfalse'], ['local', 'remote.origin.url\nx']];
+    const listing = `${scoped.map(([scope, line]) => `${scope}\0file:config\0${line}`).join('\0')}\0`;
+    expect(heldOffSettings(parseOriginList(listing))).toEqual(['filter.Mine.clean=', 'merge.x.driver=git merge-file --marker-size=%L %A %O %B', 'credential.helper=', 'credential.helper=osxkeychain']);
   });
 });

@@ -104,19 +104,6 @@ export interface ScopedValue {
   value: string;
 }
 
-/** `git config --list --show-scope -z` as scope, key (lower-cased section and name) and value. */
-export function parseScopedList(text: string): ScopedValue[] {
-  const fields = text.split('\0');
-  const out: ScopedValue[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const line = fields[i + 1]!;
-    const nl = line.indexOf('\n');
-    const key = nl < 0 ? line : line.slice(0, nl);
-    out.push({ scope: fields[i]!, key: lowerKey(key), value: nl < 0 ? 'true' : line.slice(nl + 1) });
-  }
-  return out;
-}
-
 /** Section and name lower-cased; a subsection (`filter.MyDriver.clean`) as written. */
 function lowerKey(key: string): string {
   const first = key.indexOf('.');

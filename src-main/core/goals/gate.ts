@@ -154,7 +154,8 @@ export class GoalGate {
   }
 }
 
-function clip(text: string): string {
+/** At most 200 characters, an ellipsis marking the cut. */
+export function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 

@@ -1,4 +1,5 @@
 import type { ProviderName } from './types';
+import { oneLine } from '../text/markdown-code';
 
 export interface ModelErrorOptions {
   status?: number;
@@ -316,10 +317,6 @@ function causeMessages(err: unknown): string {
     if (text !== '' && !messages.some((m) => m.includes(text))) messages.push(text);
   }
   return messages.join(': ');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function numberOr(value: unknown): number | undefined {

@@ -15,6 +15,7 @@ import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import { GIT_FOLDER_LIVE_NAMES, GIT_LIVE_NAMES } from '../git/git-reads';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
+import { messageOf } from '../fs/errno';
 
 /** Between checks made whatever the watch saw (what it cannot see is found by then). */
 const DEFAULT_INTERVAL_MS = 2_000;
@@ -183,14 +184,11 @@ class Guard implements GitGuard {
   }
 }
 
-async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
+/** Stops a @parcel/watcher subscription; one whose folder is gone is already stopped. */
+export async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
   try {
     await subscription.unsubscribe();
   } catch {
     // A watched folder that was removed or moved away cannot be unwatched (EINVAL): it is gone anyway.
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

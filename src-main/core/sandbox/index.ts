@@ -60,6 +60,7 @@ import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, rea
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
+import { existsNoFollow } from '../fs/file-checks';
 
 export type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
@@ -405,7 +406,7 @@ class OsSandbox implements Sandbox {
       launchRaced: (output, exitCode) => {
         if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;
         const path = vanishedMountTarget(output);
-        return path !== undefined && hiddenPaths.has(path) && !entryExists(path);
+        return path !== undefined && hiddenPaths.has(path) && !existsNoFollow(path);
       },
       async blockedLine(output: string): Promise<string | undefined> {
         // After the layer was applied: a path the output names (a link the command made) is then in the folder.
@@ -453,11 +454,3 @@ export function vanishedMountTarget(output: string): string | undefined {
   return match?.[1] ?? match?.[2];
 }
 
-function entryExists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

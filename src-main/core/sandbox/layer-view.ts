@@ -11,13 +11,9 @@ import type { NameEntry, SurfaceFs } from '../git/surface';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import type { LayerEntry } from './write-layer';
+import { parentOf } from '../fs/no-follow';
 
 const MAX_LINKS = 40;
-
-function parentRel(rel: string): string {
-  const i = rel.lastIndexOf('/');
-  return i < 0 ? '' : rel.slice(0, i);
-}
 
 function enoent(p: string): Error {
   return Object.assign(new Error(`ENOENT: no such file or directory, '${p}'`), { code: 'ENOENT' });
@@ -30,11 +26,11 @@ export function layerView(root: string, upper: string, entries: readonly LayerEn
   /** Folders whose listing or place the layer changes: every folder above an entry, and the entry itself. */
   const touched = new Set<string>(['']);
   for (const e of entries) {
-    const parent = parentRel(e.rel);
+    const parent = parentOf(e.rel);
     const siblings = children.get(parent);
     if (siblings) siblings.push(e);
     else children.set(parent, [e]);
-    for (let a = e.rel; a !== ''; a = parentRel(a)) touched.add(a);
+    for (let a = e.rel; a !== ''; a = parentOf(a)) touched.add(a);
   }
 
   const relOf = (abs: string): string | undefined => (isPathInside(root, abs) ? path.relative(root, abs).split(path.sep).join('/') : undefined);
@@ -43,7 +39,7 @@ export function layerView(root: string, upper: string, entries: readonly LayerEn
   const source = (rel: string): 'upper' | 'real' | 'none' => {
     const e = byRel.get(rel);
     if (e) return e.kind === 'whiteout' ? 'none' : 'upper';
-    for (let a = parentRel(rel); a !== ''; a = parentRel(a)) {
+    for (let a = parentOf(rel); a !== ''; a = parentOf(a)) {
       const above = byRel.get(a);
       if (above && (above.kind !== 'dir' || above.opaque)) return 'none';
     }

@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LayerSettlement } from '../process/attribution';
-import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
+import { lstatAt, mkdirAt, parentOf, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
@@ -313,11 +313,6 @@ export function setStageHookForTests(hook: ((rel: string) => void) | null): void
 
 function stagedName(rel: string, suffix: string): string {
   return `.${path.posix.basename(rel).slice(0, 100)}${STAGE_MARK}${suffix}`;
-}
-
-function parentOf(rel: string): string {
-  const i = rel.lastIndexOf('/');
-  return i < 0 ? '' : rel.slice(0, i);
 }
 
 /** Bytes the folder's disk must take: the files' apparent sizes (a sparse file may be filled in by a copy) when they cannot be moved. */

@@ -8,7 +8,7 @@ import { memo, useState, type ReactNode } from 'react';
 import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
-import { toolTitleText } from '../lib/tool-title';
+import { record, toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
@@ -27,10 +27,6 @@ import { useFullToolCall } from './use-full-tool-call';
 const TAIL_LINES = 6;
 const FULL_CHARS = 200_000;
 const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'ls']);
-
-function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
 
 function StatusIcon({ status }: { status: ToolStatus }): React.JSX.Element | null {
   if (status === 'running') return <Spinner />;

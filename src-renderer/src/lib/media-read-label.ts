@@ -27,6 +27,6 @@ export function mediaReadLabel(gist: ResultGistDto): string | undefined {
   }
 }
 
-function plural(n: number, word: string): string {
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -2,14 +2,11 @@
 
 import type { ResultGistDto } from '../../../src-main/app/contract';
 import { clip } from './format';
-import { mediaReadLabel } from './media-read-label';
+import { mediaReadLabel, plural } from './media-read-label';
+import { firstLine, record } from './tool-title';
 import { visibleText } from './visible-text';
 
 const PATH_TOOLS = new Set(['ls', 'read_file', 'write_file', 'edit_file']);
-
-function record(args: unknown): Record<string, unknown> {
-  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-}
 
 /** A one-line description of a call's arguments, e.g. the path, command or pattern. */
 export function summarizeArgs(name: string, args: unknown): string {
@@ -50,11 +47,6 @@ export function safeJson(value: unknown, indent?: number): string {
   }
 }
 
-function firstLine(text: string): string {
-  const i = text.indexOf('\n');
-  return i < 0 ? text : `${text.slice(0, i)} …`;
-}
-
 /** The last `n` lines of `text` (where errors are), and how many lines came before. */
 export function tailLines(text: string, n: number): { text: string; hidden: number } {
   const lines = text.replace(/\n+$/, '').split('\n');
@@ -64,10 +56,6 @@ export function tailLines(text: string, n: number): { text: string; hidden: numb
 
 /** Tools whose card is one line (`Read README.md · 120 lines`), expandable. */
 export const ONE_LINE_TOOLS = new Set(['read_file', 'grep', 'glob', 'ls']);
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 function shortPath(path: string | undefined): string {
   if (!path || path === '/') return path === '/' ? 'the folder' : '';

@@ -4,6 +4,8 @@
 // …`. Tool names and arguments come from the model or a server: each is data, cut to a
 // length, and becomes a text part (never markup); `PathLink`, `<code>` or plain text show it.
 
+import { clip as cap } from './format';
+
 export type TitlePart =
   | { kind: 'text'; text: string }
   /** A command or query, shown as code. */
@@ -38,16 +40,12 @@ export function humanizeName(name: string): string {
   return cap(words === '' ? name : words, NAME_CHARS);
 }
 
-function cap(text: string, n: number): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
-}
-
-function firstLine(text: string): string {
+export function firstLine(text: string): string {
   const i = text.indexOf('\n');
   return i < 0 ? text : `${text.slice(0, i)} …`;
 }
 
-function record(args: unknown): Record<string, unknown> {
+export function record(args: unknown): Record<string, unknown> {
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
 

@@ -100,17 +100,6 @@ export function requestShape(commandKeys: readonly string[], pathKeys: readonly 
   };
 }
 
-/** The model a request's JSON body names (Messages, Responses); `unknown` without one. */
-export function modelInBody(body: Buffer): string {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { model?: unknown };
-    if (typeof parsed.model === 'string' && parsed.model !== '') return parsed.model;
-  } catch {
-    // Not JSON.
-  }
-  return 'unknown';
-}
-
 /**
  * Edits a JSON object file of the private home in place (the person's own file is never touched:
  * this is the copy). Not JSON: left as it is, and the agent's own rules ask in its most-asking mode.

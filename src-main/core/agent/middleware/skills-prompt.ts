@@ -7,6 +7,7 @@
 
 import type { Middleware } from '../middleware';
 import type { RunContext } from '../run-context';
+import { oneLine } from '../../text/markdown-code';
 import { countSystemTokens } from '../token-count';
 import type { Skill } from '../../extensions/skills/types';
 
@@ -131,10 +132,6 @@ function render(kept: readonly Skill[], cap: number, omitted: readonly string[])
     lines.push(`Left out for lack of room (${omitted.length}): ${names}${more}. The person can still run them as /name.`);
   }
   return HEADER + lines.join('\n');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function shorten(text: string, cap: number): string {

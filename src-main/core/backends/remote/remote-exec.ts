@@ -34,6 +34,7 @@ import { DONE_OSC } from '../../process/status-report';
 import { traceparentEnv } from '../../process/traceparent';
 import { SshConnectionError, type SshConnection } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
+import { messageOf } from '../../fs/errno';
 
 /** As a local run's (RunInPtyOptions), on the remote; the sandbox is the remote's (remote-sandbox.ts). */
 export interface RemoteCommandOptions extends Omit<RunInPtyOptions, 'env'> {
@@ -210,7 +211,7 @@ export async function runRemoteCommand(connection: SshConnection, command: strin
   try {
     host = await remoteHost(connection);
   } catch (err) {
-    return connectionFailure(errorMessage(err), '');
+    return connectionFailure(messageOf(err), '');
   }
   const marker = newTreeMarker();
   // TRACEPARENT reaches the remote command as an exported, quoted variable (remoteWrapperScript).
@@ -225,7 +226,7 @@ export async function runRemoteCommand(connection: SshConnection, command: strin
     prepared = await opts.sandbox.prepare(spec);
   } catch (err) {
     if (err instanceof SshConnectionError) return { ...connectionFailure(err.message, ''), sandboxed: true };
-    return { output: `Could not start the sandbox: ${errorMessage(err)}`, exitCode: 127, truncated: false, sandboxed: true };
+    return { output: `Could not start the sandbox: ${messageOf(err)}`, exitCode: 127, truncated: false, sandboxed: true };
   }
   try {
     if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
@@ -237,10 +238,6 @@ export async function runRemoteCommand(connection: SshConnection, command: strin
   } finally {
     await prepared.dispose().catch(() => undefined);
   }
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function connectionFailure(message: string, outputSoFar: string): RemoteExecuteResult {
@@ -263,7 +260,7 @@ async function whyLost(connection: SshConnection, started: boolean, text: string
   try {
     await connection.run('true', { timeoutMs: 20_000 });
   } catch (err) {
-    probe = errorMessage(err);
+    probe = messageOf(err);
   }
   const lastLine = text.split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
   const sshSaid = lastLine !== undefined && SSH_SAYS.test(lastLine) ? lastLine : undefined;

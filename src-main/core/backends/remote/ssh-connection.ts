@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { shQuote } from '../../text/shell-quote';
 import { MAX_SESSION_INPUT_BYTES, SessionCallError, SessionPool, type RunResult } from './ssh-sessions';
 import { sshTargetLabel, type SshTarget } from './ssh-target';
+import { nonEmpty } from '../../models/create-model';
 
 /** A POSIX shell word for `value`: single-quoted, a `'` as `'\''`. */
 export interface SshConnectionOptions {
@@ -231,6 +232,3 @@ function lastLine(text: string): string {
   return lines.at(-1) ?? text;
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}

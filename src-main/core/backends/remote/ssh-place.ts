@@ -5,7 +5,7 @@
 // connects again.
 
 import { PlaceError, type Place, type PlaceFileError, type PlaceRun, type PlaceRunOptions } from '../script/place';
-import { parseReply } from '../script/script-replies';
+import { lastLine, parseReply } from '../script/script-replies';
 import { shQuote } from '../../text/shell-quote';
 import { SshConnectionError, type SshConnection } from './ssh-connection';
 
@@ -72,8 +72,4 @@ export class SshPlace implements Place {
     }
     return out;
   }
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop()?.trim() ?? '';
 }

@@ -48,7 +48,7 @@ import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { byteGroups } from '../../text/byte-groups';
 import { shQuote } from '../../text/shell-quote';
 import { PlaceError, type Place, type PlaceFileError } from './place';
-import { FieldReader, LINK, PRELUDE as BYTES_PRELUDE, PROBE, REPLY_MARK, afterMark, parseReply, parseStat, type Reply } from './script-replies';
+import { FieldReader, LINK, PRELUDE as BYTES_PRELUDE, PROBE, REPLY_MARK, afterMark, lastLine, parseReply, parseStat, type Reply } from './script-replies';
 import { fileOp } from './descriptor-ops';
 import { COMMIT, DELETE, GREP, LS, PRELUDE as FILES_PRELUDE, READ, REMOVE_DIR, RESOLVE, RESOLVE_FILES, STAT, TREE } from './posix-scripts';
 import { globInfos, grepTargets, listingEntries, parseGrepLines, parseTree } from './script-search';
@@ -207,6 +207,19 @@ export class ScriptBackend implements Backend {
     return `Cannot access '${virtual}' ${this.place.where}: ${err instanceof Error ? err.message : String(err)}`;
   }
 
+  /** `body` on the normalised (and, under a target guard, checked) path; a refusal or a failure as the tool's error. */
+  private async prepared<R>(inputPath: string, operation: GuardedOperation | undefined, body: (virtual: string) => Promise<R>): Promise<R | { error: string }> {
+    let virtual = inputPath;
+    try {
+      const target = await this.prepare(inputPath, operation);
+      if ('error' in target) return target;
+      virtual = target.virtual;
+      return await body(virtual);
+    } catch (err) {
+      return { error: this.failed(err, virtual) };
+    }
+  }
+
   /**
    * Normalises a path; when the current tool call has a target guard, resolves it at the
    * place first and asks the guard when it reaches another file than it names.
@@ -258,11 +271,7 @@ export class ScriptBackend implements Backend {
   }
 
   async ls(inputPath: string): Promise<LsResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'read');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'read', async (virtual): Promise<LsResult> => {
       const reply = await this.call(this.ops.ls, [relOf(virtual)]);
       if (reply.status === 'file') {
         const st = parseStat(reply.args);
@@ -270,23 +279,15 @@ export class ScriptBackend implements Backend {
       }
       if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'path') };
       return { entries: listingEntries(reply.payload, virtual) };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async read(inputPath: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'read');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'read', async (virtual): Promise<ReadResult> => {
       const start = Math.max(0, Math.floor(offset));
       const count = Math.max(0, Math.floor(limit));
       return this.bytes ? await this.readWithScript(virtual, start, count) : await this.readByDownload(virtual, start, count);
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   /** `bytes`: the file comes with the script that classified it (a large one: its first 8 KiB, then a window). */
@@ -388,11 +389,7 @@ export class ScriptBackend implements Backend {
   }
 
   async readRaw(inputPath: string): Promise<ReadRawResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'read');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'read', async (virtual): Promise<ReadRawResult> => {
       if (this.bytes) {
         const reply = await this.call(fileOp('read'), [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']);
         if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'file') };
@@ -402,17 +399,11 @@ export class ScriptBackend implements Backend {
       if (!item || item.status !== 'ok') return { error: replyError(statusReply(item?.status), virtual, 'file') };
       const got = await this.downloadOne(item.payload, virtual);
       return 'error' in got ? got : { data: got.data };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async write(inputPath: string, content: string): Promise<WriteResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'write');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'write', async (virtual): Promise<WriteResult> => {
       // One put in the usual case; an old file with a BOM or CRLF line breaks answers with its
       // conventions instead, and the converted text goes again.
       let [result] = await this.put([{ virtual, content: Buffer.from(content, 'utf8'), kind: 'text' }]);
@@ -422,17 +413,11 @@ export class ScriptBackend implements Backend {
       }
       const error = await this.putError(result, virtual);
       return error ? { error } : { path: virtual };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async edit(inputPath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'edit');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'edit', async (virtual): Promise<EditResult> => {
       const got = await this.fetchForEdit(virtual);
       if ('error' in got) return got;
       const bytes = got.data;
@@ -446,9 +431,7 @@ export class ScriptBackend implements Backend {
       const [result] = await this.put([{ virtual, content: Buffer.from(outcome.content, 'utf8'), kind: 'bytes' }]);
       const error = await this.putError(result, virtual);
       return error ? { error } : { path: virtual, occurrences: outcome.occurrences };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   /**
@@ -530,36 +513,24 @@ export class ScriptBackend implements Backend {
   }
 
   async delete(inputPath: string): Promise<DeleteResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath, 'delete');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, 'delete', async (virtual): Promise<DeleteResult> => {
       if (virtual === '/') return { error: recordMessages.deleteRoot };
       const slash = virtual.lastIndexOf('/');
       const parent = virtual.slice(0, slash) || '/';
       const reply = await this.call(this.ops.delete, [relOf(parent), virtual.slice(slash + 1)]);
       if (reply.status === 'ok') return { path: virtual };
       return { error: replyError(reply, virtual, 'path') };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async stat(inputPath: string): Promise<StatResult> {
-    let virtual = inputPath;
-    try {
-      const target = await this.prepare(inputPath);
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    return this.prepared(inputPath, undefined, async (virtual): Promise<StatResult> => {
       const reply = await this.call(this.ops.stat, [relOf(virtual)]);
       if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'path') };
       const st = parseStat(reply.args)!;
       if (st.isDir) return { info: { path: virtual === '/' ? '/' : virtual + '/', isDir: true, modifiedAt: st.modifiedAt }, version: st.version };
       return { info: { path: virtual, size: st.size, modifiedAt: st.modifiedAt }, version: st.version };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async grep(pattern: string, inputPath = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
@@ -873,9 +844,4 @@ function downloadError(code: PlaceFileError | undefined, virtual: string): strin
     default:
       return messages.permissionDenied(virtual);
   }
-}
-
-/** `items` in runs whose total length stays under `bytes`. */
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop()?.trim() ?? '';
 }

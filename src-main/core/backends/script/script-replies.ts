@@ -174,3 +174,8 @@ export class FieldReader {
     return this.take(Number(size));
   }
 }
+
+/** The last non-blank line of a command's output, trimmed (its one-line reason). */
+export function lastLine(text: string): string {
+  return text.trim().split('\n').pop()?.trim() ?? '';
+}

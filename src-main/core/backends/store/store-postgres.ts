@@ -323,9 +323,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   ls(path: string): Promise<LsResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       const file = await this.row(this.pool, p.path);
       if (file) return { entries: [fileInfo(p.path, file)] };
       const entries = await this.children(p.path);
@@ -335,9 +333,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   read(path: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       const file = await this.row(this.pool, p.path);
       if (!file) return { error: await this.missingFileError(this.pool, p.path) };
       return readRecord(p.path, toRecord(file), offset, limit);
@@ -345,9 +341,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   readRaw(path: string): Promise<ReadRawResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       const file = await this.row(this.pool, p.path);
       if (!file) return { error: await this.missingFileError(this.pool, p.path) };
       return { data: recordBytes(file) };
@@ -355,9 +349,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   write(path: string, content: string): Promise<WriteResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       return this.transaction(async (q): Promise<WriteResult> => {
         const blocked = await this.writeBlocker(q, p.path);
         if (blocked) return { error: blocked };
@@ -369,9 +361,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   edit(path: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       return this.transaction(async (q): Promise<EditResult> => {
         const file = await this.row(q, p.path, true);
         if (!file) return { error: await this.missingFileError(q, p.path) };
@@ -384,9 +374,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   delete(path: string): Promise<DeleteResult> {
-    return this.guard(async () => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p) => {
       if (p.path === '/') return { error: recordMessages.deleteRoot };
       return this.transaction(async (q): Promise<DeleteResult> => {
         const file = await this.row(q, p.path, true);
@@ -398,9 +386,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
-    return this.guard(async (): Promise<GrepResult> => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p): Promise<GrepResult> => {
       const badGlob = glob ? globPatternError(glob) : null;
       if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
@@ -431,9 +417,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   glob(pattern: string, path = '/'): Promise<GlobResult> {
-    return this.guard(async (): Promise<GlobResult> => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p): Promise<GlobResult> => {
       if (await this.row(this.pool, p.path)) return { error: messages.notADirectory(p.path) };
       if (!(await this.exists(this.pool, p.path))) return { error: messages.pathNotFound(p.path) };
       const badPattern = globPatternError(pattern);
@@ -444,9 +428,7 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   stat(path: string): Promise<StatResult> {
-    return this.guard(async (): Promise<StatResult> => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, async (p): Promise<StatResult> => {
       const file = await this.row(this.pool, p.path);
       return statOf(p.path, file, !file && (await this.exists(this.pool, p.path)));
     });
@@ -513,6 +495,14 @@ export class PostgresStoreBackend implements MemoryStore {
 
   private get pool(): Queryable {
     return this.shared.pool;
+  }
+
+  /** guard, on the normalised path (a malformed one is the answer's error). */
+  private guardAt<T extends { error?: string }>(path: string, body: (p: { path: string }) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const p = normalizeVirtualPath(path);
+      return p.ok ? body(p) : ({ error: p.error } as T);
+    });
   }
 
   private async guard<T extends { error?: string }>(body: () => Promise<T>): Promise<T> {

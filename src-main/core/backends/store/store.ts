@@ -200,9 +200,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   ls(path: string): Promise<LsResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       const file = this.row(p.path);
       if (file) return { entries: [fileInfo(p.path, file)] };
       const entries = this.children(p.path);
@@ -212,9 +210,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   read(path: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       const file = this.row(p.path);
       if (!file) return { error: this.missingFileError(p.path) };
       return readRecord(p.path, toRecord(file), offset, limit);
@@ -222,9 +218,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   readRaw(path: string): Promise<ReadRawResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       const file = this.row(p.path);
       if (!file) return { error: this.missingFileError(p.path) };
       return { data: recordBytes(file) };
@@ -232,9 +226,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   write(path: string, content: string): Promise<WriteResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       return this.transaction((): WriteResult => {
         const blocked = this.writeBlocker(p.path);
         if (blocked) return { error: blocked };
@@ -246,9 +238,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   edit(path: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       return this.transaction((): EditResult => {
         const file = this.row(p.path);
         if (!file) return { error: this.missingFileError(p.path) };
@@ -261,9 +251,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   delete(path: string): Promise<DeleteResult> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p) => {
       if (p.path === '/') return { error: recordMessages.deleteRoot };
       return this.transaction((): DeleteResult => {
         const file = this.row(p.path);
@@ -275,9 +263,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
-    return this.guard((): GrepResult => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p): GrepResult => {
       const badGlob = glob ? globPatternError(glob) : null;
       if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
@@ -301,9 +287,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   glob(pattern: string, path = '/'): Promise<GlobResult> {
-    return this.guard((): GlobResult => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p): GlobResult => {
       if (this.row(p.path)) return { error: messages.notADirectory(p.path) };
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const badPattern = globPatternError(pattern);
@@ -314,9 +298,7 @@ export class StoreBackend implements MemoryStore {
   }
 
   stat(path: string): Promise<StatResult> {
-    return this.guard((): StatResult => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { error: p.error };
+    return this.guardAt(path, (p): StatResult => {
       const file = this.row(p.path);
       return statOf(p.path, file, !file && this.exists(p.path));
     });
@@ -342,6 +324,14 @@ export class StoreBackend implements MemoryStore {
       const file = this.row(p.path);
       if (!file) return { path: p.path, error: this.exists(p.path) ? 'is_directory' : 'file_not_found' };
       return { path: p.path, content: recordBytes(file) };
+    });
+  }
+
+  /** guard, on the normalised path (a malformed one is the answer's error). */
+  private guardAt<T extends { error?: string }>(path: string, body: (p: { path: string }) => T): Promise<T> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      return p.ok ? body(p) : ({ error: p.error } as T);
     });
   }
 

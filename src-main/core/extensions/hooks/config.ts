@@ -12,7 +12,7 @@ import { canonicalJson } from '../../text/canonical-json';
 import { parseClaudeRule } from '../../config/claude-rule';
 import { userClaudeSettingsFile } from '../../config/claude-settings';
 import { splitByTrust, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
-import { readJsonObject } from '../../config/mcp-config';
+import { isObject, readJsonObject } from '../../config/mcp-config';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { enabledPluginParts } from '../plugins/store';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
@@ -22,10 +22,6 @@ import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventNam
 
 export function userHooksFile(dataDir: string): string {
   return join(dataDir, 'hooks.json');
-}
-
-export function projectHooksFile(folder: string): string {
-  return join(folder, '.deepdesk', 'hooks.json');
 }
 
 /** Every file of the folder that may hold hooks, in the order they run. */
@@ -215,8 +211,4 @@ export function hooksSource(options: LoadHooksOptions & { version?: () => unknow
     runs = now;
     return loaded;
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

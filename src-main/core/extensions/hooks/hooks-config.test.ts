@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectHookDigest } from '../../config/entry-files';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
-import { hooksSource, hookTrustKey, loadHooks, projectHooksFile, readHooksFile, userHooksFile } from './config';
+import { hooksSource, hookTrustKey, loadHooks, readHooksFile, userHooksFile } from './config';
+
+const projectHooksFile = (folder: string): string => join(folder, '.deepdesk', 'hooks.json');
 import { matchesTool } from './matcher';
 
 let root: string;

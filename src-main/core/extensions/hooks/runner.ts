@@ -6,6 +6,7 @@
 import { startProcess } from '../../sandbox/supervisor';
 import { PERMISSION_EVENTS, type HookEntry, type HookEventName, type HookRef } from './types';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../text/json-depth';
+import { isObject } from '../../config/mcp-config';
 
 /** What a hook reads on stdin: Claude Code's fields (`session_id` is the thread). */
 export interface HookInput {
@@ -215,8 +216,4 @@ function readJsonOutput(outcome: HookOutcome, json: Record<string, unknown>, eve
 
 function setPermission(outcome: HookOutcome, next: NonNullable<HookOutcome['permission']>): void {
   if (outcome.permission === undefined || STRICTNESS[next.decision] > STRICTNESS[outcome.permission.decision]) outcome.permission = next;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

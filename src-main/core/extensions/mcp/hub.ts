@@ -15,6 +15,7 @@ import { loadedSdk, loadMcpSdk, type McpSdk } from './sdk';
 import { startStdioServer, type StdioServerProcess } from './stdio-transport';
 import type { ProcessExit } from '../../sandbox/supervisor-types';
 import type { McpHubApi, McpPromptInfo, McpResourceInfo, McpServerState, McpStatus, McpToolInfo } from './types';
+import { messageOf } from '../../fs/errno';
 
 export interface McpHubOptions {
   /** The project folder (real path): stdio servers' cwd and, sandboxed, their writable folder. */
@@ -579,10 +580,6 @@ function withLastLine(why: string, stderr: string | undefined): string {
 /** `60`, `1.5`: the timeout as the error message says it. */
 export function seconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function oneLine(text: string): string {

@@ -21,6 +21,7 @@ import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
 import { SKILLS_MOUNT } from '../../backends/mounts/skills-mount';
+import { realOrSelf } from '../../config/entry-files';
 
 export const SKILL_FILE = 'SKILL.md';
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
@@ -188,7 +189,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
 
   const project: Skill[] = [];
   if (options.folder !== undefined) {
-    const folder = realpathOr(options.folder);
+    const folder = realOrSelf(options.folder);
     const split = splitByTrust(scanProjectSkills(folder, problems, cache, clock), options.isTrusted);
     const asSkill = (found: FoundSkill): Skill => toSkill(found, 'project', isPathBelow(folder, found.dir) ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
     project.push(...split.trusted.map(asSkill));
@@ -286,14 +287,6 @@ function statOrNull(path: string): Stats | null {
     return statSync(path);
   } catch {
     return null;
-  }
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }
 

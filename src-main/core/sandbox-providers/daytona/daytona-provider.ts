@@ -15,6 +15,7 @@ import type {
 import { SandboxProviderError, credential, missingCredentials, providerText, requireDeepdesksSandbox } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { shQuote } from '../../text/shell-quote';
+import { sleep as delay } from '../../models/retry';
 
 const DEFAULT_API_URL = 'https://app.daytona.io/api';
 /** The label the SDK adds to every sandbox it creates: not Deepdesk's. */
@@ -462,10 +463,6 @@ function chmodLines(mode: number, paths: readonly string[]): string[] {
 function sessionsMissing(err: unknown): boolean {
   const status = (err as { statusCode?: number }).statusCode;
   return status === 404 || status === 405 || status === 501;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The call's result, or the signal's reason once it aborts (a result that comes later goes to `late`). */
