@@ -261,7 +261,7 @@ export class HostRuns {
   }
 
   /** The first answer wins; the others are told the question is gone. */
-  decide(threadId: string, key: string, decision: ApprovalDecision): void {
+  answer(threadId: string, key: string, decision: ApprovalDecision): void {
     const question = this.live.get(threadId)?.questions.get(key);
     if (question === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
     question.answer(decision);

@@ -101,8 +101,8 @@ export async function createHostService(options: HostServiceOptions, adapters: H
       // Asked on the socket by a terminal (`run`, `attach`): the window's own answers come as window.call.
       const decision: ApprovalDecision =
         p.decision.type === 'approve' ? { type: 'approve', answeredIn: 'terminal' } : { type: 'reject', answeredIn: 'terminal', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
-      if (!runs.has(p.threadId) && (await windows?.decide(p.threadId, p.key, decision))) return { ok: true };
-      runs.decide(p.threadId, p.key, decision);
+      if (!runs.has(p.threadId) && (await windows?.answer(p.threadId, p.key, decision))) return { ok: true };
+      runs.answer(p.threadId, p.key, decision);
       return { ok: true };
     }),
     'runs.stop': hostMethod(z.object({ threadId }), async (_, { threadId }) => {

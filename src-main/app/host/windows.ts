@@ -248,7 +248,7 @@ export class HostWindows {
           await host.handle('settings.update', { rules: [...settings.rules, p.decision.alwaysAllow] });
         }
         const decision: ApprovalDecision = p.decision.type === 'approve' ? { type: 'approve' } : p.decision.type === 'edit' ? { type: 'edit', args: p.decision.args } : p.decision;
-        this.options.runs.decide(threadId, question.key, decision);
+        this.options.runs.answer(threadId, question.key, decision);
         return { ok: true };
       }
       default:
@@ -335,7 +335,7 @@ export class HostWindows {
   }
 
   /** Answers a window's thread's approval (by the key `attach` gave it); false when no window's app has it. */
-  async decide(threadId: string, key: string, decision: ApprovalDecision): Promise<boolean> {
+  async answer(threadId: string, key: string, decision: ApprovalDecision): Promise<boolean> {
     const app = await this.appWorkingOn(threadId);
     if (app === undefined) return false;
     const view = (await app.handle('threads.get', { threadId, refresh: true })) as ThreadView;

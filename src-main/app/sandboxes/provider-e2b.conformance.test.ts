@@ -1,9 +1,9 @@
-// The containment conformance suite on the sandbox provider path (provider-containment.ts) with
+// The containment conformance suite on the sandbox provider path (provider-containment.test-support.ts) with
 // the E2B adapter and its official SDK over the E2B stand-in. No test contacts E2B.
 
 import { createE2bProvider } from '../../core/sandbox-providers/e2b/e2b-provider';
 import { startE2bStandin } from '../../core/sandbox-providers/testing/e2b-standin';
-import { runProviderContainment } from './provider-containment';
+import { runProviderContainment } from './provider-containment.test-support';
 
 runProviderContainment({
   label: 'E2B',

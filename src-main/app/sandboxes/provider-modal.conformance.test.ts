@@ -1,9 +1,9 @@
-// The containment conformance suite on the sandbox provider path (provider-containment.ts) with
+// The containment conformance suite on the sandbox provider path (provider-containment.test-support.ts) with
 // the Modal adapter and its official SDK over the Modal stand-in. No test contacts Modal.
 
 import { createModalProvider } from '../../core/sandbox-providers/modal/modal-provider';
 import { startModalStandin } from '../../core/sandbox-providers/testing/modal-standin';
-import { runProviderContainment } from './provider-containment';
+import { runProviderContainment } from './provider-containment.test-support';
 
 runProviderContainment({
   label: 'Modal',

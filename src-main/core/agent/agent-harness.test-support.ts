@@ -14,7 +14,7 @@ import { createChatModel } from '../models/create-model';
 import type { PriceOverride } from '../models/model-info';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
-import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
+import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace.test-support';
 import { createAgentDefinition } from './create-agent';
 import { runAgent, type RunOptions, type RunResult } from './loop';
 import type { Middleware } from './middleware';

@@ -3,7 +3,7 @@
 
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createChatModel } from '../models/create-model';
-import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
+import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace.test-support';
 import { withholdFromCommands } from './app-secrets';
 import { sanitizeEnv } from './shell-env';
 

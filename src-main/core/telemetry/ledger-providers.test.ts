@@ -17,7 +17,7 @@ import { startScriptedGeminiServer } from '../models/testing/scripted-gemini-ser
 import { startScriptedServer } from '../models/testing/scripted-server';
 import type { ChatModel } from '../models/types';
 import { ReadGuard } from '../tools/read-guard';
-import { createTestWorkspace } from '../tools/test-workspace';
+import { createTestWorkspace } from '../tools/test-workspace.test-support';
 import { UsageLedger, type ModelCallRecord } from './usage-ledger';
 
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -14,7 +14,7 @@ import { ReadGuard } from './read-guard';
 import { readFileTool } from './read-file';
 import { readMedia } from './read-media';
 import { runTool, toolMap } from './run-tool';
-import { createTestWorkspace, type TestWorkspace } from './test-workspace';
+import { createTestWorkspace, type TestWorkspace } from './test-workspace.test-support';
 import type { ToolOutput } from './tool';
 
 let ws: TestWorkspace;

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestWorkspace, type TestWorkspace } from './test-workspace';
+import { createTestWorkspace, type TestWorkspace } from './test-workspace.test-support';
 
 let ws: TestWorkspace;
 const put = (rel: string, content: string | Buffer) => {

@@ -313,7 +313,7 @@ export class ProtocolRuns implements ThreadActivity {
       const pending = new Set(this.questions(threadId).map((q) => q.key));
       if (!run.answers.every((answer) => pending.has(answer.key))) throw new Error(`The approvals this resume answers were answered elsewhere meanwhile; nothing was answered. ${RESUME_BY_ID}`);
       const by = run.request.client !== undefined ? { answeredBy: run.request.client } : {};
-      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, { ...decision, answeredIn: 'protocol', ...by } as ApprovalDecision);
+      for (const { key, decision } of run.answers) this.context.runs.answer(threadId, key, { ...decision, answeredIn: 'protocol', ...by } as ApprovalDecision);
     }
     const attached = this.context.runs.attach(connection, threadId, followed.seq, true);
     for (const { seq, event } of attached.events) this.onEvent(run, seq, event);

@@ -95,7 +95,7 @@ describe('a bare resume (no interrupt id)', () => {
 
     // The window (the host's approvals, as its handler answers them) approves A; the run goes on and asks B.
     const [a] = pending(threadId);
-    h.context.runs.decide(threadId, a!.key, { type: 'approve' });
+    h.context.runs.answer(threadId, a!.key, { type: 'approve' });
     const [b] = await until(() => pending(threadId), (q) => q.length === 1 && q[0]!.key !== a!.key, 'approval B');
     expect(b!.request.args).toMatchObject({ command: 'echo b > b-marker.txt' });
     await until(() => existsSync(join(h.folder, 'a-marker.txt')), Boolean, "A's marker");

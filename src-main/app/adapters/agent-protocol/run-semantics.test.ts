@@ -101,7 +101,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
     expect(Object.values(waiting.interrupts ?? {}).flat()).toHaveLength(1);
 
     const question = h.context.runs.going(threadId)!.questions[0]!;
-    h.context.runs.decide(threadId, question.key, { type: 'approve' });
+    h.context.runs.answer(threadId, question.key, { type: 'approve' });
     const busy = await h.client.threads.get(threadId);
     expect(busy.status).toBe('busy');
     expect(Object.values(busy.interrupts ?? {}).flat()).toEqual([]);

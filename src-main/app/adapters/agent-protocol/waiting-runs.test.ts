@@ -21,7 +21,7 @@ type Values = { messages: Array<{ type: string; content: unknown }> };
 /** As the window answers: the host run's pending approval, decided. */
 function approveAsTheWindow(threadId: string): void {
   const question = h.context.runs.going(threadId)!.questions[0]!;
-  h.context.runs.decide(threadId, question.key, { type: 'approve' });
+  h.context.runs.answer(threadId, question.key, { type: 'approve' });
 }
 
 describe('a run waiting for the person', () => {

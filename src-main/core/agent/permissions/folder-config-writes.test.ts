@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
+import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace.test-support';
 import type { RunContext } from '../run-context';
 import { approvalMiddleware } from '../middleware/approval';
 import type { ApprovalRequest } from '../types';

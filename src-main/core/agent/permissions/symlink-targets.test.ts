@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkTargetOf } from '../../backends/filesystem/fs-resolve';
 import { FilesystemBackend } from '../../backends/filesystem/filesystem';
-import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
+import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace.test-support';
 import type { RunContext } from '../run-context';
 import { approvalMiddleware } from '../middleware/approval';
 import type { ApprovalDecision, ApprovalRequest } from '../types';

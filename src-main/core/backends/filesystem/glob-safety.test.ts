@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceCompileGlob } from './__fixtures__/regex-glob-reference';
 import { FilesystemBackend } from './filesystem';
 import { compileGlob, expandBraces, GlobPatternError, MAX_BRACE_ALTERNATIVES } from './glob-match';
-import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
+import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace.test-support';
 
 const braces24 = '{a,b}'.repeat(24);
 const starQ25 = '*?'.repeat(25);
