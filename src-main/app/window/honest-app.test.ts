@@ -198,6 +198,8 @@ describe('one run per thread', () => {
     const first = await open();
     const thread = await first.call('threads.create', {});
     await first.call('threads.send', { threadId: thread.id, text: 'start' });
+    // Queued while a step goes on: the run has made its model call (a message sent before the run begins is its first input).
+    await expect.poll(() => server.requests.length).toBeGreaterThan(0);
     const { queuedId: keep } = await first.call('threads.send', { threadId: thread.id, text: 'keep me' });
     const { queuedId: drop } = await first.call('threads.send', { threadId: thread.id, text: 'drop me' });
     await first.call('threads.cancelQueued', { threadId: thread.id, queuedId: drop! });
