@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { queuedMessageSchema } from './honest';
 import { goalJsonSchema } from '../../core/goals/goal';
+import { REVIEW_CATEGORIES } from '../../core/agent/types';
 
 const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
 export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
@@ -95,6 +96,7 @@ export type ApprovalWhyDto =
   | { kind: 'parts'; parts: ApprovalWhyDto[] }
   | { kind: 'mode'; mode: string; detail?: 'sandboxed' | 'not-read-only' }
   | { kind: 'always-asks-path'; path: string; because: string }
+  | { kind: 'sensitive-write'; path: string; what: string }
   | { kind: 'hook'; outcome: 'asks' | 'allowed' | 'blocked' | 'edited'; message: string };
 
 export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
@@ -111,8 +113,17 @@ export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
     z.strictObject({ kind: z.literal('mode'), mode: z.string(), detail: z.enum(['sandboxed', 'not-read-only']).optional() }),
     z.strictObject({ kind: z.literal('always-asks-path'), path: z.string(), because: z.string() }),
     z.strictObject({ kind: z.literal('hook'), outcome: z.enum(['asks', 'allowed', 'blocked', 'edited']), message: z.string() }),
+    z.strictObject({ kind: z.literal('sensitive-write'), path: z.string(), what: z.string() }),
   ]),
 );
+
+export const reviewVerdictSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  risk: z.enum(['low', 'medium', 'high', 'critical']),
+  authorization: z.enum(['none', 'low', 'medium', 'high']),
+  category: z.enum(REVIEW_CATEGORIES),
+  rationale: z.string().max(512),
+});
 
 const modelProblemSchema = z.strictObject({
   kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
@@ -144,7 +155,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     id: z.string(),
     name: z.string(),
     args: z.unknown(),
-    status: z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']),
+    status: z.enum(['pending', 'reviewing', 'approved', 'edited', 'rejected', 'responded', 'denied']),
     reason: z.string(),
     /** `reason` as data: the window says it from this. */
     why: approvalWhySchema.optional(),
@@ -152,6 +163,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** Answered in a terminal (`deepdesk run`, `deepdesk attach`) or by an Agent Protocol client (`answeredBy` names it), not in the window. */
     answeredIn: z.enum(['terminal', 'protocol']).optional(),
     answeredBy: z.string().max(200).optional(),
+    /** Who decided (SPEC §23): `reviewer` with its verdict; `reviewFailed`: why the reviewer could not answer and the person was asked. */
+    decidedBy: z.enum(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']).optional(),
+    review: reviewVerdictSchema.optional(),
+    reviewFailed: z.string().max(1000).optional(),
   }),
   event('todos', { todos: z.array(todoSchema) }),
   event('summarized', { archivePath: z.string(), summarizedMessages: z.number(), summary: z.string() }),
@@ -173,7 +188,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
   event('user_message', { text: z.string(), queuedId: z.string().optional() }),
   event('queued', { queued: z.array(z.strictObject(queuedMessageSchema.shape)) }),
-  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload']), text: z.string(), checkpointId: z.string().optional() }),
+  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload', 'reviewer']), text: z.string(), checkpointId: z.string().optional() }),
   event('hook', { event: z.string(), outcome: z.enum(['error', 'blocked']), message: z.string(), hook: hookRefSchema, toolCallId: z.string().optional() }),
   event('rewound', {}),
   event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),

@@ -15,7 +15,7 @@ import { decideCall, isDefaultRule, modeDecision, type ModeContext, type ModeDec
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
 import type { ApprovalWhy } from './permissions/reason';
 import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
-import type { AnsweredIn, ApprovalDecision, ApprovalRequest } from './types';
+import type { AnsweredIn, ApprovalDecision, ApprovalRequest, ReviewVerdict } from './types';
 
 export type { DecidedBy } from '../telemetry/observer';
 
@@ -28,10 +28,16 @@ export interface ApprovalBroker {
 
 /**
  * Who answers what asks. The person, through their broker (the window's card, `run`'s prompt,
- * an editor, `attach`); the reviewer of SPEC §23 will be the second kind, answering before the
- * person and handing them what it cannot answer.
+ * an editor, `attach`); or the reviewer of SPEC §23, answering before the person and handing
+ * them (`broker`) what it cannot answer: its failures, a tripped breaker, protected paths.
  */
-export type Answerer = { kind: 'person'; broker: ApprovalBroker };
+export type Answerer = { kind: 'person'; broker: ApprovalBroker } | { kind: 'reviewer'; reviewer: Reviewer; broker: ApprovalBroker };
+
+/** SPEC §23's reviewer: a verdict the host derived, or why it could not give one (the person is then asked). */
+export interface Reviewer {
+  review(question: ApprovalRequest, signal: AbortSignal): Promise<ReviewAnswer>;
+}
+export type ReviewAnswer = { answered: true; verdict: ReviewVerdict } | { answered: false; because: string };
 
 /** The run a request is decided in: its mode, rules and sandbox (ModeContext), and more. */
 export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
@@ -41,6 +47,8 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'>;
   /** Another agent asks (SPEC §22): its name, for the question. A protected path answers it no. */
   agent?: string;
+  /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
+  reviewing?: boolean;
   // What SPEC §23's reviewer will weigh; nothing reads them yet.
   /** The person's own words, as typed (before mentions and files are expanded). */
   personWords?: string;

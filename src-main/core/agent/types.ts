@@ -7,6 +7,7 @@ import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
+import type { DecidedBy } from '../telemetry/observer';
 import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -90,6 +91,17 @@ export function newThreadState(id: string): ThreadState {
  */
 export type AnsweredIn = 'terminal' | 'protocol';
 
+/** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
+export interface ReviewVerdict {
+  decision: 'allow' | 'deny';
+  risk: 'low' | 'medium' | 'high' | 'critical';
+  authorization: 'none' | 'low' | 'medium' | 'high';
+  category: ReviewCategory;
+  rationale: string;
+}
+export const REVIEW_CATEGORIES = ['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other'] as const;
+export type ReviewCategory = (typeof REVIEW_CATEGORIES)[number];
+
 export type ApprovalDecision =
   | { type: 'approve'; answeredIn?: AnsweredIn; answeredBy?: string }
   | { type: 'edit'; args: Record<string, unknown>; answeredIn?: AnsweredIn; answeredBy?: string }
@@ -146,7 +158,7 @@ export type AgentEvent = EventBase &
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
     | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn; answeredBy?: string }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'reviewing' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn; answeredBy?: string; decidedBy?: DecidedBy; review?: ReviewVerdict; reviewFailed?: string }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }

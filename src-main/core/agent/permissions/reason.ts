@@ -36,7 +36,9 @@ export type ApprovalWhy =
   /** A change to a path that always asks (what other programs run later: git's hooks and config). */
   | { kind: 'always-asks-path'; path: string; because: string }
   /** A PreToolUse hook asked, allowed, blocked or edited the call, with its words. */
-  | { kind: 'hook'; outcome: 'asks' | 'allowed' | 'blocked' | 'edited'; message: string };
+  | { kind: 'hook'; outcome: 'asks' | 'allowed' | 'blocked' | 'edited'; message: string }
+  /** A write inside the folder to a file that later runs or steers a program (SPEC §23 (5)): the reviewer is asked. */
+  | { kind: 'sensitive-write'; path: string; what: string };
 
 /** Before a blocked hook's words, in the reason and the tool result. */
 export const HOOK_BLOCK_PREFIX = 'blocked by hook: ';
@@ -83,6 +85,8 @@ export function reasonWords(why: ApprovalWhy): string {
       return why.detail === 'sandboxed' ? `${why.mode} mode: runs inside the sandbox` : why.detail === 'not-read-only' ? `${why.mode} mode: the server does not call this tool read-only` : `${why.mode} mode`;
     case 'always-asks-path':
       return `changes to ${why.path} always ask: ${why.because}`;
+    case 'sensitive-write':
+      return `${why.path} is ${why.what}: it later runs or steers a program outside the sandbox, so the reviewer is asked`;
     case 'hook':
       return why.outcome === 'asks'
         ? `a hook asks: ${why.message}`
