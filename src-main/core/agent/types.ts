@@ -7,7 +7,6 @@ import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
-import type { DecidedBy } from '../telemetry/observer';
 import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -90,6 +89,9 @@ export function newThreadState(id: string): ThreadState {
  * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
  */
 export type AnsweredIn = 'terminal' | 'protocol';
+
+/** Who decided a call (SPEC §23): what only asks is answered by the reviewer or the person. */
+export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
 
 /** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
 export interface ReviewVerdict {

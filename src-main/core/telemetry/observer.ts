@@ -4,10 +4,9 @@
 // run and never make it wait: an exporter that is slow or down drops, it does not block.
 
 import type { ChatMessage, ProviderName, StopReason, ToolSpec, Usage } from '../models/types';
-import type { RunStopReason } from '../agent/types';
+import type { DecidedBy, RunStopReason } from '../agent/types';
 
-/** Who decided whether a tool call ran (the `execute_tool` span's attribute). */
-export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
+export type { DecidedBy } from '../agent/types';
 
 /** What was decided: ran without asking, refused, or the person's answer. */
 export type ToolDecision = 'allow' | 'deny' | 'refuse' | 'approve' | 'edit' | 'reject' | 'respond';
