@@ -57,6 +57,14 @@ const PARTS: Part[] = [
       await benchSandbox(report, options, async () => (await ensureFolder100k(dataDir, options.regenerate)).dir);
     },
   },
+  {
+    title: 'Issue 82 · a sandboxed step through deepdesk run',
+    suites: ['sandbox', 'run-step'],
+    run: async (report, options) => {
+      const [{ benchRunStep }, { ensureRepo100k }] = await Promise.all([import('./run-step'), import('./gen-data')]);
+      await benchRunStep(report, options, async () => (await ensureRepo100k(dataDir, options.regenerate)).dir);
+    },
+  },
   { title: 'Issue 18 · MCP server start', suites: ['sandbox'], run: async (report, options) => (await import('./mcp-start')).benchMcpStart(report, options) },
   {
     title: 'Issue 13 · big folders',

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'warm-run', 'get-state'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'warm-run', 'get-state', 'run-step'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,13 +11,14 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,budget,protocol,sandboxes,goals,agents,candidates,warm-run,get-state]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,budget,protocol,sandboxes,goals,agents,candidates,warm-run,get-state,run-step]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
   --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
                  chat: only the window's chat streaming rows (part of window),
-                 sandbox: issue 11 and issue 18's MCP server start, checkpoints: issue 12,
+                 sandbox: issue 11, issue 18's MCP server start and issue 82's step through run,
+                 checkpoints: issue 12,
                  folders: issue 13's big folders,
                  memories: issue 17's Memories page at 1k/20k/100k memories,
                  threads: issue 17's long threads,
@@ -42,7 +43,9 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  candidates: issue 64's run --candidates 3: three worktrees ready beside three git
                  worktree add, the set beside three independent runs; runs out/,
                  warm-run: only issue 66's warm deepdesk run "hi" beside its floors (part of host),
-                 get-state: only issue 66's getState of a 10k-message thread beside its floor (part of protocol))
+                 get-state: only issue 66's getState of a 10k-message thread beside its floor (part of protocol),
+                 run-step: only issue 82's sandboxed execute step through deepdesk run in a 20-file and a
+                 100k-file git repository, over an ls step, beside bare sh and bwrap (part of sandbox; runs out/))
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

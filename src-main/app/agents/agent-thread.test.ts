@@ -4,7 +4,7 @@
 // span on a real OTLP receiver (the one metering point), the person's key upstream and none in
 // its environment; a person-added command (the scripted ACP agent) contained the same; `stop`
 // leaves no process.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -195,6 +195,43 @@ describe('an external agent for a thread', async () => {
     expect(text).not.toContain('deepdesk-test-flag');
     await thread.stop();
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!available)('a thread\'s agent is reaped whole when the thread lets it go (closed, deleted, its window gone): a child it left running goes too', async () => {
+    const { folder, dataDir } = scene();
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const thread = await startAgentThread({
+      agent: { added: { name: 'scripted', label: 'Scripted', command: process.execPath, args: [join(REPO, 'src-main', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs')], env: {} } },
+      threadId: 'thread-reaped',
+      folder,
+      dataDir,
+      backend,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async () => true,
+    });
+    cleanups.push(() => thread.stop());
+    // Told apart from any other sleep on the machine by its argument (its pid inside the sandbox is another).
+    const seconds = `${300 + Math.floor(Math.random() * 1e6) / 1e7}`;
+    const sleepers = (): string[] =>
+      readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${seconds}\0`;
+        } catch {
+          return false;
+        }
+      });
+    const turn = await thread.prompt(`own-run sleep ${seconds} >/dev/null 2>&1 & echo left`);
+    expect(said(turn.updates)).toContain('own-run exit 0 left');
+    expect(sleepers()).toHaveLength(1);
+    // What the window's threads.delete and a folder's close call (ExternalAgentRunner.close).
+    await thread.stop();
+    await thread.exited;
+    expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
+    // The kernel ends the rest of the sandbox's pid namespace with it; polled, not timed.
+    for (let i = 0; i < 600 && sleepers().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sleepers()).toEqual([]);
   }, 120_000);
 
   it.skipIf(!available)('Codex from the catalog: its command asks, naming it; run in its own process, held by the sandbox; metered through its provider configuration', async () => {

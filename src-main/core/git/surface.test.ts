@@ -85,6 +85,38 @@ describe('walking for repositories with a cache', () => {
     expect(cache.last!.folders.get(join(root, 'a'))).not.toBe(first.get(join(root, 'a')));
   });
 
+  it('reads a surface file again only when it changed: an unchanged hook is kept as read, one rewritten at the same size with its times set back is read anew', async () => {
+    gitFolder(join(root, '.git'), '[core]\n\thooksPath = .githooks\n');
+    mkdirSync(join(root, '.githooks'));
+    const hook = join(root, '.githooks', 'pre-commit');
+    const config = join(root, '.git', 'config');
+    writeFileSync(hook, '#!/bin/sh\necho one\n');
+    const cache = trusting();
+    const first = await snapshotGitSurface(root, home, cache);
+    const second = await snapshotGitSurface(root, home, cache);
+    // Not read again: the very bytes the first walk read.
+    expect(second.entries.get(hook)?.content).toBe(first.entries.get(hook)?.content);
+    expect(second.entries.get(config)?.content).toBe(first.entries.get(config)?.content);
+    nextTick();
+    const { atime, mtime } = lstatSync(hook);
+    writeFileSync(hook, '#!/bin/sh\necho two\n');
+    utimesSync(hook, atime, mtime);
+    writeFileSync(config, '[core]\n\thooksPath = .githooks\n\tfsmonitor = ./monitor\n');
+    const third = await snapshotGitSurface(root, home, cache);
+    expect(third.entries.get(hook)?.content?.toString()).toBe('#!/bin/sh\necho two\n');
+    expect(third.entries.get(config)?.content?.toString()).toContain('fsmonitor');
+  });
+
+  it('reads a surface file again when it changed just before the last walk started (the same clock tick may hide a later change)', async () => {
+    gitFolder(join(root, '.git'));
+    const cache = new RepositoryWalkCache();
+    const first = await snapshotGitSurface(root, home, cache);
+    const second = await snapshotGitSurface(root, home, cache);
+    const config = join(root, '.git', 'config');
+    expect(second.entries.get(config)?.content).not.toBe(first.entries.get(config)?.content);
+    expect(second.entries.get(config)?.content).toEqual(first.entries.get(config)?.content);
+  });
+
   it('finds a repository made deep in a folder it had cached, and a hooks folder its config names elsewhere', async () => {
     mkdirSync(join(root, 'deep', 'er', 'still'), { recursive: true });
     mkdirSync(join(root, 'shared-hooks'));
@@ -156,6 +188,7 @@ describe('walking for repositories with a cache', () => {
       const cached = await snapshotGitSurface(root, home, cache);
       const fresh = await snapshotGitSurface(root, home);
       expect(summary(cached), `round ${round}`).toEqual(summary(fresh));
+      expect(cached.entries, `round ${round}`).toEqual(fresh.entries);
     }
   });
 });

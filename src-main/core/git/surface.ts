@@ -151,13 +151,16 @@ export const realFs: SurfaceFs = {
   asReal: () => true,
 };
 
-async function readEntry(path: string, fs: SurfaceFs = realFs): Promise<Omit<SurfaceFile, 'role'> | undefined> {
+/** With `kept`, a file the last walk read is read again only when changed since, or too close before that walk began. */
+async function readEntry(path: string, fs: SurfaceFs = realFs, kept?: KeptFiles): Promise<Omit<SurfaceFile, 'role'> | undefined> {
   let st;
   try {
     st = await fs.lstat(path);
   } catch {
     return undefined;
   }
+  const known = st.isFile() ? kept?.last?.files.get(path) : undefined;
+  if (known !== undefined && settledSame(known.stamp, st, kept!.last!)) return (kept!.now.set(path, known), known.entry);
   const mode = st.mode & 0o7777;
   const ctimeMs = st.ctimeMs;
   if (st.isSymbolicLink()) {
@@ -171,8 +174,9 @@ async function readEntry(path: string, fs: SurfaceFs = realFs): Promise<Omit<Sur
   if (!st.isFile()) return { kind: 'other', mode, ctimeMs };
   try {
     const data = await fs.readFile(path);
-    if (data.length > MAX_KEPT_BYTES) return { kind: 'file', mode, ctimeMs, digest: createHash('sha256').update(data).digest('hex') };
-    return { kind: 'file', mode, ctimeMs, content: data };
+    const entry = data.length > MAX_KEPT_BYTES ? { kind: 'file' as const, mode, ctimeMs, digest: createHash('sha256').update(data).digest('hex') } : { kind: 'file' as const, mode, ctimeMs, content: data };
+    kept?.now.set(path, { entry, stamp: stampOf(st) });
+    return entry;
   } catch {
     return { kind: 'file', mode, ctimeMs };
   }
@@ -218,6 +222,7 @@ class SurfaceReader {
   private readonly configsRead = new Set<string>();
   /** Git folders read for a work tree that uses them (folder and work tree): outside the project folder, or met again. */
   private readonly readFor = new Set<string>();
+  private kept: KeptFiles | undefined;
   constructor(
     private readonly projectDir: string,
     private readonly home: string,
@@ -230,7 +235,7 @@ class SurfaceReader {
 
   private async record(path: string, role: SurfaceRole, gitDir?: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
     if (!this.inside(path) || this.surface.entries.has(path)) return this.surface.entries.get(path);
-    const entry = await readEntry(path, this.fs);
+    const entry = await readEntry(path, this.fs, this.kept);
     if (entry) this.surface.entries.set(path, { ...entry, role, ...(gitDir !== undefined ? { gitDir } : {}) });
     return entry;
   }
@@ -355,6 +360,7 @@ class SurfaceReader {
     const startedMs = cache ? cache.now() : Date.now();
     // Taken once: another walk of the folder may finish meanwhile and replace it.
     const last = cache?.last;
+    if (cache && this.fs === realFs) this.kept = { last, now: new Map() };
     const seen = new Map<string, WalkedFolder>();
     const queue: string[] = [this.projectDir];
     let sinceYield = 0;
@@ -368,7 +374,7 @@ class SurfaceReader {
         // An unchanged folder is taken from the cache without a turn of the event loop (most of a big tree).
         const real = this.fs.asReal(dir);
         const unchanged = real && cache !== undefined ? unchangedFolder(dir, last) : undefined;
-        const folder = unchanged === undefined ? (real ? await walkedFolder(dir, cache !== undefined) : await folderIn(this.fs, dir)) : unchanged || undefined;
+        const folder = unchanged === undefined ? await folderIn(dir, real ? realFs : this.fs, real && cache !== undefined) : unchanged || undefined;
         if (!folder) continue;
         seen.set(dir, folder);
         if (folder.shaped) await this.addGitDir(dir, undefined);
@@ -381,7 +387,7 @@ class SurfaceReader {
     // so keep starting rounds until a round finds nothing more.
     while (queue.length > 0) await Promise.all(Array.from({ length: Math.min(WALK_CONCURRENCY, queue.length) }, worker));
     // A walk of a layer's view would teach the cache folders the real one does not have.
-    if (cache && this.fs === realFs) cache.last = { folders: seen, takenAtMs: startedMs };
+    if (cache && this.kept) cache.last = { folders: seen, files: this.kept.now, takenAtMs: startedMs };
   }
 }
 
@@ -396,16 +402,23 @@ interface WalkedFolder {
   /** The folder itself looks like a git folder (HEAD, objects/, refs/). */
   shaped: boolean;
   /** Its stat when it was read (absent when it could not be taken). */
-  stat?: { ino: number; mtimeMs: number; ctimeMs: number };
+  stat?: Stamp;
 }
 
-/**
- * A change made this close before a walk started may share its timestamp with a later one
- * (the kernel stamps files with a coarse clock, a few ms): such a folder is read again.
- */
+/** What says a folder's entries or a file's content changed: no process can set a ctime back. */
+type Stamp = Pick<Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+const stampOf = (st: Stats): Stamp => ({ ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+/** A change this close before a walk started may share its timestamp with a later one (the kernel's clock is coarse, a few ms). */
 const RACY_MS = 50;
 
-/** The folders of one project folder as last walked, so the next walk reads only those whose entries changed. */
+/** Unchanged since the last walk read it, and settled before that walk began. */
+function settledSame(known: Stamp, st: Stats, last: LastWalk): boolean {
+  return Math.max(st.mtimeMs, st.ctimeMs) < last.takenAtMs - RACY_MS && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs;
+}
+
+/** The files a cached walk of the real folder reads (`now`), and those the last one read. */
+type KeptFiles = { last: LastWalk | undefined; now: Map<string, { entry: Omit<SurfaceFile, 'role'>; stamp: Stamp }> };
+/** The folders of one project folder as last walked, so the next walk reads only those whose entries changed (and the surface's files only when changed). */
 export class RepositoryWalkCache {
   last?: LastWalk;
   /** The clock a walk's start is read from (the tests move it). */
@@ -414,6 +427,7 @@ export class RepositoryWalkCache {
 
 interface LastWalk {
   folders: ReadonlyMap<string, WalkedFolder>;
+  files: KeptFiles['now'];
   /** When that walk started. */
   takenAtMs: number;
 }
@@ -421,8 +435,7 @@ interface LastWalk {
 /**
  * The last walk's record of `dir` when its stat shows its entries unchanged since (settled
  * before that walk began), false when it is no folder any more, undefined when it is to be read.
- * Synchronous: a stat of a folder whose inode is cached takes microseconds, a trip through the
- * thread pool far longer, and an unchanged folder of a big tree is this stat alone.
+ * Synchronous (a trip through the thread pool takes far longer): an unchanged folder is this stat alone.
  */
 function unchangedFolder(dir: string, last: LastWalk | undefined): WalkedFolder | false | undefined {
   const known = last?.folders.get(dir);
@@ -434,22 +447,19 @@ function unchangedFolder(dir: string, last: LastWalk | undefined): WalkedFolder 
     return false;
   }
   if (st === undefined || !st.isDirectory()) return false;
-  const settled = Math.max(st.mtimeMs, st.ctimeMs) < last!.takenAtMs - RACY_MS;
-  return settled && known.stat.ino === st.ino && known.stat.mtimeMs === st.mtimeMs && known.stat.ctimeMs === st.ctimeMs ? known : undefined;
+  return settledSame(known.stat, st, last!) ? known : undefined;
 }
 
-async function walkedFolder(dir: string, withStat: boolean): Promise<WalkedFolder | undefined> {
-  let stat: WalkedFolder['stat'];
-  if (withStat) {
-    try {
-      const st = lstatSync(dir);
-      if (!st.isDirectory()) return undefined;
-      stat = { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
-    } catch {
-      return undefined;
-    }
+/** A folder as `fs` shows it; with `stamp` (the real folder, for the cache), its stat taken synchronously as unchangedFolder's. */
+async function folderIn(dir: string, fs: SurfaceFs, stamp: boolean): Promise<WalkedFolder | undefined> {
+  let st: Stats | undefined;
+  try {
+    st = stamp ? lstatSync(dir) : fs === realFs ? undefined : await fs.lstat(dir);
+  } catch {
+    return undefined;
   }
-  return { ...folderOf(dir, await readNames(dir)), ...(stat ? { stat } : {}) };
+  if (st !== undefined && !st.isDirectory()) return undefined;
+  return { ...folderOf(dir, await readNames(dir, fs)), ...(stamp && st ? { stat: stampOf(st) } : {}) };
 }
 
 function folderOf(dir: string, names: NameEntry[]): WalkedFolder {
@@ -460,16 +470,6 @@ function folderOf(dir: string, names: NameEntry[]): WalkedFolder {
     dotGit: dotGit === undefined ? null : dotGit.isDirectory() ? 'dir' : 'other',
     shaped: basename(dir) !== '.git' && looksLikeGitDir(names),
   };
-}
-
-/** A folder as `fs` shows it (a layer's view): read whole, never from the cache. */
-async function folderIn(fs: SurfaceFs, dir: string): Promise<WalkedFolder | undefined> {
-  try {
-    if (!(await fs.lstat(dir)).isDirectory()) return undefined;
-  } catch {
-    return undefined;
-  }
-  return folderOf(dir, await readNames(dir, fs));
 }
 
 /**
