@@ -128,19 +128,20 @@ export class EventTranslator {
   }
 
   /** The run pauses on approvals: as LangGraph's loop leaves an interrupted step (an `updates` and a `values` with `__interrupt__`); `onRead` once a client is sent them. */
-  interrupt(interrupts: readonly ProtocolInterrupt[], onRead?: () => void): void {
+  interrupt(interrupts: readonly ProtocolInterrupt[], onRead: () => void): void {
     this.close();
+    this.options.stream.deliveredBy(onRead);
     const data = { __interrupt__: interrupts };
-    if (this.options.modes.has('updates')) this.options.stream.push('updates', data, onRead);
-    if (this.options.modes.has('values')) this.options.stream.push('values', data, onRead);
-    this.options.stream.setLast(data, onRead);
+    if (this.options.modes.has('updates')) this.options.stream.push('updates', data);
+    if (this.options.modes.has('values')) this.options.stream.push('values', data);
+    this.options.stream.last = data;
   }
 
   error(message: string): void {
     this.close();
     const data = { error: 'Error', message };
     this.options.stream.push('error', data);
-    this.options.stream.setLast({ __error__: data });
+    this.options.stream.last = { __error__: data };
   }
 
   state(): ProtocolValues {

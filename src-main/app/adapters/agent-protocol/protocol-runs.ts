@@ -408,7 +408,7 @@ export class ProtocolRuns implements ThreadActivity {
     if (run.translator === undefined) {
       run.stream.push('metadata', { run_id: run.record.run_id, attempt: 1 });
       run.stream.push('error', { error: 'Error', message });
-      run.stream.setLast({ __error__: { error: 'Error', message } });
+      run.stream.last = { __error__: { error: 'Error', message } };
     } else run.translator.error(message);
     this.finish(run, 'error');
   }

@@ -96,52 +96,46 @@ export class RunStream {
   private followers = 0;
   private lastValue: unknown = null;
   private lastLazy: (() => unknown) | undefined;
-  /** Told once a client is sent a part (by its id) or the last state (`last`): what was delivered, not only pushed. */
-  private readonly onRead = new Map<string, () => void>();
+  /** Told when a client is sent a part from `from` on, or the last state by `wait` or `join` (until the run goes on): what was delivered, not only pushed. */
+  private delivery: { from: number; onRead: () => void } | undefined;
 
   constructor(
     private readonly budget: KeptPartsBudget = HOST_BUDGET,
     private readonly maxFollowers = FOLLOWERS_PER_RUN,
   ) {}
 
-  /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers: reading it is its delivery. */
+  /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers. */
   get last(): unknown {
     if (this.lastLazy !== undefined) {
       this.lastValue = this.lastLazy();
       this.lastLazy = undefined;
     }
-    this.onRead.get('last')?.();
+    this.delivery?.onRead();
     return this.lastValue;
   }
 
-  /** `onRead`: told when a `wait` or `join` answers it. */
-  setLast(value: unknown, onRead?: () => void): void {
+  set last(value: unknown) {
     this.lastValue = value;
     this.lastLazy = undefined;
-    this.readBy('last', onRead);
   }
 
   /** The last state, built only when a `wait` or `join` reads it. */
   lastFrom(build: () => unknown): void {
     this.lastLazy = build;
-    this.onRead.delete('last');
   }
 
-  /** `onRead`: told when a follower is sent it. */
-  push(event: string, data: unknown, onRead?: () => void): void {
+  /** What is pushed from now on (and the last state) tells `onRead` once a client is sent it. */
+  deliveredBy(onRead: () => void): void {
+    this.delivery = { from: this.first + this.parts.length, onRead };
+  }
+
+  push(event: string, data: unknown): void {
     if (this.ended) return;
     const json = JSON.stringify(data ?? null);
     const bytes = Buffer.byteLength(json);
-    const id = String(this.first + this.parts.length);
-    this.parts.push({ id, event, json, bytes });
-    this.readBy(id, onRead);
+    this.parts.push({ id: String(this.first + this.parts.length), event, json, bytes });
     this.budget.grew(this, bytes);
     this.wake();
-  }
-
-  private readBy(id: string, onRead: (() => void) | undefined): void {
-    if (onRead === undefined) this.onRead.delete(id);
-    else this.onRead.set(id, onRead);
   }
 
   /** `paused`: at an interrupt the run may go on from (a follower rejoining after what it saw waits for that). */
@@ -158,6 +152,7 @@ export class RunStream {
     if (!this.ended) return;
     this.ended = false;
     this.paused = false;
+    this.delivery = undefined;
     this.budget.reopened(this);
   }
 
@@ -182,9 +177,7 @@ export class RunStream {
   /** @internal The budget's: drops the oldest part while more than `keep` are kept; false when none was. */
   dropOldest(keep: number): boolean {
     if (this.parts.length <= keep) return false;
-    const dropped = this.parts.shift()!;
-    this.onRead.delete(dropped.id);
-    this.budget.shrank(dropped.bytes);
+    this.budget.shrank(this.parts.shift()!.bytes);
     this.first += 1;
     return true;
   }
@@ -237,7 +230,7 @@ export class RunStream {
         next += 1;
         yield { id: part.id, event: part.event, json: part.json };
         // Asked for the next: this one was written to the client.
-        this.onRead.get(part.id)?.();
+        if (this.delivery !== undefined && Number(part.id) >= this.delivery.from) this.delivery.onRead();
       }
       // A rejoin (Last-Event-ID: it saw the parts so far) follows a run paused at an interrupt on: it waits for the rest.
       if (this.ended && !(this.paused && lastEventId !== undefined)) return;
