@@ -19,8 +19,11 @@ const AGENT = join(import.meta.dirname, '..', '..', 'acp-client', 'testing', 'sc
 export type AcpDoor = 'own process' | 'terminal';
 
 const MARK = '==script==';
+/** Room for the agent's own steps (the prompt, its request, the sandbox's start) on a busy machine. */
+const AGENT_STEPS_S = 30;
 
-async function startSession(scene: Scene): Promise<AcpClientSession> {
+/** `timeoutS`: the time limit of the run in progress, its terminals' own (as `execute`'s). */
+async function startSession(scene: Scene, timeoutS: () => number): Promise<AcpClientSession> {
   const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: scene.project, dataDir: scene.dataDir }, scene.home));
   if (!sandbox) throw new Error('no sandbox on this machine: the ACP paths cannot be tested');
   const backend = new LocalShellBackend({ rootDir: scene.project, sandbox });
@@ -29,7 +32,7 @@ async function startSession(scene: Scene): Promise<AcpClientSession> {
     agent: 'Scripted',
     folder: scene.project,
     backend,
-    execute: (command, options) => backend.execute(command, options),
+    execute: (command, options) => backend.execute(command, { ...options, timeoutS: timeoutS() }),
     rules: () => DEFAULT_RULES,
     mode: () => 'auto',
     // Whatever would still ask is refused: nobody is there.
@@ -44,6 +47,7 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
   const person = deferredPerson();
   // One agent per scene (a case's runs share it), stopped when the case ends its runs.
   const sessions = new Map<Scene, Promise<AcpClientSession>>();
+  let limitS = 60;
   return {
     name: door === 'terminal' ? 'ACP agent’s terminal (terminal/create)' : 'ACP agent’s own process',
     notApplicable: {
@@ -60,7 +64,8 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
     },
     async run(scene, script, { timeoutS }) {
       let started = sessions.get(scene);
-      if (started === undefined) sessions.set(scene, (started = startSession(scene)));
+      limitS = timeoutS;
+      if (started === undefined) sessions.set(scene, (started = startSession(scene, () => limitS)));
       const session = await started;
       const end = async (): Promise<void> => {
         if (sessions.get(scene) !== started) return;
@@ -74,8 +79,8 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const said = await Promise.race([
         turn.then((t) => t.updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('\n')),
-        // The time limit of a run here is its agent's stop (SPEC §22): the whole tree ends with it.
-        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutS * 1000))),
+        // Past its time limit (with room for the agent's own steps) the run is its agent's stop (SPEC §22): the whole tree ends with it.
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), (timeoutS + AGENT_STEPS_S) * 1000))),
       ]).finally(() => clearTimeout(timer));
       turn.catch(() => undefined);
       if (said === undefined) await end();
