@@ -16,6 +16,7 @@ import type { Skill } from '../../core/extensions/skills/types';
 import { previewRequest, runAgent, type AgentDefinition, type QueuedInput, type RequestPreview, type RunResult } from '../../core/agent/loop';
 import type { PendingNote } from '../../core/agent/notes';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import { CheckpointHistory } from '../../core/checkpoints/history';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -189,8 +190,10 @@ export class RunAssembly {
         const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
         if (!pursuing) return external.turn(typed, turnControls);
       }
-      // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here.
-      const goalFolder = this.options.goalFolder ?? NO_DIFF;
+      // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here,
+      // and what git leaves out (ignored entries) is the checkpoint log's.
+      const history = this.options.checkpoints && new CheckpointHistory(this.options.checkpoints.store);
+      const goalFolder = { ...(this.options.goalFolder ?? NO_DIFF), ...(history && { ignoredChanges: async (since: string) => history.ignoredChanges(live.state.id, since) }) };
       const graderModel = pursuing ? await this.options.graderModel?.() : undefined;
       // Another agent's thread with a goal: the same loop, its turns the agent's (the turn runner
       // seam), the gate's verify steps through Deepdesk's execute path and the grader Deepdesk's model.

@@ -35,6 +35,21 @@ describe('once answers', () => {
     expect(runs).toBe(3);
   });
 
+  it('a key replayed on another call (another tab’s, a forged replay) is neither run nor given the first call’s answer', async () => {
+    const once = createOnceAnswers();
+    const ran: string[] = [];
+    await once.answer(frame(1, { method: 'threads.read', params: { threadId: 'a-thread' } }), async () => ({ id: 1, result: { text: 'what tab 1 read' } }));
+    const sent = { method: 'threads.send', params: { threadId: 'b', text: 'hi' } };
+    for (const extra of [{}, { replay: true }]) {
+      const answer = await once.answer(frame(2, { ...sent, ...extra }), async () => (ran.push('send'), { id: 2, result: 'sent' }));
+      expect(JSON.stringify(answer)).not.toContain('what tab 1 read');
+      expect(answer).toMatchObject({ id: 2, error: { message: expect.stringContaining('already used for another call') } });
+    }
+    expect(ran).toEqual([]);
+    // The same call replayed still gets its own first answer.
+    expect(await once.answer(frame(3, { method: 'threads.read', params: { threadId: 'a-thread' }, replay: true }), async () => ({ id: 3, result: 'again' }))).toEqual({ id: 3, result: { text: 'what tab 1 read' } });
+  });
+
   it('forgets keys after a while', async () => {
     let clock = 0;
     const once = createOnceAnswers(() => clock);

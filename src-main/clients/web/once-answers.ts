@@ -5,6 +5,7 @@
 // its sender learns how it went.
 
 import { ContractError, type ResponseFrame } from '../../app/contract';
+import { canonicalJson } from '../../core/text/canonical-json';
 import { errorFrame, frameId } from './handle-frame';
 
 /** How long an answer is kept for a replay; a window reconnects within seconds. */
@@ -13,7 +14,8 @@ const MAX_KEYS = 1000;
 /** Bigger answers (a file read for the viewer) are not kept: a replay is asked to call again. */
 const MAX_KEPT_CHARS = 256 * 1024;
 
-type Kept = { at: number; answer: Promise<ResponseFrame | 'too-large'> };
+/** `call`: the method and parameters the key was first sent with (a key answers only a replay of that call). */
+type Kept = { at: number; call: string; answer: Promise<ResponseFrame | 'too-large'> };
 
 export interface OnceAnswers {
   /** The answer to `frame`: `run()`'s, or the first one's for a key seen before. */
@@ -40,6 +42,9 @@ export function createOnceAnswers(now: () => number = Date.now): OnceAnswers {
       const id = frameId(frame);
       const method = methodOf(frame);
       const seen = kept.get(key);
+      const call = canonicalJson([method, (frame as { params?: unknown }).params ?? null]);
+      // Another tab's key on another call: neither run nor answered with the first call's answer.
+      if (seen !== undefined && seen.call !== call) return errorFrame(id, new ContractError(`the key of this ${method} call was already used for another call; nothing was done`, 'bad_request'));
       if (seen !== undefined) {
         const first = await seen.answer;
         if (first === 'too-large') return errorFrame(id, new ContractError(`the answer to ${method} was lost with the connection; ask again`, 'failed'));
@@ -52,7 +57,7 @@ export function createOnceAnswers(now: () => number = Date.now): OnceAnswers {
       }
       forget();
       const answer = run();
-      kept.set(key, { at: now(), answer });
+      kept.set(key, { at: now(), call, answer });
       return answer;
     },
     sent(frame, chars) {

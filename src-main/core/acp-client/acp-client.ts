@@ -265,6 +265,9 @@ export class AcpClientSession {
     try {
       const answer = await this.withinExit(this.agent().request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }), undefined, 'session/prompt');
       await this.settle();
+      // Where its turn is accepted, what its own process planted for git outside the sandbox is undone first (as an MCP server's answer).
+      const found = await this.process.checkEffects();
+      if (found.unremoved.length > 0) throw new Error(`${this.options.agent} made changes git would run outside the sandbox that could not be undone (${found.unremoved.join(', ')})`);
       return { stopReason: answer.stopReason, updates };
     } finally {
       this.turnUpdates = undefined;

@@ -21,7 +21,7 @@ import { isShutdown } from './types';
 export function runGate(ctx: RunContext, goals: RunOptions['goals'], tools: StepTools): RunGate | undefined {
   const goal = ctx.state.goal;
   if (goal?.state !== 'pursuing' || goals === undefined || ctx.parent !== undefined) return undefined;
-  const place: GoalPlace = { runStep: (step) => tools.runHostCommand(step.command, verifyCallKind(goal, step)), tree: () => goals.folder.tree(), diff: (base) => goals.folder.diff(base) };
+  const place: GoalPlace = { ...goals.folder, runStep: (step) => tools.runHostCommand(step.command, verifyCallKind(goal, step)) };
   const grade = (request: GradeRequest): Promise<GradeAnswer> =>
     structuredCall({ ctx, model: goals.graderModel ?? ctx.model, purpose: 'grader', request, answer: { name: VERDICT_TOOL, spec: VERDICT_TOOL_SPEC as unknown as ToolSpec }, tools: tools.specs, runTool: (call) => tools.runTool(call) });
   return new RunGate(new GoalGate(goal, place, grade), ctx, () => isShutdown(ctx.signal), (info) => ctx.observer.goalGate?.(info));

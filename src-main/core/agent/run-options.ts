@@ -72,7 +72,7 @@ export interface RunOptions {
    * folder's tree and diff, and the grader's model (default the run's). Verify steps run
    * through this run's own command path (the agent's execute, its rules and containment).
    */
-  goals?: { folder: Pick<GoalPlace, 'tree' | 'diff'>; graderModel?: ChatModel };
+  goals?: { folder: Omit<GoalPlace, 'runStep'>; graderModel?: ChatModel };
   /**
    * Another agent's turns (SPEC §21 with §22; turn-source.ts): each step is one whole turn of an
    * agent over ACP, sent the text (`recorded`: the loop already put it in the history, as a goal's

@@ -5,6 +5,7 @@
 import { structuredPatch } from 'diff';
 import { unifiedHunks } from '../text/unified-diff';
 import { recorderFor } from './recorder';
+import { signsFolder } from './scan';
 import { restoreCheckpoints, type RestoreOutcome, type Resolution } from './restore';
 import type { CheckpointStore } from './store';
 import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type CheckpointEntry, type FileState } from './types';
@@ -92,6 +93,22 @@ export class CheckpointHistory {
       out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}) });
     }
     return out;
+  }
+
+  /**
+   * The ignored entries (git-ignored or dependency folders, kept as signatures) the thread's
+   * steps changed since `since` (an ISO time): what git's view of the folder leaves out.
+   */
+  ignoredChanges(threadId: string, since: string): Array<{ path: string; folder: boolean }> {
+    const found = new Map<string, boolean>();
+    for (const c of this.threadCheckpoints(threadId)) {
+      if (c.createdAt < since) continue;
+      for (const { path, before, after } of this.store.entries(c)) {
+        const state = after?.type === 'i' ? after : before?.type === 'i' ? before : undefined;
+        if (state !== undefined) found.set(path, signsFolder(state.hash));
+      }
+    }
+    return [...found].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, folder]) => ({ path, folder }));
   }
 
   /** Restores the folder to before checkpoint `id`: reverts it and the thread's later ones. */

@@ -110,6 +110,9 @@ function ignoredSignature(abs: string, st: fs.Stats): string {
   return `${st.mtimeMs}:${count}:${newest}:${total}`;
 }
 
+/** Whether an ignored entry's signature (above, or remote-folder.ts's) is a folder's: a file's is `size:mtime`. */
+export const signsFolder = (signature: string): boolean => signature.split(':').length !== 2;
+
 function ignoredRow(rel: string, abs: string, st: fs.Stats, now: number): ManifestRow {
   return { path: rel, type: 'i', mode: 0, hash: ignoredSignature(abs, st), size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAt: now };
 }

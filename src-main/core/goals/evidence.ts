@@ -25,6 +25,8 @@ export interface GoalPlace {
   tree(): Promise<string | undefined>;
   /** The diff from `base` to the folder now, and the files it touches. */
   diff(base: string): Promise<{ diff: string; files: string[] } | undefined>;
+  /** What the host saw change since `since` (the goal's start) that git does not: ignored entries, by the checkpoint log. */
+  ignoredChanges?(since: string): Promise<Array<{ path: string; folder: boolean }>>;
 }
 
 /** The end of a text, at most `chars`, cut at a line where it can be. */
@@ -57,12 +59,14 @@ export async function gatherEvidence(goal: Goal, place: GoalPlace, now: () => Da
     });
   }
   const changed = goal.base !== undefined ? await place.diff(goal.base).catch(() => undefined) : undefined;
+  // A checker in an ignored tools folder runs as much as a tracked one: its change is named, never left to git's view.
+  const ignored = (await place.ignoredChanges?.(goal.startedAt).catch(() => undefined)) ?? [];
   return {
     at: now().toISOString(),
     steps,
     diff: changed === undefined ? null : changed.diff.length > DIFF_CHARS ? `${changed.diff.slice(0, DIFF_CHARS)}\n…` : changed.diff,
     ...(changed !== undefined && changed.diff.length > DIFF_CHARS ? { diffTruncated: true } : {}),
-    filesTouched: changed?.files ?? [],
+    filesTouched: [...(changed?.files ?? []), ...ignored.map((i) => (i.folder ? `${i.path}/ (changed inside an ignored folder)` : `${i.path} (an ignored file, changed)`))],
   };
 }
 

@@ -127,9 +127,10 @@ export class EventTranslator {
     }
   }
 
-  /** The run pauses on approvals: as LangGraph's loop leaves an interrupted step (an `updates` and a `values` with `__interrupt__`). */
-  interrupt(interrupts: readonly ProtocolInterrupt[]): void {
+  /** The run pauses on approvals: as LangGraph's loop leaves an interrupted step (an `updates` and a `values` with `__interrupt__`); `onRead` once a client is sent them. */
+  interrupt(interrupts: readonly ProtocolInterrupt[], onRead: () => void): void {
     this.close();
+    this.options.stream.deliveredBy(onRead);
     const data = { __interrupt__: interrupts };
     if (this.options.modes.has('updates')) this.options.stream.push('updates', data);
     if (this.options.modes.has('values')) this.options.stream.push('values', data);

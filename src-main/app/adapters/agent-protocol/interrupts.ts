@@ -24,7 +24,7 @@ const KEPT_RETIRED = 1000;
 export class InterruptBook {
   /** The interrupts shown over the protocol while their approvals wait, by id: each one's thread and the approvals (keys, in order) it stands for. */
   private readonly issued = new Map<string, { threadId: string; keys: string[] }>();
-  /** Per thread, the id of the interrupt the protocol last showed (in a run's stream or result, or the thread's state). */
+  /** Per thread, the id of the interrupt a client was last sent (a run's stream part it read, a `wait` or `join` answer, the thread's state). */
   private readonly shown = new Map<string, string>();
   /** Interrupts once issued whose approvals were answered (the newest few, by id: their thread), so a late resume is told so. */
   private readonly retired = new Map<string, string>();
@@ -32,7 +32,7 @@ export class InterruptBook {
   /** `questions`: what a thread's host run waits on now. */
   constructor(private readonly questions: (threadId: string) => readonly PendingQuestion[]) {}
 
-  /** The interrupt of the approvals `asking` waits on, as it is shown to a client: issued (its id then answers them) and the thread's last shown. */
+  /** The interrupt of the approvals `asking` waits on: issued (its id then answers them), and the thread's last shown unless `shown` is false (not sent yet: `delivered`). */
   show(threadId: string, asking: readonly PendingQuestion[], shown = true): ProtocolInterrupt {
     const interrupt = interruptOf(threadId, asking);
     // Interrupts whose approvals are no longer all pending answer nothing any more: forgotten.
@@ -47,6 +47,11 @@ export class InterruptBook {
     this.issued.set(interrupt.id, { threadId, keys: asking.map((q) => q.key) });
     if (shown) this.shown.set(threadId, interrupt.id);
     return interrupt;
+  }
+
+  /** A client was sent interrupt `id` of the thread. */
+  delivered(threadId: string, id: string): void {
+    if (this.issued.get(id)?.threadId === threadId) this.shown.set(threadId, id);
   }
 
   /**

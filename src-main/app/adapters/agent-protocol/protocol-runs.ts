@@ -56,8 +56,6 @@ interface LiveRun {
    * terminal, another protocol client — so that whoever follows it sees it to its end.
    */
   waiting?: boolean;
-  /** Went on after a wait: an interrupt it meets again is issued (its id answers it) but not taken as shown to a client, who may have stopped following at the first. */
-  revived?: boolean;
 }
 
 /** The host run a thread's protocol runs follow: the last event seen and the messages so far. */
@@ -379,7 +377,9 @@ export class ProtocolRuns implements ThreadActivity {
     if (isEnded(run.record.status)) return;
     const asking = this.questions(run.record.thread_id);
     if (asking.length === 0) return;
-    run.translator!.interrupt([this.book.interrupts.show(run.record.thread_id, asking, run.revived !== true)]);
+    // What a bare resume may answer is what a client was sent: this run's parts once read, its `wait` or `join` answer.
+    const interrupt = this.book.interrupts.show(run.record.thread_id, asking, false);
+    run.translator!.interrupt([interrupt], () => this.book.interrupts.delivered(run.record.thread_id, interrupt.id));
     // The host run waits for the person (the window shows the approval too): this run is interrupted,
     // not finished — its stream, `wait` and `join` answer the interrupt — and it stays attached to go on once answered.
     run.waiting = true;
@@ -390,7 +390,6 @@ export class ProtocolRuns implements ThreadActivity {
   private revive(run: LiveRun): void {
     if (run.waiting !== true) return;
     run.waiting = false;
-    run.revived = true;
     run.stream.reopen();
     this.setStatus(run, 'running');
   }

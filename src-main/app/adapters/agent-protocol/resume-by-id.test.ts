@@ -123,6 +123,29 @@ describe('a bare resume (no interrupt id)', () => {
     expect(existsSync(join(h.folder, 'b-marker.txt'))).toBe(false);
   });
 
+  it('sent for command A never approves a later command B no client was sent (a resume run nobody read, then the same approve again)', async () => {
+    const threadId = randomUUID();
+    await runUntilInterrupt(threadId, 'echo a > a-marker.txt', [{ toolCalls: [{ name: 'execute', args: { command: 'echo b > b-marker.txt' } }] }, { text: 'both asked' }]);
+    const approve = { command: { resume: { decisions: [{ type: 'approve' as const }] } } };
+    // The approve for A, its run created and never read (a client that does not follow it, or one whose answer was lost).
+    await h.client.runs.create(threadId, 'deepdesk', approve);
+    const [b] = await until(() => pending(threadId), (q) => q.length === 1 && (q[0]!.request.args as { command?: string }).command === 'echo b > b-marker.txt', 'approval B');
+    await until(() => existsSync(join(h.folder, 'a-marker.txt')), Boolean, "A's marker");
+
+    // The same approve again (a retry): B was put in a stream nobody read, so it was never sent to a client.
+    const again = await refusal(h.client.runs.create(threadId, 'deepdesk', approve));
+    expect(again.status).toBe(409);
+    await settle(1000);
+    expect(existsSync(join(h.folder, 'b-marker.txt'))).toBe(false);
+    expect(pending(threadId).map((q) => q.key)).toEqual([b!.key]);
+
+    // Once a client reads it (the thread's state), a bare answer goes to it.
+    await h.client.threads.getState(threadId);
+    const rejected = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'reject', message: 'not that' }] } } })) as { messages: Array<{ content: unknown }> };
+    expect(rejected.messages.at(-1)!.content).toBe('both asked');
+    expect(existsSync(join(h.folder, 'b-marker.txt'))).toBe(false);
+  });
+
   it('while another approval came beside the shown one, is refused; the shown one answered by id leaves the other waiting, then a bare answer to what was shown is taken', async () => {
     const threadId = randomUUID();
     // One model turn, two commands: both ask at once; the run pauses (and its stream ends) on the first.

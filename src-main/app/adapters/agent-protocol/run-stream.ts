@@ -96,6 +96,8 @@ export class RunStream {
   private followers = 0;
   private lastValue: unknown = null;
   private lastLazy: (() => unknown) | undefined;
+  /** Told when a client is sent a part from `from` on, or the last state by `wait` or `join` (until the run goes on): what was delivered, not only pushed. */
+  private delivery: { from: number; onRead: () => void } | undefined;
 
   constructor(
     private readonly budget: KeptPartsBudget = HOST_BUDGET,
@@ -108,6 +110,7 @@ export class RunStream {
       this.lastValue = this.lastLazy();
       this.lastLazy = undefined;
     }
+    this.delivery?.onRead();
     return this.lastValue;
   }
 
@@ -119,6 +122,11 @@ export class RunStream {
   /** The last state, built only when a `wait` or `join` reads it. */
   lastFrom(build: () => unknown): void {
     this.lastLazy = build;
+  }
+
+  /** What is pushed from now on (and the last state) tells `onRead` once a client is sent it. */
+  deliveredBy(onRead: () => void): void {
+    this.delivery = { from: this.first + this.parts.length, onRead };
   }
 
   push(event: string, data: unknown): void {
@@ -144,6 +152,7 @@ export class RunStream {
     if (!this.ended) return;
     this.ended = false;
     this.paused = false;
+    this.delivery = undefined;
     this.budget.reopened(this);
   }
 
@@ -220,6 +229,8 @@ export class RunStream {
         if (part === undefined) break;
         next += 1;
         yield { id: part.id, event: part.event, json: part.json };
+        // Asked for the next: this one was written to the client.
+        if (this.delivery !== undefined && Number(part.id) >= this.delivery.from) this.delivery.onRead();
       }
       // A rejoin (Last-Event-ID: it saw the parts so far) follows a run paused at an interrupt on: it waits for the rest.
       if (this.ended && !(this.paused && lastEventId !== undefined)) return;

@@ -58,18 +58,15 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const run: ShellRun = { id: `${this.id}-${++this.runCount}`, command };
     const env = { ...(await buildCommandEnv()), ...this.extraEnv, ...options.env };
+    // The rest of the options (attach, cols, rows, traceparent, attribution) go as they are.
+    const { sandbox, onData: _onData, ...rest } = options;
     return runInPty(command, {
+      ...rest,
       cwd: this.rootDir,
       env,
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
-      signal: options.signal,
       maxOutputBytes: this.maxOutputBytes,
-      ...(options.attach ? { attach: options.attach } : {}),
-      ...(options.cols !== undefined ? { cols: options.cols } : {}),
-      ...(options.rows !== undefined ? { rows: options.rows } : {}),
-      ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
-      ...(options.attribution ? { attribution: options.attribution } : {}),
-      ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
+      ...(this.sandbox && sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];
         if (options.onData) receivers.unshift(options.onData);

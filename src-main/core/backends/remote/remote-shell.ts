@@ -36,19 +36,15 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
   }
 
   execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    // The rest of the options (signal, onData, attach, cols, rows, traceparent, attribution) go as they are.
+    const { sandbox, ...rest } = options;
     return runRemoteCommand(this.connection, command, {
+      ...rest,
       cwd: this.connection.target.path,
       env: { ...this.extraEnv, ...options.env },
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
       maxOutputBytes: this.maxOutputBytes,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onData ? { onData: options.onData } : {}),
-      ...(options.attach ? { attach: options.attach } : {}),
-      ...(options.cols !== undefined ? { cols: options.cols } : {}),
-      ...(options.rows !== undefined ? { rows: options.rows } : {}),
-      ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
-      ...(options.attribution ? { attribution: options.attribution } : {}),
-      ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
+      ...(this.sandbox && sandbox !== false ? { sandbox: this.sandbox } : {}),
     });
   }
 }

@@ -1,0 +1,92 @@
+// Another agent over ACP (SPEC §22) as execution paths, by its two doors that run things: its
+// own process tree (the scripted agent's `own-run`, in the sandbox agent-process.ts starts it
+// in) and the terminals it asks the client for (`terminal/create`, run as Deepdesk's execute
+// in the thread's sandbox, decided at the one decision point: `auto` here, so nothing asks).
+// The case's script reaches the agent base64-encoded, as one word of its prompt.
+import { join } from 'node:path';
+import { LocalShellBackend } from '../../backends/filesystem/local-shell';
+import { DEFAULT_RULES } from '../../agent/permissions/rules';
+import { AcpClientSession } from '../../acp-client/acp-client';
+import { startAgentProcess } from '../../acp-client/agent-process';
+import { createSandbox } from '../../sandbox/index';
+import { folderSandboxPolicy } from '../../sandbox/protected-entry-files';
+import { localPerson } from '../person';
+import type { ExecutionPath, Scene } from '../types';
+import { deferredPerson, withReady } from './deferred-person';
+
+const AGENT = join(import.meta.dirname, '..', '..', 'acp-client', 'testing', 'scripted-acp-agent.mjs');
+
+export type AcpDoor = 'own process' | 'terminal';
+
+const MARK = '==script==';
+/** Room for the agent's own steps (the prompt, its request, the sandbox's start) on a busy machine. */
+const AGENT_STEPS_S = 30;
+
+/** `timeoutS`: the time limit of the run in progress, its terminals' own (as `execute`'s). */
+async function startSession(scene: Scene, timeoutS: () => number): Promise<AcpClientSession> {
+  const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: scene.project, dataDir: scene.dataDir }, scene.home));
+  if (!sandbox) throw new Error('no sandbox on this machine: the ACP paths cannot be tested');
+  const backend = new LocalShellBackend({ rootDir: scene.project, sandbox });
+  const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: {}, folder: scene.project, dataDir: scene.dataDir, privateHome: join(scene.dataDir, 'agents', 'homes', 'scripted'), droppedEnv: [] });
+  const session = new AcpClientSession(proc, {
+    agent: 'Scripted',
+    folder: scene.project,
+    backend,
+    execute: (command, options) => backend.execute(command, { ...options, timeoutS: timeoutS() }),
+    rules: () => DEFAULT_RULES,
+    mode: () => 'auto',
+    // Whatever would still ask is refused: nobody is there.
+    ask: async () => false,
+  });
+  await session.initialize();
+  await session.newSession();
+  return session;
+}
+
+export function acpAgentPath(door: AcpDoor): ExecutionPath {
+  const person = deferredPerson();
+  // One agent per scene (a case's runs share it), stopped when the case ends its runs.
+  const sessions = new Map<Scene, Promise<AcpClientSession>>();
+  let limitS = 60;
+  return {
+    name: door === 'terminal' ? 'ACP agent’s terminal (terminal/create)' : 'ACP agent’s own process',
+    notApplicable: {
+      'trusted-script': 'an agent runs no configuration entry of the folder (the hook path’s neighbour is a command)',
+      ...(door === 'own process' ? { application: 'the agent’s own process has no write layer (SPEC §22): its writes land as it makes them' } : {}),
+    },
+    person,
+    async setUp(env) {
+      person.set(localPerson(env));
+    },
+    async tearDown() {
+      for (const session of sessions.values()) await (await session).stop();
+      sessions.clear();
+    },
+    async run(scene, script, { timeoutS }) {
+      let started = sessions.get(scene);
+      limitS = timeoutS;
+      if (started === undefined) sessions.set(scene, (started = startSession(scene, () => limitS)));
+      const session = await started;
+      const end = async (): Promise<void> => {
+        if (sessions.get(scene) !== started) return;
+        sessions.delete(scene);
+        await session.stop();
+      };
+      // What the agent says after the mark is the script's output (the agent trims what it says).
+      const run = `echo ${MARK}; sh -c "$(printf %s ${Buffer.from(withReady(script)).toString('base64')} | base64 -d)"`;
+      // Its own process waits for the script's output to close: what the script leaves running must not hold it.
+      const turn = session.prompt(door === 'terminal' ? `terminal ${run}` : `own-run o=$(mktemp); ${run} >$o 2>&1 </dev/null; c=$?; cat $o; rm -f $o; exit $c`);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const said = await Promise.race([
+        turn.then((t) => t.updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('\n')),
+        // Past its time limit (with room for the agent's own steps) the run is its agent's stop (SPEC §22): the whole tree ends with it.
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), (timeoutS + AGENT_STEPS_S) * 1000))),
+      ]).finally(() => clearTimeout(timer));
+      turn.catch(() => undefined);
+      if (said === undefined) await end();
+      const output = said === undefined ? '(stopped at its time limit)' : said.slice(said.indexOf(MARK) + MARK.length);
+      const blocked = /\[Sandbox blocked[^\n]*\]/.exec(output)?.[0];
+      return { output, ...(blocked !== undefined ? { blocked } : {}), end };
+    },
+  };
+}
