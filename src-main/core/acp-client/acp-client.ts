@@ -372,6 +372,8 @@ export class AcpClientSession {
     exited.catch(() => undefined);
     // The connection closing (or a write finding no reader) is how its exit shows first: said as the exit once it is known.
     const said = request.catch(async (err: unknown) => {
+      // An error the agent answered (JSON-RPC's numeric code) is its own, said as it is.
+      if (typeof (err as { code?: unknown } | null)?.code === 'number') throw err;
       const exit = await Promise.race([this.process.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000).unref())]);
       throw exit === undefined ? err : exitError(exit);
     });
