@@ -52,7 +52,8 @@ function report(): string {
 }
 
 describe('the axe audit (WCAG 2.2 AA, serious and critical)', () => {
-  it('finds nothing in the eight states, at both sizes, in both themes', async () => {
+  // 8 states × 4 ways of axe over a large page: bounded only against a hang (a loaded machine takes minutes).
+  it('finds nothing in the eight states, at both sizes, in both themes', { timeout: 15 * 60_000 }, async () => {
     const serve = await e2e.serve({
       settings: { rules: [{ tools: ['execute'], decision: 'allow' }] },
       script: [

@@ -169,8 +169,9 @@ describe('Markdown rendering has a bounded cost on the main thread', () => {
     // The ordinary answer is rendered Markdown, not plain text.
     const last = conversation(page).locator('.msg-assistant').last();
     // Its `## Section` headings are h3: an answer's headings start below the thread title's h1.
-    expect(await last.locator('h3').count()).toBeGreaterThan(100);
-    expect(await last.locator('.code-block').count()).toBeGreaterThan(100);
+    // Rendered in parts (the worker's, then the page's): counted once all are in.
+    await expect.poll(() => last.locator('h3').count(), { timeout: 60_000 }).toBeGreaterThan(100);
+    await expect.poll(() => last.locator('.code-block').count(), { timeout: 60_000 }).toBeGreaterThan(100);
     expect(await last.locator('strong').first().textContent()).toBe('bold');
     // The 240 KB answer is shown as plain text, and says so.
     const first = conversation(page).locator('.msg-assistant').first();

@@ -54,6 +54,23 @@ const LONG_TAIL = Array.from({ length: 30 }, (_, i) => `Long paragraph ${i}, wit
 const LONG_ANSWER = ['## Long plan', '- one\n- two', '```ts\nconst a = 1;\n```', 'Marker paragraph third.', ...LONG_TAIL, 'END-OF-ANSWER'].join('\n\n');
 const LONG_LOOSE = ['Marker paragraph fourth.', ...LONG_TAIL, '- a\n\n- b', 'END-OF-ANSWER'].join('\n\n');
 
+describe('the caret', () => {
+  it('follows the last block while the answer streams, and is gone once the answer ends', async () => {
+    // The answer's first blocks come, then the stream waits (until Stop): the caret is looked at while it surely streams.
+    const serve = await e2e.serve({ script: [{ hang: true, text: '## Plan\n\nFirst block.\n\nSecond block' }] });
+    const page = await openApp(e2e.browser, serve.url);
+    await sendMessage(page, 'Go');
+    const log = conversation(page);
+    const streaming = log.locator('.msg-assistant.streaming .markdown');
+    await streaming.getByText('Second block').waitFor({ timeout: 20_000 });
+    const caret = (): Promise<string> => streaming.evaluate((el) => (el.lastElementChild ? getComputedStyle(el.lastElementChild, '::after').content : 'none'));
+    expect(await caret()).not.toBe('none');
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await expect.poll(() => log.locator('.msg-assistant.streaming').count(), { timeout: 20_000 }).toBe(0);
+    await page.context().close();
+  });
+});
+
 describe('a long streamed answer', () => {
   it('keeps its blocks when the worker finds the whole says the same, shows the whole when not, and ends as a one-shot rendering of the same text shows it', async () => {
     const pace = { chunkChars: 40, chunksPerSecond: 60 };
@@ -68,19 +85,12 @@ describe('a long streamed answer', () => {
       const marker = log.locator('.msg-assistant p', { hasText: `Marker paragraph ${prompt}.` });
       await marker.waitFor({ timeout: 20_000 });
       await marker.evaluate((el, tag) => el.setAttribute('data-probe', tag), prompt);
-      // While it streams, the caret follows its last block.
-      const caret = await log
-        .locator('.msg-assistant.streaming .markdown')
-        .evaluate((el) => (el.lastElementChild ? getComputedStyle(el.lastElementChild, '::after').content : 'none'));
-      expect(caret).not.toBe('none');
       expect(await log.getByText('END-OF-ANSWER').count()).toBe(i);
       await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 30_000 }).toBe(i + 1);
       await expect.poll(() => log.locator('.msg-assistant .markdown').nth(i).getAttribute('aria-busy'), { timeout: 20_000 }).toBeNull();
       expect(await log.locator(`[data-probe="${prompt}"]`).count()).toBe(kept ? 1 : 0);
       // The probe is the test's, not the answer's.
       if (kept) await log.locator(`[data-probe="${prompt}"]`).evaluate((el) => el.removeAttribute('data-probe'));
-      // No caret once it is whole.
-      expect(await log.locator('.msg-assistant.streaming').count()).toBe(0);
     }
     await expect.poll(() => log.locator('.msg-assistant').last().locator('ul').count()).toBe(1);
     const streamed = [await shownHtml(page, 0), await shownHtml(page, 1)];

@@ -439,6 +439,57 @@ describe('conversation', () => {
     await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
   });
 
+  it('a message sent when the first thread is made but not yet open goes to that thread: one thread, not two', async () => {
+    serve = await startServe({ script: [{ text: 'Answered.' }] });
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const creates: unknown[] = [];
+    const held: Array<() => void> = [];
+    let holding = true;
+    await context.routeWebSocket(/.*/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
+        if (call?.method === 'threads.create') creates.push(call.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const reply = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
+        if (holding && reply?.id !== undefined && creates.includes(reply.id)) held.push(() => ws.send(m));
+        else ws.send(m);
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(serve.url);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
+    await poll(() => held.length).toBe(1);
+    // Send is pressed in the same task as the answer to threads.create, once what it resolves
+    // has run: the thread is made, not yet open (React renders it in a later task).
+    await page.evaluate((ids) => {
+      const parse = JSON.parse;
+      JSON.parse = (text: string, reviver?: (key: string, value: unknown) => unknown): unknown => {
+        const value = parse(text, reviver) as { id?: unknown } | null;
+        if (typeof value === 'object' && value !== null && ids.includes(value.id)) {
+          JSON.parse = parse;
+          let hops = 50;
+          const later = (): void => {
+            if (--hops > 0) queueMicrotask(later);
+            else [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Send')?.click();
+          };
+          queueMicrotask(later);
+        }
+        return value;
+      };
+    }, creates);
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    await log(page).getByText('Answered.').waitFor({ timeout: 15_000 });
+    expect(creates).toHaveLength(1);
+    await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
+  });
+
   it('threads: search, date groups, full titles on hover, one empty thread at a time, a draft per thread', async () => {
     serve = await startServe({ script: [{ text: 'About VAT.' }, { text: 'About the parser.' }] });
     const page = await open(serve.url);

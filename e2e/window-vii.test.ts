@@ -14,6 +14,8 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src-main/core/sandbox';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
+import { knownAgent } from '../src-main/app/agents/vendors/catalog';
+import { startSlowRegistry } from '../src-main/app/agents/slow-registry.test-support';
 import { approval, conversation, openApp, repo, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -246,5 +248,43 @@ describe('another agent’s thread in the window', async () => {
     // A thread of Deepdesk's own shows the model again.
     await threads.getByRole('button', { name: 'New thread', exact: true }).click();
     await expect.poll(() => header.getByRole('button', { name: /^Model / }).count()).toBe(1);
+  });
+});
+
+describe('installing an agent in the window', () => {
+  it('is never reported failed while npm works: it streams npm’s progress past the 30 s call limit, is still installing when Settings opens again, and ends saying it is installed', { timeout: 180_000 }, async () => {
+    const agent = knownAgent('claude-code')!;
+    const registry = await startSlowRegistry(agent);
+    try {
+      const serve = await e2e.serve({ env: registry.env });
+      const page = await openApp(e2e.browser, serve.url, SMALL);
+      // The page's clock is the test's: the call's time can be moved past any limit at once.
+      await page.clock.install();
+      const openSettings = async (): Promise<Locator> => {
+        await page.getByRole('button', { name: 'Settings', exact: true }).click();
+        return page.getByRole('dialog', { name: 'Settings' });
+      };
+      let settings = await openSettings();
+      await settings.getByRole('button', { name: 'Install Claude Code' }).click();
+      await settings.getByRole('group', { name: 'Install Claude Code?' }).getByRole('button', { name: 'Install', exact: true }).click();
+      await expect.poll(() => registry.tarballAsked, { timeout: 60_000 }).toBe(true);
+      // npm's requests as they come.
+      const status = settings.getByRole('status').filter({ hasText: 'Installing…' });
+      await expect.poll(() => status.innerText(), { timeout: 30_000 }).toContain('npm http ');
+      await page.clock.fastForward('02:00');
+      await page.keyboard.press('Escape');
+      settings = await openSettings();
+      // Still installing: not failed, not offered again.
+      expect(await settings.getByRole('alert').count()).toBe(0);
+      await expect.poll(() => settings.getByRole('button', { name: 'Install Claude Code' }).innerText()).toBe('Installing…');
+      expect(await settings.getByRole('button', { name: 'Install Claude Code' }).isDisabled()).toBe(true);
+      registry.release();
+      await expect.poll(() => settings.getByRole('status').filter({ hasText: 'is installed' }).innerText(), { timeout: 60_000 }).toBe(`Claude Code ${agent.version} is installed.`);
+      await expect.poll(() => settings.getByRole('list', { name: 'Agents' }).innerText()).toContain(`${agent.packageName}@${agent.version} · Installed`);
+      expect(await settings.getByRole('alert').count()).toBe(0);
+      await page.context().close();
+    } finally {
+      await registry.close();
+    }
   });
 });

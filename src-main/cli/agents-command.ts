@@ -4,6 +4,8 @@
 // THREAD is a thread's id or a beginning of it that names it alone (thread-ref.ts).
 
 import { goalLine } from './run-client';
+import { installAgentIfConfirmed } from './agent-install';
+import { KNOWN_AGENTS, knownAgent } from '../app/agents/vendors/catalog';
 import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
 import type { AgentLine, AttachedRun } from '../app/host/run-views';
@@ -28,8 +30,10 @@ function stateWord(state: RunState): string {
 
 export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.agents);
-  if (positionals.length > 0) throw new UsageError(`agents takes no arguments (got '${positionals[0]}')`);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
+  if (positionals[0] === 'install') return installCommand(positionals.slice(1), values.yes === true, dataDir, io);
+  if (positionals.length > 0) throw new UsageError(`agents takes no arguments but install NAME (got '${positionals[0]}')`);
+  if (values.yes === true) throw new UsageError('--yes goes with agents install NAME');
   const host = await connectToHost(dataDir, 'agents', io.env);
   try {
     const { agents } = await hostRequest<{ agents: AgentLine[] }>(host, 'runs.list', {});
@@ -56,6 +60,17 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
   } finally {
     await host.close();
   }
+}
+
+/** `deepdesk agents install NAME [--yes]`: a catalog agent into the data folder, on the person's confirmation. */
+async function installCommand(names: string[], yes: boolean, dataDir: string, io: TerminalIo): Promise<number> {
+  const catalog = KNOWN_AGENTS.map((a) => a.name).join(', ');
+  if (names.length !== 1) throw new UsageError(`agents install takes one agent's name: ${catalog}`);
+  const agent = knownAgent(names[0]!);
+  if (agent === undefined) throw new UsageError(`agents install: ${names[0]} is not an agent of the catalog (${catalog}); a command of your own is added in Settings › Agents`);
+  const outcome = await installAgentIfConfirmed(dataDir, agent, { io, yes, command: 'deepdesk agents install' });
+  if (outcome === 'no terminal') io.stderr.write('deepdesk agents install: not installed: confirm with --yes (there is no terminal to ask on)\n');
+  return outcome === 'installed' ? 0 : outcome === 'no terminal' ? 2 : 1;
 }
 
 export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {

@@ -72,7 +72,8 @@ export const COMMAND_OPTIONS = {
     'print-key': { type: 'boolean' },
     'rotate-key': { type: 'boolean' },
   }),
-  agents: withSessionFlags('agents', { json: { type: 'boolean' } }),
+  // `agents install NAME --yes`: confirmed without asking.
+  agents: withSessionFlags('agents', { json: { type: 'boolean' }, yes: { type: 'boolean' } }),
   attach: withSessionFlags('attach', { approve: { type: 'string' } }),
   stop: withSessionFlags('stop', {}),
   worktrees: withSessionFlags('worktrees', { json: { type: 'boolean' }, force: { type: 'boolean' } }),

@@ -2,7 +2,7 @@
 // events as progress lines (or --json), its lines for the person on stderr, its approvals
 // asked on the terminal — withdrawn when another client answers first — until it ends.
 
-import type { GoalJson } from '../core/goals/goal';
+import { goalCheckOf, type GoalJson } from '../core/goals/goal';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -207,12 +207,19 @@ async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, inpu
     `\n${request.agent !== undefined ? `${terminalSafe(request.agent, { singleLine: true })} asks: ` : ''}${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
       `${terminalSafe(shown)}\n` +
-      (runsIn !== undefined ? `${terminalSafe(runsIn, { singleLine: true })}\n` : ''),
+      (runsIn !== undefined ? `${terminalSafe(runsIn, { singleLine: true })}\n` : '') +
+      goalCheckLine(request.toolCallId),
   );
   const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
   if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
   if (answer === '' || /^(n|no)$/i.test(answer)) return { type: 'reject' };
   return { type: 'reject', message: answer };
+}
+
+/** The host's own run of a goal's verify step (SPEC §21) says so, as the window's card does: which step, and what refusing does. */
+function goalCheckLine(toolCallId: string): string {
+  const check = goalCheckOf(toolCallId);
+  return check === undefined ? '' : `Goal check ${check.step} of ${check.of}: the host runs this to check the goal, as the agent's own commands run. Refuse it and the goal ends blocked: it is never granted without its checks.\n`;
 }
 
 /** Lines of an approval's diff shown on a terminal; a longer one ends with how many more there are. */

@@ -71,7 +71,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const flags = sessionFlagsOf('run', values);
   const goal = flags.goal;
   if (goal !== undefined && printRequest) throw new UsageError('--goal runs to a verdict: it takes no --print-request');
-  if ((flags.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
+  if (flags.verify !== undefined && goal === undefined) throw new UsageError('--verify goes with --goal');
+  if (values.yes === true && goal === undefined && flags.externalAgent === undefined) throw new UsageError('--yes goes with --goal (accepting its draft) or --agent (installing it)');
   if (flags.prompts !== undefined && flags.candidates === undefined) throw new UsageError("--prompt is a candidate's own instruction: it goes with --candidates (a single run's prompt is its words)");
   if (prompt === '' && !printRequest && goal === undefined) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   if (printRequest && (values.detach === true || values.worktree !== undefined)) throw new UsageError('--print-request shows the request and starts no run: it takes no --detach or --worktree');
@@ -124,6 +125,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     for (const m of models) badRequestAsUsage(() => checkedModelSpec(m));
     const agents = repeatedFlag(argv, 'agent');
     const prompts = repeatedFlag(argv, 'prompt');
+    const { agentForRun } = await import('./agent-install');
+    for (const name of new Set(agents)) {
+      const refused = await agentForRun(dataDir, name, { io, yes: values.yes === true, command: 'deepdesk run' });
+      if (refused !== undefined) return refused;
+    }
     return runCandidates({
       count: flags.candidates,
       models,
@@ -145,6 +151,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (printRequest) {
     const { printRequestCommand } = await import('./print-request');
     return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });
+  }
+  if (flags.externalAgent !== undefined) {
+    const { agentForRun } = await import('./agent-install');
+    const refused = await agentForRun(dataDir, flags.externalAgent, { io, yes: values.yes === true, command: 'deepdesk run' });
+    if (refused !== undefined) return refused;
   }
   // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
   const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();

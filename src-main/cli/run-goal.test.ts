@@ -120,6 +120,16 @@ describe('deepdesk run --goal', () => {
     expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a - b');
   }, 120_000);
 
+  it('on a terminal the host’s verify step asks as the goal’s check (step i of n, what refusing does); refused, the goal ends blocked', async () => {
+    script([{ text: 'All tests pass.' }]);
+    const term = onTerminal(['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, '--goal', 'make sum add', '--verify', CHECK]);
+    await waitFor(() => term.screen().includes('Approve?'), 60_000, 'the verify step to ask');
+    expect(term.screen().replace(/\r?\n/g, ' ')).toContain('Goal check 1 of 1: the host runs this to check the goal, as the agent\'s own commands run. Refuse it and the goal ends blocked');
+    term.write('n\r');
+    expect(await term.exited).not.toBe(0);
+    expect(term.screen()).toMatch(/goal blocked/);
+  }, 120_000);
+
   it('an honest fix is achieved in one gate pass, and run exits 0', async () => {
     script([fix('a + b'), { text: 'Fixed sum.' }]);
     const r = await run(['--goal', 'make sum add', '--verify', CHECK]);

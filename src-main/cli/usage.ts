@@ -78,6 +78,9 @@ Commands:
                         list the threads; write one (messages, tool calls, approvals,
                         usage) as JSON lines or a Markdown transcript
   agents [--json]       the agent host's runs: ID  STATE  FOLDER  TITLE
+  agents install NAME [--yes]
+                        install a catalog agent (claude-code, codex, gemini, opencode) at
+                        its pinned version into the data folder, once you confirm
   attach THREAD         follow a run of the agent host and answer its approvals here
                         (Ctrl-C detaches; the run goes on)
   stop THREAD           stop a run of the agent host

@@ -92,4 +92,22 @@ describe("another agent's thread: the run's mode and broker", async () => {
     expect(edited.asked).toEqual([]);
     expect(readFileSync(join(folder, 'deny.txt'), 'utf8')).toBe('landed');
   }, 120_000);
+
+  it.skipIf(!available)('its own commands read as Deepdesk’s: titled by the command line, their output as text (never the JSON it came in), one stopped mid-run not done', async () => {
+    const broker: ApprovalBroker = { decide: async () => ({ type: 'reject' }) };
+    const run = (text: string, signal: AbortSignal, events: AgentEvent[]) =>
+      runner.turn(text, { state: newThreadState('thread-1'), backend, signal, broker, mode: () => 'ask', sandboxAvailable: () => true, emit: (e) => events.push(e), persist: () => undefined });
+    const ran: AgentEvent[] = [];
+    await run('exec {"command":["/bin/bash","-lc","npm test"],"cwd":"/p"} | {"stdout":"2 passing\\n","stderr":"","exit_code":0}', new AbortController().signal, ran);
+    expect(ran.find((e) => e.type === 'tool_call')).toMatchObject({ name: 'execute', args: { command: 'npm test', title: 'Run a command', cwd: '/p' } });
+    expect(ran.find((e) => e.type === 'tool_result')).toMatchObject({ output: '2 passing\nexit 0', isError: false });
+
+    const stopped: AgentEvent[] = [];
+    const stop = new AbortController();
+    const going = run('exec {"command":"sleep 100"} ;; wait 60000', stop.signal, stopped);
+    await expect.poll(() => stopped.some((e) => e.type === 'tool_call'), { timeout: 60_000 }).toBe(true);
+    stop.abort();
+    expect((await going).reason).toBe('aborted');
+    expect(stopped.find((e) => e.type === 'tool_result')).toMatchObject({ output: 'Stopped before it finished.', isError: true });
+  }, 120_000);
 });

@@ -126,8 +126,8 @@ export class ExternalAgentRunner {
           }
           break;
         case 'tool_call': {
-          const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
           const name = toolOfKind(update.kind);
+          const args = argsOfCall(name, update.title, update.rawInput);
           let known = calls.get(update.toolCallId);
           // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
           if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
@@ -214,7 +214,7 @@ export class ExternalAgentRunner {
       if (signal.aborted) return this.aborted(ev);
       const turn = await thread.prompt(text, state.messages.length - 1);
       flush();
-      this.closeOpenCalls(state, ev, calls);
+      this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled');
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
       const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
@@ -225,7 +225,7 @@ export class ExternalAgentRunner {
       return { text: final, reason };
     } catch (err) {
       flush();
-      this.closeOpenCalls(state, ev, calls);
+      this.closeOpenCalls(state, ev, calls, true);
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted) return this.aborted(ev, state, controls);
       this.forget();
@@ -326,15 +326,16 @@ export class ExternalAgentRunner {
         parts.push(`${oldText === undefined ? 'Wrote' : 'Edited'} ${path}`);
       } else if (item.type === 'terminal') parts.push('(ran in the Terminal)');
     }
-    if (parts.length === 0 && update.rawOutput !== undefined && update.rawOutput !== null) parts.push(typeof update.rawOutput === 'string' ? update.rawOutput : JSON.stringify(update.rawOutput));
+    if (parts.length === 0) parts.push(...outputOf(update.rawOutput));
     const output = parts.join('\n') || (isError ? 'failed' : 'done');
     state.messages.push({ role: 'tool', toolCallId: known.call.id, toolName: known.call.name, content: output, ...(isError ? { isError } : {}), ...(change ? { change } : {}) });
     ev({ type: 'tool_result', id: known.call.id, name: known.call.name, output, isError, ...(change ? { change } : {}) });
   }
 
-  /** Calls the agent never reported the end of: closed in the history so it reads whole. */
-  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, { call: ToolCall; done: boolean }>): void {
-    for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, { status: 'completed', content: [] });
+  /** Calls the agent never reported the end of: closed in the history so it reads whole (`stopped`: cut short, not done). */
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, { call: ToolCall; done: boolean }>, stopped: boolean): void {
+    const end = stopped ? { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Stopped before it finished.' } }] } : { status: 'completed', content: [] };
+    for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, end);
   }
 
   private aborted(ev: (body: Record<string, unknown>) => void, state?: ThreadState, controls?: ExternalTurnControls): RunResult {
@@ -352,6 +353,31 @@ export class ExternalAgentRunner {
     ev({ type: 'done', text: '', reason: 'budget' });
     return { text: '', reason: 'budget', error: new Error(message) };
   }
+}
+
+/**
+ * A call's arguments as Deepdesk's own: a command by its line (an argv, `sh -c LINE` or `bash -lc
+ * LINE`, is told as the line), the agent's title kept beside what its input says.
+ */
+function argsOfCall(name: string, title: string, rawInput: unknown): Record<string, unknown> {
+  const input = typeof rawInput === 'object' && rawInput !== null ? (rawInput as Record<string, unknown>) : {};
+  if (name !== 'execute') return { title, ...input };
+  const given = input.command ?? input.cmd;
+  const argv = Array.isArray(given) && given.every((w) => typeof w === 'string') ? (given as string[]) : undefined;
+  const line = typeof given === 'string' ? given : argv === undefined ? undefined : argv.length === 3 && /^(ba|z)?sh$/.test(argv[0]!.split('/').at(-1)!) && /^-l?c$/.test(argv[1]!) ? argv[2] : argv.join(' ');
+  const { command: _command, cmd: _cmd, ...rest } = input;
+  return { ...(line !== undefined ? { command: line } : {}), title, ...rest };
+}
+
+/** What an agent's own run of a tool printed, as text: its output's fields and exit code, never its JSON. */
+function outputOf(raw: unknown): string[] {
+  if (typeof raw === 'string') return raw === '' ? [] : [raw];
+  if (typeof raw !== 'object' || raw === null) return [];
+  const r = raw as Record<string, unknown>;
+  const text = [r.formatted_output, r.aggregated_output, r.output, r.stdout].find((v): v is string => typeof v === 'string');
+  const err = typeof r.stderr === 'string' && r.stderr !== '' && text !== r.stderr ? r.stderr : undefined;
+  const code = r.exit_code ?? r.exitCode;
+  return [...(text !== undefined && text !== '' ? [text.replace(/\n$/, '')] : []), ...(err !== undefined ? [err.replace(/\n$/, '')] : []), ...(typeof code === 'number' ? [`exit ${code}`] : [])];
 }
 
 function argsOf(request: AgentApprovalRequest): Record<string, unknown> {

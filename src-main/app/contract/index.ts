@@ -85,6 +85,8 @@ export const externalAgentSchema = z.object({
   packageName: z.string().optional(),
   version: z.string().optional(),
   installed: z.boolean(),
+  /** Being installed now (by this window or another): not offered again. */
+  installing: z.boolean().optional(),
   command: z.string().optional(),
   reported: z
     .object({ agentName: z.string().optional(), agentVersion: z.string().optional(), capabilities: z.array(z.string()), at: z.string() })
@@ -451,6 +453,8 @@ export const events = {
   'approvals.changed': z.object({ threadId: z.string() }),
   'files.changed': z.object({ paths: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'change', 'unlink', 'addDir', 'unlinkDir']) })) }),
   'memories.changed': z.object({}),
+  /** An install of a known agent goes on (npm's request of the registry, as it comes), or ended (`done`: what happened, in words). */
+  'externalAgents.progress': z.object({ name: z.string(), line: z.string(), done: z.boolean() }),
   ...terminalEvents,
   ...modeEvents,
   'settings.changed': settingsSchema,

@@ -12,7 +12,7 @@ import type { FolderSession } from '../session/folder-session';
 import type { ThreadService } from '../session/thread-service';
 import type { WindowAgents } from './handlers';
 
-export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void }): WindowAgents {
+export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void; progress(name: string, line: string, done: boolean): void }): WindowAgents {
   const { dataDir, session } = options;
   const runners = new Map<string, ExternalAgentRunner>();
   const chosen = new Map<string, string>();
@@ -25,7 +25,7 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       return r ? { reported: r } : {};
     };
     return [
-      ...KNOWN_AGENTS.map((a) => ({ name: a.name, label: a.label, kind: 'known' as const, packageName: a.packageName, version: a.version, installed: installedAgent(dataDir, a) !== undefined, ...report(a.name) })),
+      ...KNOWN_AGENTS.map((a) => ({ name: a.name, label: a.label, kind: 'known' as const, packageName: a.packageName, version: a.version, installed: installedAgent(dataDir, a) !== undefined, installing: installing.has(a.name), ...report(a.name) })),
       ...added.map((a) => ({ name: a.name, label: a.label ?? a.name, kind: 'added' as const, installed: true, command: [a.command, ...a.args].join(' '), ...report(a.name) })),
     ];
   };
@@ -43,15 +43,17 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       'externalAgents.install': async ({ name }) => {
         const known = knownAgent(name);
         if (known === undefined) throw new ContractError(`${name} is not an agent of the catalog`, 'bad_request');
-        const going = installing.get(name) ?? installAgent(dataDir, known);
+        // Minutes for a large agent: the window hears npm's progress and, at the end, what happened.
+        const going = installing.get(name) ?? installAgent(dataDir, known, { progress: (line) => options.progress(name, line, false) });
         installing.set(name, going);
         try {
           await going;
         } catch (err) {
-          throw new ContractError(`${known.label} could not be installed: ${err instanceof Error ? err.message : String(err)}`, 'failed');
-        } finally {
-          installing.delete(name);
+          const why = `${known.label} could not be installed: ${err instanceof Error ? err.message : String(err)}`;
+          if (installing.delete(name)) options.progress(name, why, true);
+          throw new ContractError(why, 'failed');
         }
+        if (installing.delete(name)) options.progress(name, `${known.label} ${known.version} is installed.`, true);
         return list();
       },
       'externalAgents.add': async (agent) => {

@@ -118,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}) };
   const worktrees = worktreeMethods(where);
   // Threads whose agent is another one over ACP (SPEC §22) and Settings › Agents.
-  const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }) });
+  const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }), progress: (name, line, done) => send('externalAgents.progress', { name, line, done }) });
   const services: WindowServices = {
     folder: options.folder, version: options.version ?? '0.0.0', transport: options.transport, env, session, send, overrides: opened.overrides, notices: opened.notices,
     threadTitles: new ThreadStore(db), workspace: watchers.workspace, files: shared.folder,

@@ -26,7 +26,7 @@ import { decide, type CheckedTargets } from '../agent/decision';
 import type { ApprovalMode } from '../agent/permissions/modes';
 import type { ApprovalWhy } from '../agent/permissions/reason';
 import type { PermissionRule } from '../agent/permissions/rules';
-import type { SupervisedProcess } from '../sandbox/supervisor';
+import type { ProcessExit, SupervisedProcess } from '../sandbox/supervisor';
 import { hostToVirtual } from './paths';
 import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall, type RequestShape } from './permission-map';
 import { shellWord } from '../text/shell-quote';
@@ -362,10 +362,24 @@ export class AcpClientSession {
   /** The request's answer, or an error naming the agent's exit (with its log's last lines) or the time out. */
   private async withinExit<T>(request: Promise<T>, timeoutMs: number | undefined, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    // Its last word first (a one-line report shows only that), then the rest of its log's tail.
+    const exitError = (exit: ProcessExit): Error => {
+      const tail = this.process.logTail().trim().split('\n').slice(-8);
+      const last = tail.at(-1)?.trim();
+      const said = last ? `, its last words: "${last}"` : ' without a word on its stderr';
+      return new Error(`${this.options.agent} exited (${exit.signal ?? `code ${exit.code}`}) before answering ${what}${said}. The thread's next message starts it again.${last ? `\n${tail.join('\n')}` : ''}`);
+    };
     const exited = this.process.exited.then((exit) => {
-      throw new Error(`${this.options.agent} ended (${exit.signal ?? `code ${exit.code}`}) before answering ${what}${this.logSuffix()}`);
+      throw exitError(exit);
     });
     exited.catch(() => undefined);
+    // The connection closing (or a write finding no reader) is how its exit shows first: said as the exit once it is known.
+    const said = request.catch(async (err: unknown) => {
+      // An error the agent answered (JSON-RPC's numeric code) is its own, said as it is.
+      if (typeof (err as { code?: unknown } | null)?.code === 'number') throw err;
+      const exit = await Promise.race([this.process.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000).unref())]);
+      throw exit === undefined ? err : exitError(exit);
+    });
     const timedOut =
       timeoutMs === undefined
         ? new Promise<never>(() => undefined)
@@ -373,7 +387,7 @@ export class AcpClientSession {
             timer = setTimeout(() => reject(new Error(`${this.options.agent} did not answer ${what} in ${Math.round(timeoutMs / 1000)} s${this.logSuffix()}`)), timeoutMs);
           });
     try {
-      return await Promise.race([request, exited, timedOut]);
+      return await Promise.race([said, exited, timedOut]);
     } finally {
       clearTimeout(timer);
     }

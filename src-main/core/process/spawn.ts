@@ -116,6 +116,8 @@ export interface RunSpec extends Omit<PipeSpec, 'stdio' | 'detached'> {
   signal?: AbortSignal;
   /** Bytes of stdout and of stderr kept each (default 64 MiB); the rest is dropped and `truncated` set. */
   maxBytes?: number;
+  /** Each piece of stderr as it comes (a long run's progress). */
+  onStderr?(chunk: Buffer): void;
 }
 
 export interface RunResult {
@@ -168,7 +170,10 @@ export function runToEnd(spec: RunSpec): Promise<RunResult> {
     };
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout?.on('data', (d: Buffer) => out.push(d));
-    child.stderr?.on('data', (d: Buffer) => err.push(d));
+    child.stderr?.on('data', (d: Buffer) => {
+      err.push(d);
+      spec.onStderr?.(d);
+    });
     let settled = false;
     const done = (result: RunResult): void => {
       if (settled) return;

@@ -367,29 +367,19 @@ describe('otelTelemetry', () => {
   it('an unreachable collector: the calls return at once, flush and shutdown do not wait for it', async () => {
     const port = await closedLoopbackPort();
     const t = telemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` } });
-    const durations: number[] = [];
-    const timed = <T>(fn: () => T): T => {
-      const start = performance.now();
-      const out = fn();
-      durations.push(performance.now() - start);
-      return out;
-    };
+    // Every call is synchronous (it returns a value, not a promise): none can wait for the network.
     for (let i = 0; i < 300; i++) {
-      const run = timed(() => t.turn(runInfo({ turn: i })));
-      const call = timed(() => run.modelCall(chat()));
-      timed(() => call.end({ usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, durationMs: 1, stopReason: 'stop' }));
-      const tool = timed(() => run.toolCall({ id: `c${i}`, name: 'execute', args: { command: 'ls' } }));
-      timed(() => tool.decided('allow', 'mode'));
-      timed(() => tool.traceparent());
-      timed(() => tool.end({ output: 'ok', isError: false }));
-      timed(() => run.end({ reason: 'completed', text: 'done' }));
+      const run = t.turn(runInfo({ turn: i }));
+      const call = run.modelCall(chat());
+      call.end({ usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, durationMs: 1, stopReason: 'stop' });
+      const tool = run.toolCall({ id: `c${i}`, name: 'execute', args: { command: 'ls' } });
+      tool.decided('allow', 'mode');
+      expect(tool.traceparent()).toMatch(/^00-/);
+      expect(tool.end({ output: 'ok', isError: false })).toBeUndefined();
+      expect(run.end({ reason: 'completed', text: 'done' })).toBeUndefined();
       // Let the batch processor's exports start and fail meanwhile.
       if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
-    durations.sort((a, b) => a - b);
-    // Microseconds each; a slow one (a GC pause on a loaded machine) is still far from any network wait.
-    expect(durations[Math.floor(durations.length / 2)]!).toBeLessThan(1);
-    expect(durations.at(-1)!).toBeLessThan(250);
 
     // A refused connection is enough: neither waits for the exporter's retries, nor for its bound.
     let start = performance.now();

@@ -6,6 +6,8 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { ExternalAgentDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import { useEvent } from '../state/transport-context';
+import { TransportError } from '../transport/errors';
 import { VisibleText } from './VisibleText';
 import { ErrorAlert } from './ErrorText';
 
@@ -53,6 +55,12 @@ export function AgentsSettings(): React.JSX.Element {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [installing, setInstalling] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Each install's latest line: npm's progress while it goes on, then what happened. */
+  const [progress, setProgress] = useState<Readonly<Record<string, { line: string; done: boolean }>>>({});
+  useEvent('externalAgents.progress', ({ name: agent, line, done }) => {
+    setProgress((all) => ({ ...all, [agent]: { line, done } }));
+    if (done) for (const listener of agentListeners) listener();
+  });
   const [name, setName] = useState('');
   const [command, setCommand] = useState('');
 
@@ -64,7 +72,8 @@ export function AgentsSettings(): React.JSX.Element {
       try {
         setList(await api.call('externalAgents.install', { name: agent.name }));
       } catch (err) {
-        setError(err instanceof Error ? err.message : String(err));
+        // An install that failed says so on its row; what is left is a call that never got there.
+        if (!(err instanceof TransportError && err.code === 'failed')) setError(err instanceof Error ? err.message : String(err));
       } finally {
         setInstalling(null);
       }
@@ -134,10 +143,16 @@ export function AgentsSettings(): React.JSX.Element {
                     </button>
                   </div>
                 ) : (
-                  <button type="button" className="btn btn-small" disabled={installing !== null} aria-label={`Install ${agent.label}`} onClick={() => setConfirming(agent.name)}>
-                    {installing === agent.name ? 'Installing…' : 'Install…'}
+                  <button type="button" className="btn btn-small" disabled={installing !== null || agent.installing === true} aria-label={`Install ${agent.label}`} onClick={() => setConfirming(agent.name)}>
+                    {installing === agent.name || agent.installing === true ? 'Installing…' : 'Install…'}
                   </button>
                 )
+              ) : null}
+              {progress[agent.name] ? (
+                <p role="status" className="muted small agents-progress">
+                  {progress[agent.name]!.done ? '' : 'Installing… '}
+                  <VisibleText text={progress[agent.name]!.line} />
+                </p>
               ) : null}
             </li>
           ))}

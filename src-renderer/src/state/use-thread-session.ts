@@ -256,9 +256,15 @@ export function useThreadSession(): ThreadSession {
 
   const select = useCallback((id: string | null) => setThreadId(id), []);
   const creating = useRef<Promise<{ id: string } | undefined> | null>(null);
+  // The thread just made stays the one to give until it is open: its answer comes a render
+  // before the open thread is known, and a message sent in between goes to it, not to another.
+  useEffect(() => {
+    if (threadId !== null) creating.current = null;
+  }, [threadId]);
   const createThread = useCallback(() => {
-    creating.current ??= api.safe('threads.create', {}).finally(() => {
-      creating.current = null;
+    creating.current ??= api.safe('threads.create', {}).then((made) => {
+      if (made === undefined) creating.current = null;
+      return made;
     });
     return creating.current;
   }, [api]);

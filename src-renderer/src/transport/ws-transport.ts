@@ -39,6 +39,11 @@ export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'threads.stop',
   'threads.sendQueuedNow',
   'files.search',
+  // Minutes: npm fetching an agent, git cloning a marketplace, a folder going up to a provider's sandbox.
+  'externalAgents.install',
+  'plugins.addMarketplace',
+  'plugins.install',
+  'sandboxes.runIn',
 ]);
 
 export interface WebSocketTransportOptions {

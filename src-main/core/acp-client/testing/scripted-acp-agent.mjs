@@ -18,6 +18,10 @@
 //   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
+//   die CODE TEXT       writes TEXT to its stderr and exits with CODE (an adapter that dies mid-turn)
+//   exec IN | OUT       a command it runs itself, told as Codex tells it: a tool_call (kind execute,
+//                       title "Run a command", rawInput IN as JSON), then completed with rawOutput OUT
+//                       as JSON; without ` | OUT` it is never told to end
 // Permission options offered: allow_always, allow_once, reject_once (Deepdesk must pick once).
 // `session/load` is offered when SCRIPTED_ACP_LOAD=1.
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -60,6 +64,16 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
+  if (verb === 'die') {
+    process.stderr.write(`${rest.slice(1).join(' ')}\n`);
+    process.exit(Number(rest[0]));
+  }
+  if (verb === 'exec') {
+    const [input, output] = arg.split(' | ');
+    await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: 'Run a command', kind: 'execute', status: 'in_progress', rawInput: JSON.parse(input) } });
+    if (output === undefined) return;
+    return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed', rawOutput: JSON.parse(output) } });
+  }
   if (verb === 'usage') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'usage_update', used: Number(rest[0]), size: Number(rest[1]) } });
   if (verb === 'plan') {
     const entries = arg.split(' | ').map((content, i) => ({ content, status: i === 0 ? 'in_progress' : 'pending', priority: 'medium' }));
