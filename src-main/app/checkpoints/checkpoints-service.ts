@@ -1,11 +1,12 @@
-// Checkpoints for the window (SPEC §6, §8): the Changes region's files, restoring to
-// before a user message (files only, or files and conversation), undoing the latest
-// restore and reverting one file. User messages are named by their ordinal among the
+// Checkpoints for the window (SPEC §6, §8, §24): the Changes region's files and their hunks
+// (who wrote each, the person's Reviewed marks), restoring to before a user message (files
+// only, or files and conversation), undoing the latest restore, reverting one file or hunk. User messages are named by their ordinal among the
 // thread's user messages, which the window knows even for a message it has only just sent.
 // Every restore that changed files is told to the agent on its next request (a note).
 
 import type { PendingNote } from '../../core/agent/notes';
 import { CheckpointHistory, type FileChange } from '../../core/checkpoints/history';
+import type { LineAuthor } from '../../core/checkpoints/hunks';
 import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
@@ -13,7 +14,8 @@ import { restoreNote, type RestoreNoteOptions } from '../../core/agent/restore-n
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';
-import type { ChangedFile, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
+import type { ChangedFile, LineAuthorDto, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
+import type { ThreadStore } from '../threads/thread-store';
 
 export interface UserMessageRef {
   /** Index in the thread's messages. */
@@ -44,6 +46,10 @@ export interface CheckpointsServiceOptions {
   /** A restore, undo or revert changed this thread's checkpoints. */
   onChange: (threadId: string) => void;
   conversation: ThreadConversation;
+  /** The person's Reviewed marks, and the name of a thread's agent when it is another one. */
+  threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed' | 'externalAgent'>;
+  /** The model a thread called last at or before `at` (ISO), when known. */
+  modelAt?: (threadId: string, at: string) => string | undefined;
 }
 
 export class CheckpointsService {
@@ -56,7 +62,8 @@ export class CheckpointsService {
   }
 
   changes(threadId: string): ThreadChanges {
-    const files = this.history.threadChanges(threadId).map(toDto);
+    const reviewed = this.options.threads.reviewedHunks(threadId);
+    const files = this.history.threadChanges(threadId).map((f) => this.toDto(f, reviewed));
     const undo = this.history.undoableRestore(threadId);
     let turn: number | null = null;
     if (undo?.messageIndex != null) {
@@ -113,6 +120,25 @@ export class CheckpointsService {
     return this.report(threadId, outcome);
   }
 
+  /** Puts back one hunk; while the thread runs, once the step going on has ended (never under it). */
+  async revertHunk(threadId: string, path: string, hunkId: string, resolution: Resolution = 'ask'): Promise<RestoreResult> {
+    const outcome = await this.history.revertHunk(threadId, path, hunkId, resolution);
+    if (outcome === null) throw new ContractError('that change is no longer there', 'not_found');
+    this.tell(threadId, outcome, { kind: 'revert', hunk: outcome.hunk });
+    return this.report(threadId, outcome);
+  }
+
+  markReviewed(threadId: string, hunkId: string, reviewed: boolean): void {
+    this.options.threads.markReviewed(threadId, hunkId, reviewed);
+    this.options.onChange(threadId);
+  }
+
+  /** Whether the thread changed files in a way the person has not marked Reviewed (the Agents view says so). */
+  unreviewed(threadId: string): boolean {
+    const reviewed = this.options.threads.reviewedHunks(threadId);
+    return this.history.threadChanges(threadId).some((f) => f.hunks?.some((h) => !reviewed.has(h.id)));
+  }
+
   /** With the thread: its checkpoints, and the content only they kept. */
   deleteThread(threadId: string): void {
     this.history.deleteThread(threadId);
@@ -145,6 +171,21 @@ export class CheckpointsService {
     if (note !== null) this.options.conversation.tell(threadId, note);
   }
 
+  private toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
+    const { hunks, ...file } = f;
+    const author = (a: LineAuthor): LineAuthorDto => {
+      if (a.kind !== 'agent') return { kind: a.kind };
+      const model = this.options.modelAt?.(a.thread, a.at);
+      const agent = this.options.threads.externalAgent(a.thread);
+      return { kind: 'agent', thread: a.thread, ...(model !== undefined ? { model } : {}), ...(agent !== undefined ? { agent } : {}) };
+    };
+    return {
+      ...file,
+      path: toVirtual(f.path),
+      ...(hunks ? { hunks: hunks.map(({ authors, ...h }) => ({ ...h, authors: authors.map(author), reviewed: reviewed.has(h.id) })) } : {}),
+    };
+  }
+
   private report(threadId: string, outcome: RestoreOutcome | null): RestoreResult {
     if (outcome === null) return { applied: true, restored: 0, conflicts: [], skipped: [] };
     if (outcome.applied) this.options.onChange(threadId);
@@ -159,9 +200,6 @@ export class CheckpointsService {
   }
 }
 
-function toDto(f: FileChange): ChangedFile {
-  return { ...f, path: toVirtual(f.path) };
-}
 
 function firstLine(text: string): string {
   return (text.trim().split('\n')[0] ?? '').trim();

@@ -90,6 +90,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       putBack: (threadId, checkpointId) => threads.putBack(threadId, checkpointId),
       rewinds: (threadId) => threads.rewinds(threadId),
     },
+    threads: new ThreadStore(db),
+    modelAt: (threadId, at) => {
+      const calls = session.audit.ledger.calls(threadId);
+      return (calls.findLast((c) => c.at <= at) ?? calls[0])?.model;
+    },
   });
   checkpoints.collectGarbage();
 

@@ -326,6 +326,17 @@ export class CheckpointStore {
     return this.s.entriesOf.all(checkpoint.seq).map(fromEntryRow);
   }
 
+  /** Every recorded change of one path of `folder` from checkpoint `fromSeq` to `toSeq`, in order: any thread's, the person's, restores. */
+  changesOfPath(folder: string, rel: string, fromSeq: number, toSeq: number): Array<{ checkpoint: Checkpoint; entry: CheckpointEntry }> {
+    return this.db
+      .prepare<[number, number, number, string], CheckpointRow & EntryRow>(
+        `SELECT e.*, c.*, f.path AS folder FROM checkpoints c JOIN folders f ON f.id = c.folder_id JOIN entries e ON e.checkpoint_seq = c.seq
+         WHERE c.folder_id = ? AND c.seq BETWEEN ? AND ? AND e.path = ? ORDER BY c.seq`,
+      )
+      .all(this.folderId(folder), fromSeq, toSeq, rel)
+      .map((row) => ({ checkpoint: fromCheckpointRow(row), entry: fromEntryRow({ ...row, path: rel }) }));
+  }
+
   setLineCounts(checkpoint: Checkpoint, rel: string, added: number, removed: number): void {
     this.s.setCounts.run(added, removed, checkpoint.seq, rel);
   }
