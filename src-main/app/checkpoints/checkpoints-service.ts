@@ -133,12 +133,6 @@ export class CheckpointsService {
     this.options.onChange(threadId);
   }
 
-  /** Whether the thread changed files in a way the person has not marked Reviewed (the Agents view says so). */
-  unreviewed(threadId: string): boolean {
-    const reviewed = this.options.threads.reviewedHunks(threadId);
-    return this.history.threadChanges(threadId).some((f) => f.hunks?.some((h) => !reviewed.has(h.id)));
-  }
-
   /** With the thread: its checkpoints, and the content only they kept. */
   deleteThread(threadId: string): void {
     this.history.deleteThread(threadId);

@@ -99,6 +99,11 @@ export class CheckpointHistory {
     return out;
   }
 
+  /** Whether the thread changed a text file by a hunk not in `reviewed` (the Agents view says so). */
+  hasUnreviewed(threadId: string, reviewed: ReadonlySet<string>): boolean {
+    return this.threadChanges(threadId).some((f) => f.hunks?.some((h) => !reviewed.has(h.id)));
+  }
+
   /**
    * Puts back one hunk (`hunkId`, as threadChanges gave it) of what the thread changed in
    * `rel`, between the thread's steps: a step going on ends first, and none starts meanwhile.
