@@ -6,7 +6,6 @@
 
 import type { PendingNote } from '../../core/agent/notes';
 import { CheckpointHistory, type FileChange } from '../../core/checkpoints/history';
-import type { LineAuthor } from '../../core/checkpoints/hunks';
 import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
@@ -14,7 +13,7 @@ import { restoreNote, type RestoreNoteOptions } from '../../core/agent/restore-n
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';
-import type { ChangedFile, LineAuthorDto, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
+import type { ChangedFile, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
 import type { ThreadStore } from '../threads/thread-store';
 
 export interface UserMessageRef {
@@ -46,10 +45,8 @@ export interface CheckpointsServiceOptions {
   /** A restore, undo or revert changed this thread's checkpoints. */
   onChange: (threadId: string) => void;
   conversation: ThreadConversation;
-  /** The person's Reviewed marks, and the name of a thread's agent when it is another one. */
-  threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed' | 'externalAgent'>;
-  /** The model a thread called last at or before `at` (ISO), when known. */
-  modelAt?: (threadId: string, at: string) => string | undefined;
+  /** The person's Reviewed marks, kept with the thread. */
+  threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed'>;
 }
 
 export class CheckpointsService {
@@ -63,7 +60,7 @@ export class CheckpointsService {
 
   changes(threadId: string): ThreadChanges {
     const reviewed = this.options.threads.reviewedHunks(threadId);
-    const files = this.history.threadChanges(threadId).map((f) => this.toDto(f, reviewed));
+    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed));
     const undo = this.history.undoableRestore(threadId);
     let turn: number | null = null;
     if (undo?.messageIndex != null) {
@@ -165,21 +162,6 @@ export class CheckpointsService {
     if (note !== null) this.options.conversation.tell(threadId, note);
   }
 
-  private toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
-    const { hunks, ...file } = f;
-    const author = (a: LineAuthor): LineAuthorDto => {
-      if (a.kind !== 'agent') return { kind: a.kind };
-      const model = this.options.modelAt?.(a.thread, a.at);
-      const agent = this.options.threads.externalAgent(a.thread);
-      return { kind: 'agent', thread: a.thread, ...(model !== undefined ? { model } : {}), ...(agent !== undefined ? { agent } : {}) };
-    };
-    return {
-      ...file,
-      path: toVirtual(f.path),
-      ...(hunks ? { hunks: hunks.map(({ authors, ...h }) => ({ ...h, authors: authors.map(author), reviewed: reviewed.has(h.id) })) } : {}),
-    };
-  }
-
   private report(threadId: string, outcome: RestoreOutcome | null): RestoreResult {
     if (outcome === null) return { applied: true, restored: 0, conflicts: [], skipped: [] };
     if (outcome.applied) this.options.onChange(threadId);
@@ -194,6 +176,11 @@ export class CheckpointsService {
   }
 }
 
+
+function toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
+  const { hunks, ...file } = f;
+  return { ...file, path: toVirtual(f.path), ...(hunks ? { hunks: hunks.map((h) => ({ ...h, reviewed: reviewed.has(h.id) })) } : {}) };
+}
 
 function firstLine(text: string): string {
   return (text.trim().split('\n')[0] ?? '').trim();

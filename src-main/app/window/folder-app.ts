@@ -91,10 +91,6 @@ export async function createApp(options: AppOptions): Promise<App> {
       rewinds: (threadId) => threads.rewinds(threadId),
     },
     threads: new ThreadStore(db),
-    modelAt: (threadId, at) => {
-      const calls = session.audit.ledger.calls(threadId);
-      return (calls.findLast((c) => c.at <= at) ?? calls[0])?.model;
-    },
   });
   checkpoints.collectGarbage();
 

@@ -3,7 +3,8 @@
 // message, one file, undoing a restore), deleting a thread's history and the size bound.
 
 import { changeHunks, unifiedHunks } from '../text/unified-diff';
-import { authorOf, reviewHunks, withHunkReverted, type ReviewHunk } from './hunks';
+import { reviewHunks, withHunkReverted, type ReviewHunk } from './hunks';
+import { lineAuthors } from './line-authors';
 import { recorderFor } from './recorder';
 import { restoreCheckpoints, type RestoreOutcome, type RestoreRequest, type Resolution } from './restore';
 import type { CheckpointStore } from './store';
@@ -93,7 +94,7 @@ export class CheckpointHistory {
       // The texts go along while they fit in the budget; past it the window shows counts only.
       const fits = !binary && before.length + after.length <= budget;
       if (fits) budget -= before.length + after.length;
-      const hunks = fits && type === 'f' ? this.hunksOf(p, net, before, after) : undefined;
+      const hunks = fits && type === 'f' ? this.hunksOf(threadId, p, net, before, after) : undefined;
       out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}), ...(hunks ? { hunks } : {}) });
     }
     return out;
@@ -118,7 +119,7 @@ export class CheckpointHistory {
       const net = this.netOfThread(threadId, clean).get(clean);
       const before = net ? this.text(net.first) : null;
       const after = net ? this.text(net.last) : null;
-      const hunk = net && net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(clean, net, before, after).find((h) => h.id === hunkId) : undefined;
+      const hunk = net && net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(threadId, clean, net, before, after).find((h) => h.id === hunkId) : undefined;
       if (!net || !hunk) return null;
       const was = net.first === null ? Buffer.alloc(0) : this.store.blob(net.first.hash)!;
       const now = this.store.blob(net.last!.hash)!;
@@ -226,14 +227,11 @@ export class CheckpointHistory {
     return byPath;
   }
 
-  /** The hunks of the thread's change of a text file, each with who wrote it along the folder's log of the path. */
-  private hunksOf(rel: string, net: NetOfThread, before: string, after: string): ReviewHunk[] {
-    const steps = this.store.changesOfPath(net.folder, rel, net.firstSeq, net.lastSeq).map(({ checkpoint, entry }) => ({
-      by: authorOf(checkpoint),
-      before: this.text(entry.before) ?? '',
-      after: this.text(entry.after) ?? '',
-    }));
-    return reviewHunks(rel, before, after, steps);
+  /** The hunks of the thread's change of a text file, each with who wrote it (a hunk that only removes lines: the thread). */
+  private hunksOf(threadId: string, rel: string, net: NetOfThread, before: string, after: string): ReviewHunk[] {
+    const authors = net.last === null ? [] : lineAuthors(this.store, net.folder, rel, this.store.blob(net.last.hash) ?? Buffer.from(after));
+    const model = this.store.threadModel(threadId);
+    return reviewHunks(rel, before, after, authors, { kind: 'agent', thread: threadId, ...(model !== undefined ? { model } : {}) });
   }
 
   private threadCheckpoints(threadId: string): Checkpoint[] {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { restoreNote } from '../agent/restore-note';
 import { CheckpointHistory } from './history';
 import { recorderFor, type CheckpointRecorder, type StepInfo } from './recorder';
 import { CheckpointStore } from './store';
@@ -32,7 +33,7 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const info = (threadId: string): StepInfo => ({ threadId, messageIndex: 0, messageLine: 'do it', tool: 'execute' });
+const info = (threadId: string): StepInfo => ({ threadId, messageIndex: 0, messageLine: 'do it', tool: 'execute', model: threadId === 't1' ? 'm1' : 'm2' });
 const p = (rel: string): string => path.join(root, rel);
 const modeOf = (rel: string): number => fs.statSync(p(rel)).mode & 0o777;
 const binary = Buffer.from([0, 1, 2, 255, 254, 0, 10, 13, 10, 0x89, 0x50]);
@@ -63,7 +64,7 @@ describe('per-hunk review of a thread’s changes', () => {
       ['-two\r', '+TWO\r'],
       ['-six\r', '+SIX\r'],
     ]);
-    expect(hunks[0]!.authors).toEqual([{ kind: 'agent', thread: 't1', at: expect.any(String) }]);
+    expect(hunks[0]!.authors).toEqual([{ kind: 'agent', thread: 't1', model: 'm1' }]);
     expect(history.threadChanges('t1').find((f) => f.path === 'bin.dat')?.hunks).toBeUndefined();
 
     const outcome = await history.revertHunk('t1', '/crlf.txt', hunks[0]!.id, 'ask');
@@ -76,6 +77,10 @@ describe('per-hunk review of a thread’s changes', () => {
     expect(outcome?.checkpoint?.kind).toBe('restore');
     expect(history.undoableRestore('t1')?.id).toBe(outcome?.checkpoint?.id);
     expect(hunksOf('t1', 'crlf.txt').map((h) => h.id)).toEqual([hunks[1]!.id]);
+    // The agent is told which lines went back.
+    const note = restoreNote(history, outcome!, { kind: 'revert', hunk: outcome!.hunk });
+    expect(note?.text).toContain('The person reverted one change this thread\'s agent made to /crlf.txt');
+    expect(note?.text).toContain('-TWO\r\n+two\r');
 
     // The person edits elsewhere in the file: the other hunk still goes back, their line stays.
     fs.writeFileSync(p('crlf.txt'), 'one\r\ntwo\r\nTHREE (mine)\r\nfour\r\nfive\r\nSIX\r\nseven\r\n');
@@ -110,9 +115,12 @@ describe('per-hunk review of a thread’s changes', () => {
     expect(by).toEqual([
       { lines: ['+agent one'], authors: ['t1'] },
       { lines: ['+mine'], authors: ['person'] },
-      // Its added line is the other thread's, the last line's removal this thread's.
-      { lines: ['+other thread'], authors: ['t2', 't1'] },
+      { lines: ['+other thread'], authors: ['t2'] },
     ]);
+    // A hunk that only removes lines is the thread's.
+    fs.writeFileSync(p('g.txt'), 'a\nb\nc\n');
+    await agentWrites('t1', 'g.txt', 'a\nc\n');
+    expect(hunksOf('t1', 'g.txt').map((h) => h.authors)).toEqual([[{ kind: 'agent', thread: 't1', model: 'm1' }]]);
   });
 
   it('waits for the thread’s step going on to end, and its next step waits for the revert', async () => {

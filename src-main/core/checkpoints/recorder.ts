@@ -34,6 +34,7 @@ export interface StepInfo {
   messageLine: string;
   toolCallId?: string;
   tool?: string;
+  model?: string;
 }
 
 /**
@@ -309,7 +310,7 @@ export class CheckpointRecorder {
         folder: this.root,
         blobs: scan.result.blobs,
         manifest: writes,
-        checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes: own }],
+        checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, model: info.model ?? null, changes: own }],
       });
       running.settled = { changes: own, ...(checkpoint ? { checkpoint } : {}) };
     } catch {
@@ -480,6 +481,7 @@ export class CheckpointRecorder {
           messageLine: info.messageLine,
           toolCallId: info.toolCallId ?? null,
           tool: info.tool ?? null,
+          model: info.model ?? null,
           // A process without a write layer ran: what it changed cannot be told from what others did meanwhile.
           unattributed: running.blind,
           changes,
