@@ -54,7 +54,7 @@ export function restoreNote(history: CheckpointHistory, outcome: RestoreOutcome,
   } else if (kind === 'revert' && options.hunk) {
     const h = options.hunk;
     head = `The person reverted one change this thread's agent made to ${files.map((f) => f.path).join(', ')}: the lines below are back as they were before it (at line ${h.newStart}; '-' the agent's lines taken out, '+' the earlier lines put back).`;
-    const shown = h.lines.filter((l) => !l.startsWith('\\')).map((l) => (l.startsWith('+') ? '-' : '+') + l.slice(1));
+    const shown = [...h.lines.filter((l) => l.startsWith('+')).map((l) => '-' + l.slice(1)), ...h.lines.filter((l) => l.startsWith('-')).map((l) => '+' + l.slice(1))];
     head += `\n${shown.slice(0, HUNK_LINES).join('\n')}${shown.length > HUNK_LINES ? `\n… and ${shown.length - HUNK_LINES} more lines` : ''}`;
     short = 'Reverted a change';
   } else if (kind === 'revert') {
