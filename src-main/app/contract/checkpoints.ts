@@ -4,6 +4,7 @@
 // No Node imports: the renderer bundles it.
 
 import { z } from 'zod';
+import { hunkSchema } from './agent-events';
 
 const threadRef = z.object({ threadId: z.string().min(1) });
 
@@ -21,16 +22,7 @@ export const lineAuthorSchema = z.object({
 export type LineAuthorDto = z.infer<typeof lineAuthorSchema>;
 
 /** One hunk of a file's change (no context lines: '-' removed, '+' added, '\\' no newline at the end), with who wrote it and the person's Reviewed mark. */
-export const reviewHunkSchema = z.object({
-  id: z.string(),
-  oldStart: z.number(),
-  oldLines: z.number(),
-  newStart: z.number(),
-  newLines: z.number(),
-  lines: z.array(z.string()),
-  authors: z.array(lineAuthorSchema),
-  reviewed: z.boolean(),
-});
+export const reviewHunkSchema = hunkSchema.extend({ id: z.string(), authors: z.array(lineAuthorSchema), reviewed: z.boolean() });
 export type ReviewHunkDto = z.infer<typeof reviewHunkSchema>;
 
 export const changedFileSchema = z.object({

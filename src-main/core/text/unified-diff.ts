@@ -10,7 +10,7 @@ export interface TextHunk {
   oldLines: number;
   newStart: number;
   newLines: number;
-  /** '-' removed, '+' added; '\' notes a last line without a newline. Line ends other than '\n' stay in the text ('\r'). */
+  /** ' ' context, '-' removed, '+' added; '\' notes a last line without a newline. Line ends other than '\n' stay in the text ('\r'). */
   lines: string[];
 }
 
