@@ -1,6 +1,6 @@
-// Checkpoints for the window (SPEC §6, §8): the Changes region's files, restoring to
-// before a user message (files only, or files and conversation), undoing the latest
-// restore and reverting one file. User messages are named by their ordinal among the
+// Checkpoints for the window (SPEC §6, §8, §24): the Changes region's files and their hunks
+// (who wrote each, the person's Reviewed marks), restoring to before a user message (files
+// only, or files and conversation), undoing the latest restore, reverting one file or hunk. User messages are named by their ordinal among the
 // thread's user messages, which the window knows even for a message it has only just sent.
 // Every restore that changed files is told to the agent on its next request (a note).
 
@@ -14,6 +14,7 @@ import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';
 import type { ChangedFile, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
+import type { ThreadStore } from '../threads/thread-store';
 
 export interface UserMessageRef {
   /** Index in the thread's messages. */
@@ -44,6 +45,8 @@ export interface CheckpointsServiceOptions {
   /** A restore, undo or revert changed this thread's checkpoints. */
   onChange: (threadId: string) => void;
   conversation: ThreadConversation;
+  /** The person's Reviewed marks, kept with the thread. */
+  threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed'>;
 }
 
 export class CheckpointsService {
@@ -56,7 +59,8 @@ export class CheckpointsService {
   }
 
   changes(threadId: string): ThreadChanges {
-    const files = this.history.threadChanges(threadId).map(toDto);
+    const reviewed = this.options.threads.reviewedHunks(threadId);
+    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed));
     const undo = this.history.undoableRestore(threadId);
     let turn: number | null = null;
     if (undo?.messageIndex != null) {
@@ -113,6 +117,19 @@ export class CheckpointsService {
     return this.report(threadId, outcome);
   }
 
+  /** Puts back one hunk; while the thread runs, once the step going on has ended (never under it). */
+  async revertHunk(threadId: string, path: string, hunkId: string, resolution: Resolution = 'ask'): Promise<RestoreResult> {
+    const outcome = await this.history.revertHunk(threadId, path, hunkId, resolution);
+    if (outcome === null) throw new ContractError('that change is no longer there', 'not_found');
+    this.tell(threadId, outcome, { kind: 'revert', hunk: outcome.hunk });
+    return this.report(threadId, outcome);
+  }
+
+  markReviewed(threadId: string, hunkId: string, reviewed: boolean): void {
+    this.options.threads.markReviewed(threadId, hunkId, reviewed);
+    this.options.onChange(threadId);
+  }
+
   /** With the thread: its checkpoints, and the content only they kept. */
   deleteThread(threadId: string): void {
     this.history.deleteThread(threadId);
@@ -159,8 +176,10 @@ export class CheckpointsService {
   }
 }
 
-function toDto(f: FileChange): ChangedFile {
-  return { ...f, path: toVirtual(f.path) };
+
+function toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
+  const { hunks, ...file } = f;
+  return { ...file, path: toVirtual(f.path), ...(hunks ? { hunks: hunks.map((h) => ({ ...h, reviewed: reviewed.has(h.id) })) } : {}) };
 }
 
 function firstLine(text: string): string {

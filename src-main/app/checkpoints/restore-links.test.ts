@@ -34,7 +34,7 @@ const conversation = { tell: () => undefined, rewindBlocker: () => null, rewind:
 
 describe('the window’s restore and a link in a parent folder', () => {
   it('lists the path as a conflict that is never restored, asked or taken', async () => {
-    const options = { store, folder: root, userMessages: () => [{ index: 0, text: 'write a hook' }], onChange: () => undefined, conversation };
+    const options = { store, folder: root, userMessages: () => [{ index: 0, text: 'write a hook' }], onChange: () => undefined, conversation, threads: { reviewedHunks: () => new Set<string>(), markReviewed: () => undefined } };
     const service = new CheckpointsService(options as ConstructorParameters<typeof CheckpointsService>[0]);
     const hook = path.join(root, 'x', 'post-checkout');
     const info = { threadId: 't', messageIndex: 0, messageLine: 'write a hook', tool: 'execute' };

@@ -20,11 +20,14 @@ export const usageSchema = z.strictObject({
 });
 export type UsageTotals = z.infer<typeof usageSchema>;
 
+/** A hunk of a unified diff: where it starts in each version, and its ' ', '-', '+' lines. */
+export const hunkSchema = z.strictObject({ oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(z.string()) });
+
 /** What a write or edit did to its file: created or not, and the hunks with the file's real line numbers. */
 export const fileChangeSchema = z.strictObject({
   path: z.string(),
   created: z.boolean(),
-  hunks: z.array(z.strictObject({ oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(z.string()) })),
+  hunks: z.array(hunkSchema),
   added: z.number(),
   removed: z.number(),
   truncated: z.boolean().optional(),

@@ -50,6 +50,8 @@ export const agentSchema = z.object({
   goalState: z.enum(GOAL_STATES).optional(),
   /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
   agent: z.string().optional(),
+  /** The thread changed files in hunks the person has not marked Reviewed (SPEC §24). */
+  unreviewed: z.boolean().optional(),
   /**
    * Set when the thread is one of a set of candidates (SPEC §21, `run --candidates N`): the view shows the set as one item,
    * each candidate by its number (`index` + 1) and its model (absent: Settings' model, or the agent's own).

@@ -4,12 +4,26 @@
 // No Node imports: the renderer bundles it.
 
 import { z } from 'zod';
+import { hunkSchema } from './agent-events';
 
 const threadRef = z.object({ threadId: z.string().min(1) });
 
 /** What to do with files the person changed after the agent: ask (report them, change nothing), keep theirs, or restore anyway. */
 export const resolutionSchema = z.enum(['ask', 'keep-mine', 'take-restore']);
 export type ResolutionDto = z.infer<typeof resolutionSchema>;
+
+/** Who wrote a line or a hunk (SPEC §24): a thread's agent (its model, and its name when another agent), the person, or nobody known. */
+export const lineAuthorSchema = z.object({
+  kind: z.enum(['agent', 'person', 'unknown']),
+  thread: z.string().optional(),
+  model: z.string().optional(),
+  agent: z.string().optional(),
+});
+export type LineAuthorDto = z.infer<typeof lineAuthorSchema>;
+
+/** One hunk of a file's change (no context lines: '-' removed, '+' added, '\\' no newline at the end), with who wrote it and the person's Reviewed mark. */
+export const reviewHunkSchema = hunkSchema.extend({ id: z.string(), authors: z.array(lineAuthorSchema), reviewed: z.boolean() });
+export type ReviewHunkDto = z.infer<typeof reviewHunkSchema>;
 
 export const changedFileSchema = z.object({
   /** Virtual path, e.g. `/src/a.ts`. */
@@ -22,6 +36,8 @@ export const changedFileSchema = z.object({
   binary: z.boolean(),
   before: z.string().optional(),
   after: z.string().optional(),
+  /** A text file's change by hunks (with its texts). */
+  hunks: z.array(reviewHunkSchema).optional(),
 });
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 
@@ -68,6 +84,10 @@ export const checkpointMethods = {
   'checkpoints.rewindToMessage': { params: threadRef.extend({ turn: z.number().int().min(0), ...resolution }), result: rewindResultSchema },
   'checkpoints.undoRestore': { params: threadRef.extend({ checkpointId: z.string().min(1), ...resolution }), result: restoreResultSchema },
   'checkpoints.revertFile': { params: threadRef.extend({ path: z.string().min(1), ...resolution }), result: restoreResultSchema },
+  /** Puts back one hunk (its id from `checkpoints.changes`); asked while the thread runs, it waits for the step going on to end. */
+  'checkpoints.revertHunk': { params: threadRef.extend({ path: z.string().min(1), hunkId: z.string().min(1), ...resolution }), result: restoreResultSchema },
+  /** The Reviewed mark of one hunk (Keep sets it), kept with the thread. */
+  'checkpoints.markReviewed': { params: threadRef.extend({ hunkId: z.string().min(1), reviewed: z.boolean() }), result: z.object({ ok: z.literal(true) }) },
 } as const;
 
 export const checkpointEvents = {

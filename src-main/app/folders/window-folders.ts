@@ -27,6 +27,8 @@ import { notApplicableUpdates, updateMethods, type UpdateService } from '../base
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from '../places/folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from '../places/recent-folders';
 import { AgentBoard } from '../session/agent-board';
+import { CheckpointStore } from '../../core/checkpoints/store';
+import { CheckpointHistory } from '../../core/checkpoints/history';
 import { CandidateRecords } from '../threads/candidate-records';
 import { ThreadStore } from '../threads/thread-store';
 import { RunRecords } from '../threads/run-records';
@@ -65,8 +67,12 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   // settings.json is read again only when it changed on disk. The ledger is only read here.
   const settings = new SettingsService(dataDir, NO_SECRETS);
   const ledger = ledgerReader(db, ...ledgerPrices(() => settings.raw()));
+  const threads = new ThreadStore(db);
+  const checkpoints = CheckpointStore.open(dataDir);
+  const history = new CheckpointHistory(checkpoints);
   const board = new AgentBoard(db, {
     costOf: (threadId) => ledger.threadCost(threadId),
+    unreviewedOf: (threadId) => history.hasUnreviewed(threadId, threads.reviewedHunks(threadId)),
     worktreeOf: (folder) => {
       const record = worktrees.byFolder(folder);
       return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };
@@ -77,7 +83,6 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
     },
   });
   const members = new CandidateRecords(db);
-  const threads = new ThreadStore(db);
   const runs = new RunRecords(db);
   /** A candidate's worktree, by its thread's folder. */
   const worktreeOfThread = (threadId: string) => {
@@ -115,6 +120,7 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
       board.close();
       settings.close();
       worktrees.close();
+      checkpoints.close();
       db.close();
     },
   };

@@ -1,6 +1,6 @@
 // The Agents view's list from the run records (real SQLite): what is shown, in what order,
 // runs of a process that died shown as failed, and a finished run gone once its thread is opened.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -11,6 +11,9 @@ import { openDatabase } from '../../core/backends/store/store';
 import { ThreadStore } from '../threads/thread-store';
 import { AgentBoard } from './agent-board';
 import { RunRecords } from '../threads/run-records';
+import { CheckpointHistory } from '../../core/checkpoints/history';
+import { recorderFor } from '../../core/checkpoints/recorder';
+import { CheckpointStore } from '../../core/checkpoints/store';
 
 let dir: string;
 let db: Database.Database;
@@ -29,6 +32,30 @@ function thread(id: string, title: string, folder: string): void {
 }
 
 describe('the Agents view’s list', () => {
+  it('says a thread has unreviewed changes until the person marks each of its hunks Reviewed (SPEC §24)', async () => {
+    const folder = join(realpathSync(dir), 'project');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'one\ntwo\nthree\nfour\nfive\n');
+    const checkpoints = CheckpointStore.open(dir);
+    const recorder = recorderFor(checkpoints, folder);
+    await recorder.prepareBaseline();
+    await recorder.step({ threadId: 't', messageIndex: 0, messageLine: 'edit', tool: 'write_file' }, ['a.txt'], async () => writeFileSync(join(folder, 'a.txt'), 'ONE\ntwo\nthree\nfour\nFIVE\n'));
+    thread('t', 'Edits', folder);
+    new RunRecords(db).start('t', folder, process.pid);
+    const threads = new ThreadStore(db);
+    const history = new CheckpointHistory(checkpoints);
+    const board = new AgentBoard(db, { unreviewedOf: (threadId) => history.hasUnreviewed(threadId, threads.reviewedHunks(threadId)) });
+    expect(board.list()[0]?.unreviewed).toBe(true);
+    const [first, second] = history.threadChanges('t')[0]!.hunks!;
+    threads.markReviewed('t', first!.id, true);
+    expect(board.list()[0]?.unreviewed).toBe(true);
+    threads.markReviewed('t', second!.id, true);
+    expect(board.list()[0]?.unreviewed).toBeUndefined();
+    // Kept with the thread: another connection reads the same marks.
+    expect(new ThreadStore(db).reviewedHunks('t')).toEqual(new Set([first!.id, second!.id]));
+    checkpoints.close();
+  });
+
   it('shows a thread’s cost as the ledger prices it now (a price set after its calls reaches them), not the cost its state last saved', () => {
     const state = newThreadState('t');
     new ThreadStore(db).save({ ...state, usage: { ...state.usage, costUsd: 0 } }, { folder: '/p', title: 'Priced later' });

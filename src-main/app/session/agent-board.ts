@@ -41,6 +41,8 @@ export interface AgentBoardOptions {
   sandboxOf?: (folder: string) => SandboxPlaceDto | undefined;
   /** What a thread's calls cost at the prices known now (the ledger's; null: none priced), or undefined when the ledger has none of its calls: then the cost its state last saved. */
   costOf?: (threadId: string) => number | null | undefined;
+  /** Whether the thread changed files in hunks the person has not marked Reviewed (SPEC §24). */
+  unreviewedOf?: (threadId: string) => boolean;
   pollMs?: number;
 }
 
@@ -73,10 +75,10 @@ export class AgentBoard {
     this.threads = new ThreadStore(db);
     this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state, json_extract(state_json, '$.externalAgent.label') AS agent FROM threads WHERE id = ?`);
     // Over the rows the view shows only (the table keeps every thread's latest run): a row that
-    // changes state, starts or is seen changes it.
+    // changes state, starts or is seen changes it; so does a Reviewed mark.
     this.signature = db.prepare(
-      `SELECT group_concat(thread_id || ':' || state || ':' || started_at || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') AS sig FROM host_runs
-       WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at`,
+      `SELECT ifnull((SELECT group_concat(thread_id || ':' || state || ':' || started_at || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') FROM host_runs
+       WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at), '') || ';' || (SELECT count(*) FROM thread_reviewed_hunks) AS sig`,
     );
   }
 
@@ -154,6 +156,7 @@ export class AgentBoard {
       // A goal its failed run left `paused` is not said beside `Failed` (as if it went on): the run's failure is its state.
       ...(thread.goal_state !== null && isGoalState(thread.goal_state) && !(state === 'failed' && thread.goal_state === 'paused') ? { goalState: thread.goal_state } : {}),
       ...(typeof thread.agent === 'string' && thread.agent !== '' ? { agent: thread.agent } : {}),
+      ...(this.options.unreviewedOf?.(record.threadId) === true ? { unreviewed: true } : {}),
       ...(member !== undefined ? { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal, ...(member.model !== null ? { model: member.model } : {}) } } : {}),
     };
   }

@@ -119,6 +119,19 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE threads ADD COLUMN source_json TEXT');
     },
   },
+  {
+    // The hunks of a thread's changes the person marked Reviewed (or kept) in Changes (SPEC §24), by their id.
+    id: 'threads-008-reviewed-hunks',
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS thread_reviewed_hunks (
+          thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+          hunk_id TEXT NOT NULL,
+          PRIMARY KEY (thread_id, hunk_id)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 /** Where a thread came from, when not the window: told in the thread list, its header, its messages' author and its export. */
@@ -272,6 +285,10 @@ export class ThreadStore {
         rewinds: () => db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
         deleteRewind: () => db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
         deleteRewinds: () => db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
+        reviewed: () => db.prepare<[string], string>('SELECT hunk_id FROM thread_reviewed_hunks WHERE thread_id = ?').pluck(),
+        markReviewed: () => db.prepare('INSERT OR IGNORE INTO thread_reviewed_hunks (thread_id, hunk_id) VALUES (?, ?)'),
+        unmarkReviewed: () => db.prepare('DELETE FROM thread_reviewed_hunks WHERE thread_id = ? AND hunk_id = ?'),
+        deleteReviewed: () => db.prepare('DELETE FROM thread_reviewed_hunks WHERE thread_id = ?'),
         goalsIn: () => db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
         setGoal: () => db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
         goalOf: () => db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
@@ -560,8 +577,19 @@ export class ThreadStore {
       this.stmts.deleteFiles.run(id);
       this.stmts.deleteNotes.run(id);
       this.stmts.deleteRewinds.run(id);
+      this.stmts.deleteReviewed.run(id);
       return this.stmts.delete.run(id).changes > 0;
     })();
+  }
+
+  /** The ids of the hunks of the thread's changes the person marked Reviewed. */
+  reviewedHunks(threadId: string): Set<string> {
+    return new Set(this.stmts.reviewed.all(threadId));
+  }
+
+  /** Marks a hunk of the thread's changes Reviewed, or not (the thread must exist). */
+  markReviewed(threadId: string, hunkId: string, reviewed: boolean): void {
+    (reviewed ? this.stmts.markReviewed : this.stmts.unmarkReviewed).run(threadId, hunkId);
   }
 
   /** Keeps a note for the thread's next model request (the thread must exist). */

@@ -90,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       putBack: (threadId, checkpointId) => threads.putBack(threadId, checkpointId),
       rewinds: (threadId) => threads.rewinds(threadId),
     },
+    threads: new ThreadStore(db),
   });
   checkpoints.collectGarbage();
 

@@ -116,5 +116,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
     'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
     'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
+    'checkpoints.revertHunk': ({ threadId, path, hunkId, resolution }) => checkpoints.revertHunk(threadId, path, hunkId, resolution),
+    'checkpoints.markReviewed': async ({ threadId, hunkId, reviewed }) => (checkpoints.markReviewed(threadId, hunkId, reviewed), ok),
   };
 }

@@ -5,6 +5,7 @@
 
 import type { PendingNote } from './notes';
 import type { CheckpointHistory } from '../checkpoints/history';
+import type { TextHunk } from '../text/unified-diff';
 import type { RestoreOutcome } from '../checkpoints/restore';
 import { toVirtual, type CheckpointEntry } from '../checkpoints/types';
 
@@ -15,7 +16,12 @@ export interface RestoreNoteOptions {
   kind?: RestoreNoteKind;
   /** What happened to the conversation with it (the window's "files and conversation"). */
   conversation?: 'rewound' | 'put-back' | 'not-put-back';
+  /** A revert of one hunk of the file (SPEC §24): the change put back. */
+  hunk?: TextHunk;
 }
+
+/** Lines of a reverted hunk told to the model. */
+const HUNK_LINES = 40;
 
 /** Files listed in the note for the model, and in the window's line. */
 const MODEL_FILES = 100;
@@ -45,6 +51,12 @@ export function restoreNote(history: CheckpointHistory, outcome: RestoreOutcome,
     const what = undone && undone.messageLine !== '' ? ` (${undone.messageLine.startsWith('Revert ') ? quote(undone.messageLine) : `to before the user message ${quote(undone.messageLine)}`})` : '';
     head = `The person undid the restore of ${undone?.createdAt ?? restore.createdAt}${what}: these files are back as they were before that restore.`;
     short = 'Restore undone';
+  } else if (kind === 'revert' && options.hunk) {
+    const h = options.hunk;
+    head = `The person reverted one change this thread's agent made to ${files.map((f) => f.path).join(', ')}: the lines below are back as they were before it (at line ${h.newStart}; '-' the agent's lines taken out, '+' the earlier lines put back).`;
+    const shown = [...h.lines.filter((l) => l.startsWith('+')).map((l) => '-' + l.slice(1)), ...h.lines.filter((l) => l.startsWith('-')).map((l) => '+' + l.slice(1))];
+    head += `\n${shown.slice(0, HUNK_LINES).join('\n')}${shown.length > HUNK_LINES ? `\n… and ${shown.length - HUNK_LINES} more lines` : ''}`;
+    short = 'Reverted a change';
   } else if (kind === 'revert') {
     const list = files.map((f) => f.path).join(', ');
     head = `The person reverted ${list} to how ${files.length === 1 ? 'it was' : 'they were'} before this thread's agent changed ${files.length === 1 ? 'it' : 'them'}${since ? ` (${since.createdAt})` : ''}.`;

@@ -2,11 +2,12 @@
 // diff of one, the net changes of a thread, restores (to before a checkpoint or a user
 // message, one file, undoing a restore), deleting a thread's history and the size bound.
 
-import { structuredPatch } from 'diff';
-import { unifiedHunks } from '../text/unified-diff';
+import { changeHunks, unifiedHunks } from '../text/unified-diff';
+import { reviewHunks, withHunkReverted, type ReviewHunk } from './hunks';
+import { lineAuthors } from './line-authors';
 import { recorderFor } from './recorder';
 import { signsFolder } from './scan';
-import { restoreCheckpoints, type RestoreOutcome, type Resolution } from './restore';
+import { restoreCheckpoints, type RestoreOutcome, type RestoreRequest, type Resolution } from './restore';
 import type { CheckpointStore } from './store';
 import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type CheckpointEntry, type FileState } from './types';
 
@@ -33,6 +34,17 @@ export interface FileChange {
   binary: boolean;
   before?: string;
   after?: string;
+  /** A text file's change cut into hunks, with who wrote each (sent with the texts). */
+  hunks?: ReviewHunk[];
+}
+
+/** What the thread changed in one path: the state before its first change and after its last, and those changes' place in the folder's log. */
+interface NetOfThread {
+  folder: string;
+  first: FileState | null;
+  last: FileState | null;
+  firstSeq: number;
+  lastSeq: number;
 }
 
 export class CheckpointHistory {
@@ -67,17 +79,10 @@ export class CheckpointHistory {
 
   /** Per path, what the agent changed in this thread (net of restores); what is back as it was is left out. */
   threadChanges(threadId: string, withContent = true): FileChange[] {
-    const byPath = new Map<string, { first: FileState | null; last: FileState | null }>();
-    for (const c of this.threadCheckpoints(threadId)) {
-      for (const e of this.store.entries(c)) {
-        const seen = byPath.get(e.path);
-        if (seen) seen.last = e.after;
-        else byPath.set(e.path, { first: e.before, last: e.after });
-      }
-    }
     const out: FileChange[] = [];
     let budget = withContent ? MAX_CONTENT_CHARS : 0;
-    for (const [p, { first, last }] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [p, net] of [...this.netOfThread(threadId)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const { first, last } = net;
       if (first === null && last === null) continue;
       if (first !== null && last !== null && first.type === last.type && first.hash === last.hash && first.mode === last.mode) continue;
       const status = changeStatus({ path: p, before: first, after: last });
@@ -90,7 +95,8 @@ export class CheckpointHistory {
       // The texts go along while they fit in the budget; past it the window shows counts only.
       const fits = !binary && before.length + after.length <= budget;
       if (fits) budget -= before.length + after.length;
-      out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}) });
+      const hunks = fits && type === 'f' ? this.hunksOf(threadId, p, net, before, after) : undefined;
+      out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}), ...(hunks ? { hunks } : {}) });
     }
     return out;
   }
@@ -109,6 +115,39 @@ export class CheckpointHistory {
       }
     }
     return [...found].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, folder]) => ({ path, folder }));
+  }
+
+  /** Whether the thread changed a text file by a hunk not in `reviewed` (the Agents view says so). */
+  hasUnreviewed(threadId: string, reviewed: ReadonlySet<string>): boolean {
+    return this.threadChanges(threadId).some((f) => f.hunks?.some((h) => !reviewed.has(h.id)));
+  }
+
+  /**
+   * Puts back one hunk (`hunkId`, as threadChanges gave it) of what the thread changed in
+   * `rel`, between the thread's steps: a step going on ends first, and none starts meanwhile.
+   * Null when the thread's change has no such hunk (any more).
+   */
+  async revertHunk(threadId: string, rel: string, hunkId: string, resolution: Resolution): Promise<(RestoreOutcome & { hunk: ReviewHunk }) | null> {
+    const all = this.threadCheckpoints(threadId);
+    if (all.length === 0) return null;
+    const clean = rel.replace(/^\/+/, '');
+    return recorderFor(this.store, all[0]!.folder).betweenSteps(threadId, async () => {
+      // Read again once the step ended: it may have changed the file.
+      const net = this.netOfThread(threadId, clean).get(clean);
+      const before = net ? this.text(net.first) : null;
+      const after = net ? this.text(net.last) : null;
+      const hunk = net && net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(threadId, clean, net, before, after).find((h) => h.id === hunkId) : undefined;
+      if (!net || !hunk) return null;
+      const was = net.first === null ? Buffer.alloc(0) : this.store.blob(net.first.hash)!;
+      const now = this.store.blob(net.last!.hash)!;
+      const checkpoints = this.threadCheckpoints(threadId).filter((c) => c.seq >= net.firstSeq && c.seq <= net.lastSeq);
+      const lines = hunk.newLines === 0 ? `line ${hunk.newStart}` : `lines ${hunk.newStart}–${hunk.newStart + hunk.newLines - 1}`;
+      const outcome = await this.restore(net.folder, checkpoints, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean} ${lines}` }, new Set([clean]), {
+        path: clean,
+        apply: (current) => withHunkReverted(hunk, was, now, current),
+      });
+      return { ...outcome, hunk };
+    });
   }
 
   /** Restores the folder to before checkpoint `id`: reverts it and the thread's later ones. */
@@ -179,15 +218,37 @@ export class CheckpointHistory {
     return dropped;
   }
 
-  private restore(folder: string, checkpoints: Checkpoint[], resolution: Resolution, record: { threadId: string | null; messageIndex: number | null; messageLine: string }, only?: ReadonlySet<string>): Promise<RestoreOutcome> {
+  private restore(folder: string, checkpoints: Checkpoint[], resolution: Resolution, record: RestoreRequest['record'], only?: ReadonlySet<string>, rewrite?: RestoreRequest['rewrite']): Promise<RestoreOutcome> {
     return restoreCheckpoints(recorderFor(this.store, folder), {
       checkpoints,
       entriesOf: (c): Change[] => this.store.entries(c),
       ...(only ? { only } : {}),
+      ...(rewrite ? { rewrite } : {}),
       resolution,
       blob: (hash) => this.store.blob(hash),
       record,
     });
+  }
+
+  /** Per path (or just `only`), what the thread changed there. */
+  private netOfThread(threadId: string, only?: string): Map<string, NetOfThread> {
+    const byPath = new Map<string, NetOfThread>();
+    for (const c of this.threadCheckpoints(threadId)) {
+      for (const e of this.store.entries(c)) {
+        if (only !== undefined && e.path !== only) continue;
+        const seen = byPath.get(e.path);
+        if (seen) Object.assign(seen, { last: e.after, lastSeq: c.seq });
+        else byPath.set(e.path, { folder: c.folder, first: e.before, last: e.after, firstSeq: c.seq, lastSeq: c.seq });
+      }
+    }
+    return byPath;
+  }
+
+  /** The hunks of the thread's change of a text file, each with who wrote it (a hunk that only removes lines: the thread). */
+  private hunksOf(threadId: string, rel: string, net: NetOfThread, before: string, after: string): ReviewHunk[] {
+    const authors = net.last === null ? [] : lineAuthors(this.store, net.folder, rel, this.store.blob(net.last.hash) ?? Buffer.from(after));
+    const model = this.store.threadModel(threadId);
+    return reviewHunks(rel, before, after, authors, { kind: 'agent', thread: threadId, ...(model !== undefined ? { model } : {}) });
   }
 
   private threadCheckpoints(threadId: string): Checkpoint[] {
@@ -245,7 +306,7 @@ export function isBinary(data: Buffer): boolean {
 export function countLines(before: string, after: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
-  for (const h of structuredPatch('a', 'b', before, after, '', '', { context: 0 }).hunks) {
+  for (const h of changeHunks(before, after)) {
     for (const line of h.lines) {
       if (line.startsWith('+')) added++;
       else if (line.startsWith('-')) removed++;

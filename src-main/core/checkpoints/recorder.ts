@@ -34,6 +34,7 @@ export interface StepInfo {
   messageLine: string;
   toolCallId?: string;
   tool?: string;
+  model?: string;
 }
 
 /**
@@ -108,6 +109,8 @@ export class CheckpointRecorder {
   private feed: ChangeFeed | null = null;
   /** The feed is used once the folder has this many recorded entries. */
   private feedFromEntries = FEED_FROM_ENTRIES;
+  /** Per thread: its steps going on (until recorded), who waits for none to be, and a change of the person's that holds the next step. */
+  private readonly threadSteps = new Map<string, { going: number; idle: Array<() => void>; held: Promise<void> | null }>();
 
   readonly store: CheckpointStore;
 
@@ -194,6 +197,42 @@ export class CheckpointRecorder {
    * neither is recorded as blind, comparing what it left with the last state recorded.
    */
   async step<T>(info: StepInfo, requested: StepScope, run: (attribution: StepAttribution) => Promise<T>): Promise<StepOutcome<T>> {
+    const steps = this.stepsOf(info.threadId);
+    while (steps.held) await steps.held;
+    steps.going += 1;
+    try {
+      return await this.recordStep(info, requested, run);
+    } finally {
+      steps.going -= 1;
+      if (steps.going === 0) for (const wake of steps.idle.splice(0)) wake();
+    }
+  }
+
+  /**
+   * Runs `fn` between the thread's steps (SPEC §24: a revert is never applied under a running
+   * agent): once each step of it going on has ended and been recorded; its next step waits for `fn`.
+   */
+  async betweenSteps<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    const steps = this.stepsOf(threadId);
+    while (steps.held) await steps.held;
+    let release = (): void => undefined;
+    steps.held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      while (steps.going > 0) await new Promise<void>((resolve) => steps.idle.push(resolve));
+      return await fn();
+    } finally {
+      steps.held = null;
+      release();
+    }
+  }
+
+  private stepsOf(threadId: string): { going: number; idle: Array<() => void>; held: Promise<void> | null } {
+    let steps = this.threadSteps.get(threadId);
+    if (!steps) this.threadSteps.set(threadId, (steps = { going: 0, idle: [], held: null }));
+    return steps;
+  }
+
+  private async recordStep<T>(info: StepInfo, requested: StepScope, run: (attribution: StepAttribution) => Promise<T>): Promise<StepOutcome<T>> {
     const scope: StepScope = requested !== 'all' && requested !== 'command' && (await this.throughLinks(requested)) ? 'all' : requested;
     // `self`: a command step already running, whose snapshot before it must not count as its own what differs.
     const walkBefore = (self?: Running): Promise<BeforeState | null> =>
@@ -271,7 +310,7 @@ export class CheckpointRecorder {
         folder: this.root,
         blobs: scan.result.blobs,
         manifest: writes,
-        checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes: own }],
+        checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, model: info.model ?? null, changes: own }],
       });
       running.settled = { changes: own, ...(checkpoint ? { checkpoint } : {}) };
     } catch {
@@ -442,6 +481,7 @@ export class CheckpointRecorder {
           messageLine: info.messageLine,
           toolCallId: info.toolCallId ?? null,
           tool: info.tool ?? null,
+          model: info.model ?? null,
           // A process without a write layer ran: what it changed cannot be told from what others did meanwhile.
           unattributed: running.blind,
           changes,

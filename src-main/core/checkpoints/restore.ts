@@ -16,7 +16,7 @@ import type fs from 'node:fs';
 import { THROUGH_LINK, lstatAt, refusedByName } from '../fs/no-follow';
 import type { CheckpointRecorder } from './recorder';
 import type { RestoreOp } from './restore-ops';
-import { scanPaths } from './scan';
+import { scanPaths, sha256 } from './scan';
 import { sameState, type Change, type Checkpoint, type FileState, type ManifestRow } from './types';
 
 export interface NetChange {
@@ -80,7 +80,15 @@ export interface RestoreRequest {
   blob: (hash: string) => Buffer | undefined;
   /** Recorded on the restore's own checkpoint. */
   record: { threadId: string | null; messageIndex: number | null; messageLine: string };
+  /**
+   * One file's new content made from what it holds now (a hunk put back), in place of the
+   * checkpoints' earlier states; its mode is kept. `apply` answers null when it cannot.
+   */
+  rewrite?: { path: string; apply(current: Buffer): Buffer | null };
 }
+
+/** Why a rewrite was not done: the file no longer holds the change where it was made. */
+const CHANGED_SINCE = 'changed since: this change is no longer where it was made';
 
 export function restoreCheckpoints(recorder: CheckpointRecorder, request: RestoreRequest): Promise<RestoreOutcome> {
   return recorder.locked(() => restoreLocked(recorder, request));
@@ -99,7 +107,18 @@ async function restoreLocked(recorder: CheckpointRecorder, request: RestoreReque
   const refuse = (rel: string, reason: string): void => {
     conflicts.push({ path: rel, reason, refused: true });
   };
-  const net = netChanges(request.entriesOf, request.checkpoints, request.only);
+  // A rewrite's content, made under the lock from the file as it is now.
+  const made = new Map<string, Buffer>();
+  let net: NetChange[];
+  if (request.rewrite) {
+    const rel = request.rewrite.path;
+    const now = (await source.currentStates([rel])).get(rel);
+    const content = now?.state?.type === 'f' ? now.blobs.get(now.state.hash) : undefined;
+    const next = content === undefined ? null : request.rewrite.apply(content);
+    if (next === null || now?.state == null) return { applied: true, restored: [], conflicts: [], skipped: [{ path: rel, reason: CHANGED_SINCE }] };
+    made.set(sha256(next), next);
+    net = [{ path: rel, expected: now.state, target: { type: 'f', mode: now.state.mode, hash: sha256(next) }, interleaved: false, unattributed: false }];
+  } else net = netChanges(request.entriesOf, request.checkpoints, request.only);
   // What the plan looks at, asked of the folder in one go (a remote one answers in one call each).
   const named = net.filter((n) => refusedByName(n.path) === null);
   const links = await source.linkedParents(named.map((n) => n.path));
@@ -171,7 +190,7 @@ async function restoreLocked(recorder: CheckpointRecorder, request: RestoreReque
   for (const p of plan) {
     const t = p.target;
     if (t === null || t.type === 'd') continue;
-    const content = request.blob(t.hash);
+    const content = made.get(t.hash) ?? request.blob(t.hash);
     if (content === undefined) {
       skipped.push({ path: p.path, reason: 'its earlier content is no longer kept' });
       continue;
@@ -215,7 +234,7 @@ async function restoreLocked(recorder: CheckpointRecorder, request: RestoreReque
   const reread = source.local ? scanPaths(root, unsure, () => undefined) : await source.scanPaths(unsure, () => undefined);
   for (const [rel, row] of reread.states) states.set(rel, row);
   const result = reread.result;
-  for (const [hash, data] of kept) result.blobs.set(hash, data);
+  for (const [hash, data] of [...kept, ...made]) result.blobs.set(hash, data);
   const manifest = new Map<string, ManifestRow | null>();
   const restored: string[] = [];
   for (const p of plan) {

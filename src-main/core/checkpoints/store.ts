@@ -79,6 +79,13 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE checkpoints ADD COLUMN unattributed INTEGER NOT NULL DEFAULT 0');
     },
   },
+  {
+    // The model of the step (who wrote each line, SPEC §24).
+    id: 'checkpoints-003-model',
+    up(db) {
+      db.exec('ALTER TABLE checkpoints ADD COLUMN model TEXT');
+    },
+  },
 ];
 
 /** Blobs at least this big are stored deflated when that saves a quarter or more. */
@@ -91,6 +98,7 @@ export interface NewCheckpoint {
   messageLine: string;
   toolCallId?: string | null;
   tool?: string | null;
+  model?: string | null;
   reverts?: string[];
   /** Seen during a command whose own changes could not be told from anyone else's. */
   unattributed?: boolean;
@@ -108,6 +116,7 @@ interface CheckpointRow {
   parent_id: string | null;
   tool_call_id: string | null;
   tool: string | null;
+  model: string | null;
   reverts: string;
   created_at: string;
   unattributed: number;
@@ -136,6 +145,10 @@ interface ManifestDbRow {
   ctime: number;
   ino: number;
   hashed_at: number;
+}
+
+export interface PathStep extends CheckpointEntry {
+  checkpoint: Checkpoint;
 }
 
 export class CheckpointStore {
@@ -183,8 +196,8 @@ export class CheckpointStore {
       manifestDel: db.prepare('DELETE FROM manifest WHERE folder_id = ? AND path = ?'),
       lastInFolder: db.prepare<[number], { id: string }>('SELECT id FROM checkpoints WHERE folder_id = ? ORDER BY seq DESC LIMIT 1'),
       insertCheckpoint: db.prepare(
-        `INSERT INTO checkpoints (id, folder_id, thread_id, message_index, message_line, kind, parent_id, tool_call_id, tool, reverts, created_at, unattributed)
-         VALUES (@id, @folderId, @threadId, @messageIndex, @messageLine, @kind, @parentId, @toolCallId, @tool, @reverts, @createdAt, @unattributed)`,
+        `INSERT INTO checkpoints (id, folder_id, thread_id, message_index, message_line, kind, parent_id, tool_call_id, tool, model, reverts, created_at, unattributed)
+         VALUES (@id, @folderId, @threadId, @messageIndex, @messageLine, @kind, @parentId, @toolCallId, @tool, @model, @reverts, @createdAt, @unattributed)`,
       ),
       insertEntry: db.prepare(
         `INSERT OR REPLACE INTO entries (checkpoint_seq, path, before_type, before_mode, before_hash, after_type, after_mode, after_hash, added, removed)
@@ -198,6 +211,10 @@ export class CheckpointStore {
         'SELECT c.*, f.path AS folder FROM checkpoints c JOIN folders f ON f.id = c.folder_id WHERE c.thread_id = ? ORDER BY c.seq',
       ),
       entriesOf: db.prepare<[number], EntryRow>('SELECT * FROM entries WHERE checkpoint_seq = ? ORDER BY path'),
+      pathHistory: db.prepare<[number, string], CheckpointRow & EntryRow>(
+        'SELECT c.*, f.path AS folder, e.* FROM entries e JOIN checkpoints c ON c.seq = e.checkpoint_seq JOIN folders f ON f.id = c.folder_id WHERE c.folder_id = ? AND e.path = ? ORDER BY c.seq',
+      ),
+      threadModel: db.prepare<[string], string>('SELECT model FROM checkpoints WHERE thread_id = ? AND model IS NOT NULL ORDER BY seq DESC LIMIT 1').pluck(),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
     };
   }
@@ -288,6 +305,7 @@ export class CheckpointStore {
           parentId,
           toolCallId: c.toolCallId ?? null,
           tool: c.tool ?? null,
+          model: c.model ?? null,
         };
         const info = this.s.insertCheckpoint.run({ id, folderId, ...fields, reverts: JSON.stringify(c.reverts ?? []), createdAt, unattributed: c.unattributed ? 1 : 0 });
         const seq = Number(info.lastInsertRowid);
@@ -324,6 +342,16 @@ export class CheckpointStore {
 
   entries(checkpoint: Checkpoint): CheckpointEntry[] {
     return this.s.entriesOf.all(checkpoint.seq).map(fromEntryRow);
+  }
+
+  /** The checkpoints that changed `rel` in `folder`, oldest first, each with its change of it. */
+  pathHistory(folder: string, rel: string): PathStep[] {
+    return this.s.pathHistory.all(this.folderId(folder), rel).map((r) => ({ checkpoint: fromCheckpointRow(r), ...fromEntryRow(r) }));
+  }
+
+  /** The model of the thread's latest step that recorded one. */
+  threadModel(threadId: string): string | undefined {
+    return this.s.threadModel.get(threadId) ?? undefined;
   }
 
   setLineCounts(checkpoint: Checkpoint, rel: string, added: number, removed: number): void {
@@ -415,6 +443,7 @@ function fromCheckpointRow(r: CheckpointRow): Checkpoint {
     parentId: r.parent_id,
     toolCallId: r.tool_call_id,
     tool: r.tool,
+    model: r.model,
     reverts,
     createdAt: r.created_at,
     unattributed: r.unattributed === 1,

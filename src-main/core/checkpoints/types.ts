@@ -59,6 +59,8 @@ export interface Checkpoint {
   parentId: string | null;
   toolCallId: string | null;
   tool: string | null;
+  /** The model of an agent's step, when known. */
+  model: string | null;
   /** For a restore: the checkpoints whose changes it reverted. */
   reverts: string[];
   createdAt: string;

@@ -6,21 +6,13 @@
 
 import { structuredPatch } from 'diff';
 import type { Backend } from '../backends/protocol';
-
-export interface FileChangeHunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  /** Unified-diff lines: ' ' context, '-' removed, '+' added. */
-  lines: string[];
-}
+import type { TextHunk } from '../text/unified-diff';
 
 export interface FileChangeSummary {
   path: string;
   /** The file did not exist before. */
   created: boolean;
-  hunks: FileChangeHunk[];
+  hunks: TextHunk[];
   added: number;
   removed: number;
   /** The hunks were left out or cut (a file or change too large to keep whole). */
@@ -42,7 +34,7 @@ export function describeChange(path: string, before: FileText, after: FileText):
   const old = before.exists ? before.text : '';
   if (old === null || after.text === null) return { path, created, hunks: [], added: 0, removed: 0, truncated: true };
   const patch = structuredPatch('a', 'b', normalize(old), normalize(after.text), '', '', { context: 3 });
-  const hunks: FileChangeHunk[] = [];
+  const hunks: TextHunk[] = [];
   let added = 0;
   let removed = 0;
   let kept = 0;

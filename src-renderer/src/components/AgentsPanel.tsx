@@ -170,6 +170,7 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
           )}
           {agent.goalState !== undefined ? <span className="badge agent-goal">Goal: {agent.goalState}</span> : null}
           {agent.agent !== undefined ? <span className="badge agent-name">{agent.agent}</span> : null}
+          {agent.unreviewed === true ? <span className="badge agent-unreviewed">Unreviewed changes</span> : null}
         </span>
         <span className="agent-meta muted">
           <Pause />

@@ -1,6 +1,6 @@
-// The Changes region (SPEC §6, §8): every file the agent changed in this thread, with
-// added/removed line counts, a diff per file (`Open diff` shows it large) and a Revert
-// button each. The file's name has the row's whole width: its folders give way first, and a
+// The Changes region (SPEC §6, §8, §24): every file the agent changed in this thread, with
+// added/removed line counts, a Revert button each and its diff by hunks (who wrote each,
+// Reviewed, Keep, Revert; `Open diff` shows the whole diff large). The file's name has the row's whole width: its folders give way first, and a
 // name longer than the row wraps rather than being cut.
 
 import { useState } from 'react';
@@ -8,6 +8,7 @@ import type { ChangedFile } from '../../../src-main/app/contract/checkpoints';
 import { useCheckpoints } from '../state/checkpoints-context';
 import { DiffDialog } from './DiffDialog';
 import { DiffView } from './DiffView';
+import { HunkReview } from './HunkReview';
 import { Icon } from './Icon';
 import { PathName } from './PathName';
 
@@ -90,6 +91,8 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
         ) : texts === null ? (
           <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
+        ) : file.hunks && file.hunks.length > 0 ? (
+          <HunkReview path={file.path} hunks={file.hunks} />
         ) : (
           <DiffView path={file.path} before={texts.before} after={texts.after} />
         )

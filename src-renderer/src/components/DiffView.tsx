@@ -4,7 +4,7 @@
 
 import { useMemo } from 'react';
 import type { FileChangeDto } from '../../../src-main/app/contract';
-import { diffRows, rowsFromHunks } from '../lib/diff-rows';
+import { diffRows, rowsFromHunks, type DiffRow } from '../lib/diff-rows';
 import { PathName } from './PathName';
 
 const MAX_ROWS = 2000;
@@ -30,31 +30,38 @@ export function DiffView({ path, before, after, change }: DiffViewProps): React.
         <p className="muted diff-none">{created ? 'An empty file.' : 'No changes.'}</p>
       ) : (
         <div className="diff-body" tabIndex={0}>
-          <table className="diff-table">
-            <tbody>
-              {shown.map((row, i) =>
-                row.type === 'hunk' ? (
-                  <tr key={i} className="diff-hunk">
-                    <td colSpan={4}>{row.text}</td>
-                  </tr>
-                ) : (
-                  <tr key={i} className={`diff-${row.type}`}>
-                    <td className="diff-no" aria-hidden="true">{row.oldNo ?? ''}</td>
-                    <td className="diff-no" aria-hidden="true">{row.newNo ?? ''}</td>
-                    <td className="diff-mark">
-                      <span className="visually-hidden">{row.type === 'add' ? 'added: ' : row.type === 'del' ? 'removed: ' : ''}</span>
-                      <span aria-hidden="true">{row.type === 'add' ? '+' : row.type === 'del' ? '−' : ' '}</span>
-                    </td>
-                    <td className="diff-text">{row.text}</td>
-                  </tr>
-                ),
-              )}
-            </tbody>
-          </table>
+          <DiffTable rows={shown} />
           {rows.length > MAX_ROWS ? <p className="muted">{rows.length - MAX_ROWS} more lines not shown.</p> : null}
           {change?.truncated ? <p className="muted">Only part of this change is shown.</p> : null}
         </div>
       )}
     </figure>
+  );
+}
+
+/** Diff rows as a table: line numbers, what each line is (said to a screen reader), its text. */
+export function DiffTable({ rows }: { rows: readonly DiffRow[] }): React.JSX.Element {
+  return (
+    <table className="diff-table">
+      <tbody>
+        {rows.map((row, i) =>
+          row.type === 'hunk' ? (
+            <tr key={i} className="diff-hunk">
+              <td colSpan={4}>{row.text}</td>
+            </tr>
+          ) : (
+            <tr key={i} className={`diff-${row.type}`}>
+              <td className="diff-no" aria-hidden="true">{row.oldNo ?? ''}</td>
+              <td className="diff-no" aria-hidden="true">{row.newNo ?? ''}</td>
+              <td className="diff-mark">
+                <span className="visually-hidden">{row.type === 'add' ? 'added: ' : row.type === 'del' ? 'removed: ' : ''}</span>
+                <span aria-hidden="true">{row.type === 'add' ? '+' : row.type === 'del' ? '−' : ' '}</span>
+              </td>
+              <td className="diff-text">{row.text}</td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
   );
 }

@@ -1,6 +1,7 @@
 // Turns a file's before/after text into rows for the approval dialog's diff view.
 
 import { structuredPatch } from 'diff';
+import type { FileChangeDto } from '../../../src-main/app/contract';
 
 export type DiffRow =
   | { type: 'hunk'; text: string }
@@ -17,14 +18,7 @@ export function diffRows(before: string, after: string, context = 3): DiffResult
   return rowsFromHunks(patch.hunks);
 }
 
-/** A hunk of a unified diff: where it starts in each version, and its ' ', '-', '+' lines. */
-export interface Hunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: readonly string[];
-}
+export type Hunk = FileChangeDto['hunks'][number];
 
 /** Rows for hunks kept from elsewhere (a write's recorded change), with their real line numbers. */
 export function rowsFromHunks(hunks: readonly Hunk[]): DiffResult {

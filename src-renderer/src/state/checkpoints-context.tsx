@@ -20,6 +20,12 @@ export interface CheckpointsApi {
   rewindToMessage(turn: number): void;
   undoRestore(): void;
   revertFile(path: string): void;
+  /** Puts back one hunk; asked while a run goes, it waits for the agent's step to end. */
+  revertHunk(path: string, hunkId: string): void;
+  /** Sets a hunk's Reviewed mark (Keep sets it). */
+  markReviewed(hunkId: string, reviewed: boolean): void;
+  /** A restore or revert is under way (a hunk's revert may wait for the agent's step). */
+  working: boolean;
   /** Text for the message box after a rewind (`key` tells one refill from the next). */
   refill: { text: string; key: number } | null;
 }
@@ -119,9 +125,16 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
       revertFile: (path) => {
         if (threadId) perform(`Revert ${path}`, (resolution) => api.call('checkpoints.revertFile', { threadId, path, resolution }));
       },
+      revertHunk: (path, hunkId) => {
+        if (threadId) perform(`Revert a change to ${path}`, (resolution) => api.call('checkpoints.revertHunk', { threadId, path, hunkId, resolution }));
+      },
+      markReviewed: (hunkId, reviewed) => {
+        if (threadId) api.call('checkpoints.markReviewed', { threadId, hunkId, reviewed }).then(refresh, (err: unknown) => push(errorMessage(err)));
+      },
+      working,
       refill,
     }),
-    [api, threadId, changes, running, working, perform, refill],
+    [api, threadId, changes, running, working, perform, refresh, push, refill],
   );
 
   return (

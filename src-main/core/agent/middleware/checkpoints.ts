@@ -11,6 +11,7 @@ import type { ChatMessage, ToolCall } from '../../models/types';
 import type { Middleware } from '../middleware';
 import { rootRun } from '../run-context';
 import { latestPersonMessage } from '../notes';
+import { modelName } from '../model-call';
 
 /** Virtual folders that are not the project folder on disk. */
 const NOT_ON_DISK = [MEMORIES_PREFIX, LARGE_RESULTS_PREFIX, HISTORY_PREFIX];
@@ -32,6 +33,7 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
           messageLine: message ? firstLine(message) : '',
           toolCallId: call.id,
           tool: call.name,
+          model: modelName(ctx.model.id),
         },
         scope,
         async (attribution) => {
