@@ -8,8 +8,6 @@
 import type { Backend } from '../backends/protocol';
 import type { TargetGuard } from '../backends/target-guard';
 import type { HookPermission } from '../extensions/hooks/call-permission';
-import type { Goal } from '../goals/goal';
-import type { ModelEvent, ModelRequest } from '../models/types';
 import type { DecidedBy } from '../telemetry/observer';
 import { decideCall, isDefaultRule, modeDecision, protectedPathNamed, type ModeContext, type ModeDecision } from './permissions/modes';
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
@@ -49,12 +47,6 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   agent?: string;
   /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
   reviewing?: boolean;
-  // What SPEC §23's reviewer will weigh; nothing reads them yet.
-  /** The person's own words, as typed (before mentions and files are expanded). */
-  personWords?: string;
-  goal?: Goal;
-  /** A model call metered as the thread's (its ledger row, its budget). */
-  modelCall?: (request: ModelRequest) => AsyncIterable<ModelEvent>;
 }
 
 export interface DecisionRequest {
