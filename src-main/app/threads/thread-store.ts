@@ -195,6 +195,8 @@ const rowStateSchema = z.object({
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
   mcpLoadedTools: z.array(z.string()).optional(),
   goal: goalSchema.optional(),
+  /** The reviewer's breaker (SPEC §23): it holds across a restart. */
+  reviewBreaker: z.object({ deniedInRow: z.number().int().min(0), denied: z.number().int().min(0), failedInRow: z.number().int().min(0), tripped: z.string().optional() }).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}

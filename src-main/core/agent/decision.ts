@@ -3,15 +3,13 @@
 // writes and its terminals — is decided by `decide`, in one fixed order: deny rules; protected
 // paths on the resolved target and the named path; plan mode; the mode and the allow rules (the
 // shell analysis for commands); the sandbox. What asks is answered through `ask`, the one place
-// a broker is called: who answers is the Answerer, one typed choice (the person today).
+// a broker or a reviewer is called: who answers is the Answerer (review/answerer.ts builds it).
 
 import type { Backend } from '../backends/protocol';
 import type { TargetGuard } from '../backends/target-guard';
 import type { HookPermission } from '../extensions/hooks/call-permission';
-import type { Goal } from '../goals/goal';
-import type { ModelEvent, ModelRequest } from '../models/types';
 import type { DecidedBy } from '../telemetry/observer';
-import { decideCall, isDefaultRule, modeDecision, type ModeContext, type ModeDecision } from './permissions/modes';
+import { decideCall, isDefaultRule, modeDecision, protectedPathNamed, type ModeContext, type ModeDecision } from './permissions/modes';
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
 import type { ApprovalWhy } from './permissions/reason';
 import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
@@ -33,7 +31,7 @@ export interface ApprovalBroker {
  */
 export type Answerer = { kind: 'person'; broker: ApprovalBroker } | { kind: 'reviewer'; reviewer: Reviewer; broker: ApprovalBroker };
 
-/** SPEC §23's reviewer: a verdict the host derived, or why it could not give one (the person is then asked). */
+/** SPEC §23's reviewer (review/): a verdict the host derived, or why it could not give one (the person is then asked). */
 export interface Reviewer {
   review(question: ApprovalRequest, signal: AbortSignal): Promise<ReviewAnswer>;
 }
@@ -49,12 +47,6 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   agent?: string;
   /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
   reviewing?: boolean;
-  // What SPEC §23's reviewer will weigh; nothing reads them yet.
-  /** The person's own words, as typed (before mentions and files are expanded). */
-  personWords?: string;
-  goal?: Goal;
-  /** A model call metered as the thread's (its ledger row, its budget). */
-  modelCall?: (request: ModelRequest) => AsyncIterable<ModelEvent>;
 }
 
 export interface DecisionRequest {
@@ -129,17 +121,57 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
 }
 
-/** Asks whoever answers (the one call of a broker): what the person (or, later, a reviewer) says, and where they said it. */
-export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal): Promise<{ decision: ApprovalDecision; decidedBy: DecidedBy; where: Answered }> {
+/** What `ask` tells as it goes: the reviewer is asked, or the person (with why the reviewer could not answer). */
+export type AskingTold = (by: 'reviewer' | 'person', reviewFailed?: string) => void;
+
+export interface Asked {
+  decision: ApprovalDecision;
+  decidedBy: DecidedBy;
+  where: Answered;
+  /** The reviewer's verdict, when it decided. */
+  review?: ReviewVerdict;
+  /** Why the reviewer could not answer, when the person was asked instead. */
+  reviewFailed?: string;
+}
+
+/**
+ * Asks whoever answers (the one call of a broker, and of a reviewer). A reviewer answers first
+ * (SPEC §23) except for protected paths, which are the person's; its allow approves, its deny
+ * rejects with its rationale; when it cannot answer, the person is asked, told why.
+ */
+export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: AskingTold): Promise<Asked> {
+  let reviewFailed: string | undefined;
+  if (answerer.kind === 'reviewer' && !personOnly(question)) {
+    told?.('reviewer');
+    const answer = await answerer.reviewer.review(question, signal);
+    if (answer.answered) {
+      const { verdict } = answer;
+      return { decision: verdict.decision === 'allow' ? { type: 'approve' } : { type: 'reject', message: verdict.rationale }, decidedBy: 'reviewer', where: {}, review: verdict };
+    }
+    reviewFailed = answer.because;
+  }
+  told?.('person', reviewFailed);
   const { broker } = answerer;
   broker.waiting?.asking();
   try {
     const decision = await broker.decide(question, signal);
     const { answeredIn, answeredBy } = decision as Answered;
-    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) } };
+    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) }, ...(reviewFailed !== undefined ? { reviewFailed } : {}) };
   } finally {
     await broker.waiting?.answered(signal);
   }
+}
+
+/**
+ * Protected paths and what always asks are the person's to answer, never a reviewer's: by the
+ * reason, and by the call's own targets (a call may ask for another reason first).
+ */
+function personOnly(question: ApprovalRequest): boolean {
+  const byWhy = (why: ApprovalWhy): boolean => (why.kind === 'parts' ? why.parts.some(byWhy) : why.kind === 'protected-path' || why.kind === 'names-protected-path' || why.kind === 'always-asks-path');
+  if (question.why !== undefined && byWhy(question.why)) return true;
+  const { toolName: tool, args } = question;
+  if (typeof args.command === 'string' && protectedPathNamed(args.command) !== null) return true;
+  return [...targetPaths({ tool, args }), ...(question.resolvedTarget !== undefined ? [question.resolvedTarget] : [])].some((path) => protectedPattern(path) !== null);
 }
 
 /**

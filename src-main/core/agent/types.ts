@@ -4,9 +4,12 @@ import type { StateSnapshot } from '../backends/store/state';
 import type { ChatMessage, ContentPart, MessageNote, Usage } from '../models/types';
 import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
-import type { ToolResultFacts } from '../tools/result-facts';
+import type { DecidedBy, ReviewVerdict, ToolResultFacts } from '../tools/result-facts';
+
+export { REVIEW_CATEGORIES, type DecidedBy, type ReviewCategory, type ReviewVerdict } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
+import type { ReviewBreaker } from './review/breakers';
 import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -58,6 +61,8 @@ export interface ThreadState {
   goal?: Goal;
   /** The thread's agent when it is another one over ACP (SPEC §22): its name, label and session (continued after a restart where it can be). */
   externalAgent?: ThreadAgentRecord;
+  /** The reviewer's breaker (SPEC §23): its counts, and why it tripped. */
+  reviewBreaker?: ReviewBreaker;
 }
 
 export interface ThreadAgentRecord {
@@ -89,20 +94,6 @@ export function newThreadState(id: string): ThreadState {
  * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
  */
 export type AnsweredIn = 'terminal' | 'protocol';
-
-/** Who decided a call (SPEC §23): what only asks is answered by the reviewer or the person. */
-export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
-
-/** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
-export interface ReviewVerdict {
-  decision: 'allow' | 'deny';
-  risk: 'low' | 'medium' | 'high' | 'critical';
-  authorization: 'none' | 'low' | 'medium' | 'high';
-  category: ReviewCategory;
-  rationale: string;
-}
-export const REVIEW_CATEGORIES = ['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other'] as const;
-export type ReviewCategory = (typeof REVIEW_CATEGORIES)[number];
 
 export type ApprovalDecision =
   | { type: 'approve'; answeredIn?: AnsweredIn; answeredBy?: string }
