@@ -4,14 +4,14 @@
 // guard around the tool (a link made after the check is decided again when it is touched).
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { ask, decide, linkTargets, type ApprovalBroker } from '../decision';
+import { ask, decide, linkTargets, reviewLayerWrites, type Answerer, type ApprovalBroker } from '../decision';
 import { PLAN_MODE_REFUSAL, type ApprovalMode } from '../permissions/modes';
 import type { PermissionRule } from '../permissions/rules';
 import { withTargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
 import { canonicalJson } from '../../text/canonical-json';
 import type { Middleware } from '../middleware';
-import { rootRun, taskPath } from '../run-context';
+import { handOn, rootRun, taskPath } from '../run-context';
 import { hookPermission } from '../../extensions/hooks/call-permission';
 
 export type { ApprovalBroker } from '../decision';
@@ -26,6 +26,8 @@ export interface ApprovalOptions {
   sandboxAvailable?: () => boolean;
   /** Whether an MCP tool is annotated read-only by its server (plan mode runs only those). */
   readOnlyTool?: (name: string) => boolean;
+  /** Whether a reviewer answers this run (SPEC §23): sensitive writes then ask it, a command's found in its layer. */
+  reviewing?: () => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -36,6 +38,10 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       if (call.parseError !== undefined) return next(call);
       const args = (call.args ?? {}) as Record<string, unknown>;
       const hook = hookPermission(call);
+      const reviewing = options.reviewing?.() ?? false;
+      const answerer: Answerer = { kind: 'person', broker: options.broker };
+      const path = taskPath(ctx);
+      const asked = { ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}), ...(path.length > 0 ? { callPath: path } : {}) };
       const decided = await decide(
         { id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) },
         {
@@ -45,6 +51,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
           rules: options.rules(),
           sandboxAvailable: options.sandboxAvailable?.() ?? false,
           backend: ctx.backend,
+          reviewing,
           ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
         },
       );
@@ -59,19 +66,19 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
         return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' } };
       }
-      const run = (toRun: typeof call) => withTargetGuard(decided.guard, () => next(toRun));
+      const run = (toRun: typeof call): Promise<ToolOutput> => {
+        const go = () => withTargetGuard(decided.guard, () => next(toRun));
+        if (!reviewing || call.name !== 'execute') return go();
+        // What the command wrote that later runs or steers a program is asked about before its layer is applied.
+        const question = { threadId: rootRun(ctx).threadId, toolCallId: call.id, toolName: call.name, args: (toRun.args ?? {}) as Record<string, unknown>, ...asked };
+        return handOn(ctx, call.id, { reviewLayer: (writes) => reviewLayerWrites(question, writes, answerer, ctx.signal) }, go);
+      };
       if (decided.decision === 'allow') {
         observed?.decided('allow', decided.decidedBy);
         return run(call);
       }
       ctx.emit({ type: 'approval', ...base, status: 'pending' });
-      const path = taskPath(ctx);
-      const question = {
-        ...decided.question,
-        ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
-        ...(path.length > 0 ? { callPath: path } : {}),
-      };
-      const { decision, decidedBy, where } = await ask(question, { kind: 'person', broker: options.broker }, ctx.signal);
+      const { decision, decidedBy, where } = await ask({ ...decided.question, ...asked }, answerer, ctx.signal);
       observed?.decided(decision.type, decidedBy);
       switch (decision.type) {
         case 'approve':

@@ -69,6 +69,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       ...(options.rows !== undefined ? { rows: options.rows } : {}),
       ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
       ...(options.attribution ? { attribution: options.attribution } : {}),
+      ...(options.reviewLayer ? { reviewLayer: options.reviewLayer } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];
