@@ -10,6 +10,7 @@ import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
 import { restoreNote, type RestoreNoteOptions } from '../../core/agent/restore-note';
+import { sensitiveWrite } from '../../core/agent/permissions/sensitive-writes';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';
@@ -160,7 +161,10 @@ export class CheckpointsService {
 }
 
 function toDto(f: FileChange): ChangedFile {
-  return { ...f, path: toVirtual(f.path) };
+  const path = toVirtual(f.path);
+  const contents = f.before !== undefined || f.after !== undefined ? { before: f.before ?? null, after: f.after ?? null } : undefined;
+  const sensitive = f.type === 'i' ? null : sensitiveWrite(path, contents);
+  return { ...f, path, ...(sensitive ? { sensitive } : {}) };
 }
 
 function firstLine(text: string): string {

@@ -22,6 +22,8 @@ export const changedFileSchema = z.object({
   binary: z.boolean(),
   before: z.string().optional(),
   after: z.string().optional(),
+  /** A file that later runs or steers a program outside the sandbox (SPEC §23 (5)): marked in Changes. */
+  sensitive: z.object({ kind: z.enum(['ci', 'hooks', 'build-scripts', 'editor-tasks', 'environment', 'agent-instructions']), what: z.string() }).optional(),
 });
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 
