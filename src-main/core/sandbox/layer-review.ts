@@ -13,9 +13,6 @@ import type { LayerVerdict } from './layer-check';
 import type { LayerWrite, ReviewLayer } from './types';
 import type { LayerEntry, WriteLayer } from './write-layer';
 
-/** Text read for the review at most; a longer file is cut (its tail does not change what it is). */
-const MAX_READ_BYTES = 256 * 1024;
-
 /** The verdict without the entries the review refused, and those named. */
 export async function reviewedVerdict(layer: WriteLayer, verdict: LayerVerdict, review: ReviewLayer): Promise<LayerVerdict> {
   const root = layer.projectDir;
@@ -50,16 +47,11 @@ function layerText(upper: string, entry: LayerEntry): string | null {
   return entry.kind === 'file' ? readText(file) : null;
 }
 
+/** A plain file's text (not through a link), or null. */
 function readText(file: string): string | null {
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    if (!fs.fstatSync(fd).isFile()) return null;
-    const buffer = Buffer.alloc(MAX_READ_BYTES);
-    return buffer.subarray(0, fs.readSync(fd, buffer, 0, MAX_READ_BYTES, 0)).toString('utf8');
+    return fs.lstatSync(file).isFile() ? fs.readFileSync(file, 'utf8') : null;
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
