@@ -114,6 +114,7 @@ const PARTS: Part[] = [
   { title: 'Issue 53 · sandbox providers', suites: ['sandboxes'], run: async (report, options) => (await import('./sandboxes')).benchSandboxes(report, options) },
   { title: 'Issue 63 · goals', suites: ['goals'], run: async (report, options) => (await import('./goals')).benchGoals(report, options) },
   { title: 'Issue 65 · other agents', suites: ['agents'], run: async (report, options) => (await import('./acp-agents')).benchAcpAgents(report, options) },
+  { title: 'Issue 80 · auto-review', suites: ['review'], run: async (report, options) => (await import('./review')).benchReview(report, options) },
   { title: 'Issue 64 · candidates', suites: ['candidates'], run: async (report, options) => (await import('./candidates')).benchCandidates(report, options) },
 ];
 

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'warm-run', 'get-state', 'run-step'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,budget,protocol,sandboxes,goals,agents,candidates,warm-run,get-state,run-step]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -42,6 +42,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  agent driven directly, and the metering proxy's added latency per call; runs out/,
                  candidates: issue 64's run --candidates 3: three worktrees ready beside three git
                  worktree add, the set beside three independent runs; runs out/,
+                 review: issue 80's coverage: the project's hostile and benign actions in auto mode with
+                 a reviewer that allows everything: stopped without a model, gated, ungated,
                  warm-run: only issue 66's warm deepdesk run "hi" beside its floors (part of host),
                  get-state: only issue 66's getState of a 10k-message thread beside its floor (part of protocol),
                  run-step: only issue 82's sandboxed execute step through deepdesk run in a 20-file and a

@@ -38,6 +38,8 @@ export const changedFileSchema = z.object({
   after: z.string().optional(),
   /** A text file's change by hunks (with its texts). */
   hunks: z.array(reviewHunkSchema).optional(),
+  /** A file that later runs or steers a program outside the sandbox (SPEC §23 (5)): marked in Changes. */
+  sensitive: z.object({ kind: z.enum(['ci', 'hooks', 'build-scripts', 'editor-tasks', 'environment', 'agent-instructions']), what: z.string() }).optional(),
 });
 export type ChangedFile = z.infer<typeof changedFileSchema>;
 

@@ -226,6 +226,8 @@ export const pendingApprovalSchema = z.object({
   /** For write_file / edit_file: the file before and after, for the diff view. */
   preview: z.object({ path: z.string(), before: z.string(), after: z.string() }).optional(),
   suggestedRule: permissionRuleSchema.optional(),
+  /** A sensitive write's diff (SPEC §23 (5)); for a command, of the file in its write layer. */
+  diff: z.string().optional(),
   /** An execute asking to run outside the sandbox, with the model's reason. */
   outsideSandbox: z.object({ reason: z.string() }).optional(),
   /** Another agent of the thread asks over ACP (SPEC §22): its name. */

@@ -9,7 +9,6 @@ import type {
   LsResult, ReadRawResult, ReadResult, ShellBackend, StatResult, WriteResult,
 } from '../../core/backends/protocol';
 import { normalizeVirtualPath } from '../../core/backends/paths';
-import type { StepAttribution } from '../../core/process/attribution';
 
 export interface BringBackBackendOptions {
   inner: ShellBackend;
@@ -21,11 +20,13 @@ export interface BringBackBackendOptions {
    */
   hold: () => Promise<void>;
   release: () => void;
-  /** Brings back the whole folder, or only these folder-relative paths. */
-  bringBack: (only?: readonly string[], attribution?: StepAttribution) => Promise<{ blockedLine: string | undefined; applied: string[] }>;
+  /** Brings back the whole folder, or only these folder-relative paths; a command's as its step, reviewed as its layer would be. */
+  bringBack: (only?: readonly string[], step?: Step) => Promise<{ blockedLine: string | undefined; applied: string[] }>;
   /** `Daytona`: named when a bring-back fails. */
   where: string;
 }
+
+type Step = Pick<ExecuteOptions, 'attribution' | 'reviewLayer'>;
 
 export class BringBackBackend implements ShellBackend {
   readonly id: string;
@@ -47,10 +48,10 @@ export class BringBackBackend implements ShellBackend {
   }
 
   /** One bring-back at a time; a failure is a sentence, never a lost result. */
-  private back(only?: readonly string[], attribution?: StepAttribution): Promise<string | undefined> {
+  private back(only?: readonly string[], step?: Step): Promise<string | undefined> {
     return this.serial(async () => {
       try {
-        return (await this.options.bringBack(only, attribution)).blockedLine;
+        return (await this.options.bringBack(only, step)).blockedLine;
       } catch (err) {
         return `[Not brought back from ${this.options.where} yet: ${err instanceof Error ? err.message : String(err)}]`;
       }
@@ -71,11 +72,10 @@ export class BringBackBackend implements ShellBackend {
     // through the checked bring-back, applied as this step's (sandbox/apply-checked-layer.ts).
     // Said before the sandbox is held: a command that fails to start (the sandbox stopped or
     // gone) changed nothing here, and its step must not be taken for one that wrote unseen.
-    const attribution = options?.attribution;
-    attribution?.expectLayer();
+    options?.attribution?.expectLayer();
     return this.call(async () => {
       const result = await this.options.inner.execute(command, options);
-      const line = await this.back(undefined, attribution);
+      const line = await this.back(undefined, options);
       if (line === undefined) return result;
       const output = result.output.endsWith('\n') || result.output === '' ? `${result.output}${line}` : `${result.output}\n${line}`;
       return { ...result, output, ...(line.startsWith('[Sandbox blocked') ? { sandboxBlocked: line } : {}) };

@@ -13,6 +13,7 @@ import type { BlockedItem } from '../../core/sandbox/blocked';
 import { applyCheckedLayer, LayerNotApplied } from '../../core/sandbox/apply-checked-layer';
 import { discardLayer, type LayerEntry, type WriteLayer } from '../../core/sandbox/write-layer';
 import type { StepAttribution } from '../../core/process/attribution';
+import type { ReviewLayer } from '../../core/sandbox/types';
 import { byteGroups } from '../../core/text/byte-groups';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
@@ -228,6 +229,8 @@ export interface BringBackOptions {
   signal?: AbortSignal;
   /** The checkpoint step the changes belong to (the command's tool call): recorded as its own, as a local sandboxed command's are. */
   attribution?: StepAttribution;
+  /** Reviews the changes' sensitive writes before they are applied (SPEC §23 (5)), as a local command's layer is. */
+  reviewLayer?: ReviewLayer;
   /** Settings › Sandboxes' caps on what comes back (default DEFAULT_BRING_BACK_LIMITS). */
   limits?: BringBackLimits;
   /** Where the layer folder is made (default the temp folder); its disk's free space is checked. */
@@ -345,7 +348,7 @@ async function bringBackListed(options: BringBackOptions, limits: BringBackLimit
     };
     let checked: Awaited<ReturnType<typeof applyCheckedLayer>>;
     try {
-      checked = await applyCheckedLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths, attribution: options.attribution });
+      checked = await applyCheckedLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths, attribution: options.attribution, ...(options.reviewLayer ? { review: options.reviewLayer } : {}) });
     } catch (err) {
       // Nothing applied: the bring-back fails with why, and everything is looked at again next time.
       throw err instanceof LayerNotApplied ? err.cause : err;

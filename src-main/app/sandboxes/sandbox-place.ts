@@ -311,8 +311,8 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     local,
     hold,
     release,
-    bringBack: async (only, attribution) => {
-      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, limits: bringBackLimits(options.settings()), ...(only ? { only } : {}), ...(attribution ? { attribution } : {}) });
+    bringBack: async (only, step) => {
+      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, limits: bringBackLimits(options.settings()), ...(only ? { only } : {}), ...(step?.attribution ? { attribution: step.attribution } : {}), ...(step?.reviewLayer ? { reviewLayer: step.reviewLayer } : {}) });
       current = back.manifest;
       store.setManifest(record.folder, current);
       return { blockedLine: formatBlockedLine(back.blocked, policy), applied: back.applied };

@@ -103,3 +103,23 @@ describe.skipIf(!layered)('a command step is recorded as its own, wherever the c
     expect(step.checkpoint?.unattributed ?? false).toBe(false);
   });
 });
+
+describe.skipIf(!layered)('a command’s sensitive writes are reviewed before they reach the folder, wherever the command ran (SPEC §23 (5))', () => {
+  it.each(Object.keys(places) as Array<keyof typeof places>)('%s: a refused file is left out and named, the rest lands', async (where) => {
+    const place = await places[where]();
+    const told: string[] = [];
+    const result = await place.execute('mkdir -p .github/workflows && echo "run: x" > .github/workflows/ci.yml && echo made > made.txt', {
+      timeoutS: 60,
+      reviewLayer: async (writes) => {
+        told.push(...writes.map((w) => w.path));
+        const ci = writes.find((w) => w.path === '/.github/workflows/ci.yml');
+        expect(ci?.contents()).toEqual({ before: null, after: 'run: x\n' });
+        return new Map([['/.github/workflows/ci.yml', 'denied by the reviewer: no CI changes']]);
+      },
+    });
+    expect(told).toContain('/made.txt');
+    expect(fs.existsSync(path.join(place.folder, '.github/workflows/ci.yml'))).toBe(false);
+    expect(fs.readFileSync(path.join(place.folder, 'made.txt'), 'utf8')).toBe('made\n');
+    expect(result.output).toContain('[Sandbox blocked a write to /.github/workflows/ci.yml (denied by the reviewer: no CI changes)');
+  });
+});

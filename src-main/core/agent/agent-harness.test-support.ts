@@ -14,6 +14,7 @@ import { createChatModel } from '../models/create-model';
 import type { PriceOverride } from '../models/model-info';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
+import type { Sandbox } from '../sandbox/types';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace.test-support';
 import { createAgentDefinition } from './create-agent';
 import { runAgent, type RunOptions, type RunResult } from './loop';
@@ -61,6 +62,10 @@ export interface HarnessOptions {
   prices?: Record<string, PriceOverride>;
   /** A reviewer (SPEC §23) on its own scripted server, without retries of its model's own. */
   reviewer?: { server: ScriptedServer; timeoutSeconds?: number };
+  /** The project folder and its commands' real OS sandbox (made by the caller; the folder is removed with the harness). */
+  sandbox?: { folder: string; sandbox: Sandbox };
+  /** A reviewer answers the run (SPEC §23): sensitive writes ask (the broker stands in for it). */
+  reviewing?: boolean;
 }
 
 export interface Harness {
@@ -77,7 +82,7 @@ export interface Harness {
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const server = await startScriptedServer(options.script ?? []);
-  const ws = createTestWorkspace({ ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
+  const ws = createTestWorkspace({ ...(options.sandbox ? options.sandbox : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
   const model = createChatModel({
     model: `openai-compatible:${options.modelName ?? 'scripted-model'}`,
     baseUrl: server.url,
@@ -104,6 +109,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.reviewer ? { review: () => reviewSetup(options.reviewer!, options.prices) } : {}),
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
+    ...(options.reviewing ? { reviewing: () => true } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(transcripts!), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),

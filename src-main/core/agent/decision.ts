@@ -2,16 +2,22 @@
 // Deepdesk's own tool calls (with a hook's answer), another agent's permission requests, its
 // writes and its terminals — is decided by `decide`, in one fixed order: deny rules; protected
 // paths on the resolved target and the named path; plan mode; the mode and the allow rules (the
-// shell analysis for commands); the sandbox. What asks is answered through `ask`, the one place
-// a broker or a reviewer is called: who answers is the Answerer (review/answerer.ts builds it).
+// shell analysis for commands); the sandbox; with a reviewer, sensitive writes inside the folder
+// (SPEC §23 (5)), a file tool's before it is made and a command's found in its write layer
+// (`reviewLayerWrites`). What asks is answered through `ask`, the one place a broker or a
+// reviewer is called: who answers is the Answerer (review/answerer.ts builds it).
 
 import type { Backend } from '../backends/protocol';
 import type { TargetGuard } from '../backends/target-guard';
 import type { HookPermission } from '../extensions/hooks/call-permission';
+import type { LayerWrite } from '../sandbox/types';
+import { applyEdit } from '../backends/text';
+import { unifiedHunks } from '../text/unified-diff';
 import type { DecidedBy } from '../telemetry/observer';
 import { decideCall, isDefaultRule, modeDecision, protectedPathNamed, type ModeContext, type ModeDecision } from './permissions/modes';
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
 import type { ApprovalWhy } from './permissions/reason';
+import { sensitiveWrite, type WriteContents } from './permissions/sensitive-writes';
 import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
 import type { AnsweredIn, ApprovalDecision, ApprovalRequest, ReviewVerdict } from './types';
 
@@ -42,7 +48,7 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   /** The thread the person sees (a subagent's calls too): the question names it. */
   threadId: string;
   /** Where named paths lead through symlinks, and which changes always ask: the run's backend. */
-  backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'>;
+  backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'> & Partial<Pick<Backend, 'readRaw'>>;
   /** Another agent asks (SPEC §22): its name, for the question. A protected path answers it no. */
   agent?: string;
   /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
@@ -104,6 +110,9 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   // Host paths outside the folder: rules and modes speak of the folder's, so none allows them.
   const outside = request.outside?.[0];
   if (outside !== undefined && verdict.decision === 'allow') verdict = modeDecision('ask', { kind: 'not-allowed', subject: { tool, paths: [outside] } });
+  // What would run unasked and writes a file that later runs or steers a program asks the run's reviewer, with its diff.
+  const sensitive = verdict.decision === 'allow' && context.reviewing === true ? await sensitiveFileWrite(context.backend, tool, args, links) : null;
+  if (sensitive !== null) verdict = modeDecision('ask', sensitive.why);
 
   const { reason, why } = verdict;
   if (verdict.decision === 'deny') return { decision: 'deny', reason, why, decidedBy: 'rule' };
@@ -117,6 +126,7 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   }
   const question: ApprovalRequest = { threadId: context.threadId, toolCallId: request.id, toolName: tool, args, reason, why, ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}) };
   if (verdict.outsideSandbox) question.outsideSandbox = verdict.outsideSandbox;
+  if (sensitive !== null) question.diff = sensitive.diff;
   if (context.agent !== undefined) question.agent = context.agent;
   return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
 }
@@ -172,6 +182,51 @@ function personOnly(question: ApprovalRequest): boolean {
   const { toolName: tool, args } = question;
   if (typeof args.command === 'string' && protectedPathNamed(args.command) !== null) return true;
   return [...targetPaths({ tool, args }), ...(question.resolvedTarget !== undefined ? [question.resolvedTarget] : [])].some((path) => protectedPattern(path) !== null);
+}
+
+/**
+ * Asks about each sensitive write a command made in its write layer (SPEC §23 (5)) before the
+ * layer is applied: the command is the action, the file's diff what is shown. The refused
+ * paths, each with why (its blocked line's words).
+ */
+export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason' | 'why'>, writes: readonly LayerWrite[], answerer: Answerer, signal: AbortSignal): Promise<Map<string, string>> {
+  const refused = new Map<string, string>();
+  for (const write of writes) {
+    if (sensitiveWrite(write.path) === null) continue;
+    const contents = write.contents();
+    const found = sensitiveWrite(write.path, contents);
+    if (found === null) continue;
+    const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: write.path, what: found.what });
+    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, answerer, signal);
+    if (decision.type === 'approve') continue;
+    const message = decision.type === 'reject' || decision.type === 'respond' ? decision.message?.trim() : undefined;
+    refused.set(write.path, decidedBy === 'reviewer' ? `denied by the reviewer: ${message ?? 'no reason given'}` : `the person refused it${message ? `: ${message}` : ''}`);
+  }
+  return refused;
+}
+
+/** The sensitive write (SPEC §23 (5)) a file tool's call would make, with its diff; null when it makes none. */
+async function sensitiveFileWrite(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>, links: CallLinks): Promise<{ why: ApprovalWhy; diff: string } | null> {
+  const operation = operationOf(tool);
+  if (operation !== 'write' && operation !== 'edit' && operation !== 'delete') return null;
+  for (const named of targetPaths({ tool, args })) {
+    const file = links.inside[named] ?? named;
+    for (const path of new Set([named, file])) {
+      if (sensitiveWrite(path) === null) continue;
+      const before = await backend?.readRaw?.(file).then((r) => (r.data === undefined ? null : Buffer.from(r.data).toString('utf8')), () => null) ?? null;
+      const edited = operation === 'edit' ? applyEdit(before ?? '', String(args.old_string ?? ''), String(args.new_string ?? ''), args.replace_all === true) : null;
+      const after = operation === 'delete' ? null : operation === 'write' ? String(args.content ?? '') : edited?.ok === true ? edited.content : before;
+      const found = sensitiveWrite(path, { before, after });
+      if (found !== null) return { why: { kind: 'sensitive-write', path, what: found.what }, diff: writeDiff(path, { before, after }) };
+    }
+  }
+  return null;
+}
+
+/** A write as a unified diff (`/dev/null` for an absent side). */
+function writeDiff(path: string, { before, after }: WriteContents): string {
+  const head = [`--- ${before === null ? '/dev/null' : `a${path}`}`, `+++ ${after === null ? '/dev/null' : `b${path}`}`];
+  return [...head, ...unifiedHunks(before ?? '', after ?? '')].join('\n');
 }
 
 /**

@@ -1,7 +1,8 @@
 // What one run of one (sub)agent is: what its middleware hooks and tools can see and do.
 
-import type { StepAttribution } from '../process/attribution';
 import type { Backend } from '../backends/protocol';
+import type { StepAttribution } from '../process/attribution';
+import type { ReviewLayer } from '../sandbox/types';
 import type { ChatMessage, ChatModel, ToolSpec } from '../models/types';
 import type { RunObserver, ToolCallObserver } from '../telemetry/observer';
 import type { RunBudget } from './budget';
@@ -44,12 +45,18 @@ export interface RunContext {
   /** The observer of one of this run's tool calls while it runs (approvals report their decision to it). */
   toolObserver?(callId: string): ToolCallObserver | undefined;
   /**
-   * The checkpoint step of each of this run's tool calls while it runs (middleware/checkpoints.ts
-   * sets it): the call's tool context carries it to the command (ExecuteOptions.attribution).
+   * What middleware hands each of this run's tool calls while it runs, for its tool context: the
+   * checkpoint step (middleware/checkpoints.ts), the review of a command's layer (middleware/approval.ts).
    */
-  readonly stepAttributions?: Map<string, StepAttribution>;
+  readonly callContexts?: Map<string, CallHandOn>;
   /** The budget this run (and its subagents) must keep, when one is set. */
   readonly budget?: RunBudget;
+}
+
+/** What a call's tool context is handed by middleware (ToolContext's fields of the same names). */
+export interface CallHandOn {
+  attribution?: StepAttribution;
+  reviewLayer?: ReviewLayer;
 }
 
 /** The `task` calls from the thread's own agent down to this run (empty for the agent itself). */
@@ -64,4 +71,17 @@ export function rootRun(ctx: RunContext): RunContext {
   let run = ctx;
   while (run.parent) run = run.parent;
   return run;
+}
+
+/** Hands `given` to the tool context of this run's call `id` while `fn` runs (RunContext.callContexts). */
+export async function handOn<T>(ctx: RunContext, id: string, given: CallHandOn, fn: () => Promise<T>): Promise<T> {
+  const held = ctx.callContexts;
+  const before = held?.get(id);
+  held?.set(id, { ...before, ...given });
+  try {
+    return await fn();
+  } finally {
+    if (before) held?.set(id, before);
+    else held?.delete(id);
+  }
 }

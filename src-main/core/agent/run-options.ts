@@ -124,7 +124,7 @@ export function openRun(def: Pick<AgentDefinition, 'model' | 'backend'>, state: 
     turn: runInfo.turn,
     observer,
     toolObserver: (callId) => toolObservers.get(callId),
-    stepAttributions: new Map(),
+    callContexts: new Map(),
     ...(budget ? { budget } : {}),
   };
   return { ctx, toolObservers };

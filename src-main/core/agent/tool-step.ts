@@ -187,7 +187,7 @@ export class StepTools {
 
   private context(call: ToolCall): ToolContext {
     const traceparent = this.observers.get(call.id)?.traceparent();
-    const attribution = this.ctx.stepAttributions?.get(call.id);
+    const handed = this.ctx.callContexts?.get(call.id);
     return {
       backend: this.def.backend,
       guard: this.options.guard,
@@ -197,7 +197,7 @@ export class StepTools {
       run: this.ctx,
       ...(this.def.model.mediaInput !== undefined ? { mediaInput: this.def.model.mediaInput } : {}),
       ...(traceparent !== undefined ? { traceparent } : {}),
-      ...(attribution ? { attribution } : {}),
+      ...handed,
     };
   }
 }

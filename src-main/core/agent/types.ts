@@ -115,6 +115,8 @@ export interface ApprovalRequest {
    * or a real path followed by `(outside the project folder)`. For the person only.
    */
   resolvedTarget?: string;
+  /** The diff a write would make (a sensitive write's, SPEC §23 (5)): for a command, its layer's of that file. */
+  diff?: string;
   /** An execute that asks to run outside the sandbox, with the model's reason for it. */
   outsideSandbox?: { reason: string };
   /** Set when another agent of the thread asks over ACP (SPEC §22): its name, as the card, `run`'s prompt and `attach` say it. */

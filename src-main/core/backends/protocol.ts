@@ -3,6 +3,7 @@
 // Paths are virtual: the backend's own root is `/`.
 
 import type { StepAttribution } from '../process/attribution';
+import type { ReviewLayer } from '../sandbox/types';
 
 export interface FileInfo {
   path: string;
@@ -135,6 +136,8 @@ export interface ExecuteOptions {
    * so before it starts. Absent: no step is recorded.
    */
   attribution?: StepAttribution;
+  /** Reviews a sandboxed command's write layer before it is applied (SPEC §23 (5)). */
+  reviewLayer?: ReviewLayer;
 }
 
 /** A running command's pty, for a view that shows it. Calls after it ended do nothing. */

@@ -8,7 +8,7 @@ import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pt
 import type { StepAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, pidMark, processStartTicks } from './process-tree';
 import { watchProcessGroup } from './watchdog';
-import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
+import type { CommandSpec, PreparedCommand, ReviewLayer, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
 import { traceparentEnv } from './traceparent';
 import { DONE_OSC, withStatusReport, wrapperShellLevel, type StatusReport } from './status-report';
@@ -24,6 +24,8 @@ export interface RunInPtyOptions extends PtyRunOptions {
   traceparent?: string;
   /** The checkpoint step the command belongs to (attribution.ts). */
   attribution?: StepAttribution;
+  /** Reviews the sandboxed command's layer before it is applied (sandbox/layer-review.ts). */
+  reviewLayer?: ReviewLayer;
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -125,7 +127,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   for (let attempt = 1; ; attempt++) {
     let prepared: PreparedCommand;
     try {
-      prepared = await opts.sandbox.prepare(spec, { report, ...(opts.attribution ? { attribution: opts.attribution } : {}) });
+      prepared = await opts.sandbox.prepare(spec, { report, ...(opts.attribution ? { attribution: opts.attribution } : {}), ...(opts.reviewLayer ? { reviewLayer: opts.reviewLayer } : {}) });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };

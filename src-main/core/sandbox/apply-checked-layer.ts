@@ -4,10 +4,13 @@
 // just those paths, so the change is recorded as the step's own. The step's attribution is an
 // argument, never found in the async context: a local sandboxed command hands on the one its
 // tool call was given, and so does a provider sandbox's bring-back (app/sandboxes/bring-back.ts),
-// so a command in Daytona is recorded exactly as one on this machine.
+// so a command in Daytona is recorded exactly as one on this machine. Sensitive writes that
+// passed are reviewed before anything is applied, when the run has a reviewer (layer-review.ts).
 
 import type { StepAttribution } from '../process/attribution';
 import { checkLayer, type LayerCheckOptions, type LayerVerdict } from './layer-check';
+import { reviewedVerdict } from './layer-review';
+import type { ReviewLayer } from './types';
 import { applyLayer, plannedBy, type AppliedLayer, type LayerEntry, type Spare, type WriteLayer } from './write-layer';
 
 export interface ApplyCheckedLayerOptions extends LayerCheckOptions {
@@ -15,6 +18,8 @@ export interface ApplyCheckedLayerOptions extends LayerCheckOptions {
   attribution: StepAttribution | undefined;
   /** Entries of the folder that changed after the command started are someone else's: left as they are (applyLayer). */
   spare?: Spare;
+  /** Reviews what passed the checks before it is applied (SPEC §23 (5)). */
+  review?: ReviewLayer;
 }
 
 /** Why a layer was not applied at all: its check (`check`) or its staging (`apply`) could not be made. */
@@ -42,6 +47,7 @@ export async function applyCheckedLayer(
   let verdict: LayerVerdict;
   try {
     verdict = await checkLayer(layer, typeof entries === 'function' ? await entries() : entries, { home: options.home, protectedPaths: options.protectedPaths, ...(options.cache ? { cache: options.cache } : {}) });
+    if (options.review) verdict = await reviewedVerdict(layer, verdict, options.review);
   } catch (err) {
     throw new LayerNotApplied('check', err);
   }

@@ -362,6 +362,7 @@ class OsSandbox implements Sandbox {
                 // Nothing of the command touched the real folder: what changed there after it started is someone else's
                 // (a change in the tick the run began came before the command could look).
                 spare: (_rel, st) => st.ctimeMs > runStartedMs,
+                ...(options.reviewLayer ? { review: options.reviewLayer } : {}),
               });
               items.push(...verdict.items);
               report(applied.failed);

@@ -39,6 +39,15 @@ export interface SandboxPolicy {
   forwards?: Array<{ port: number; socket: string }>;
 }
 
+/** A write a command made in its layer (SPEC §23 (5)): its virtual path, and the file's text now and after (null: absent). */
+export interface LayerWrite {
+  path: string;
+  contents(): { before: string | null; after: string | null };
+}
+
+/** Reviews a layer's writes before it is applied: the virtual paths refused, each with why (for the blocked line). */
+export type ReviewLayer = (writes: readonly LayerWrite[]) => Promise<ReadonlyMap<string, string>>;
+
 export interface CommandSpec {
   file: string;
   args: string[];
@@ -96,6 +105,8 @@ export interface PrepareOptions {
    * waits for the nonce before it exits (process/status-report.ts). Not for a long-lived process.
    */
   report?: StatusReport;
+  /** Reviews the layer's writes before it is applied (layer-review.ts); without one, what passed its checks is applied. */
+  reviewLayer?: ReviewLayer;
 }
 
 export interface Sandbox {

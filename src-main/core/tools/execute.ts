@@ -62,6 +62,7 @@ const commandTool = {
       ...(args.sandbox === false ? { sandbox: false } : {}),
       ...(ctx.traceparent !== undefined ? { traceparent: ctx.traceparent } : {}),
       ...(ctx.attribution ? { attribution: ctx.attribution } : {}),
+      ...(ctx.reviewLayer ? { reviewLayer: ctx.reviewLayer } : {}),
     });
     let output = result.output.replace(/\n+$/, '');
     // The blocked line comes last, after the exit status (SPEC §7).

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { createDefaultMounts, type MountOptions, type Mounts } from '../backends/mounts/mounts';
 import { openDatabase } from '../backends/store/store';
+import type { Sandbox } from '../sandbox/types';
 import { filesystemTools } from './filesystem-tools';
 import { ReadGuard } from './read-guard';
 import { runTool, toolMap } from './run-tool';
@@ -23,11 +24,12 @@ export interface TestWorkspace {
   dispose(): void;
 }
 
-export function createTestWorkspace(options: { execute?: boolean; skills?: MountOptions['skills']; extraMounts?: MountOptions['extraMounts'] } = {}): TestWorkspace {
-  const folder = mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
+/** `folder`: the project folder to use (made by the caller, removed with the workspace); `sandbox`: its commands' OS sandbox. */
+export function createTestWorkspace(options: { execute?: boolean; skills?: MountOptions['skills']; extraMounts?: MountOptions['extraMounts']; folder?: string; sandbox?: Sandbox } = {}): TestWorkspace {
+  const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-data-'));
   const db: Database.Database = openDatabase(join(dataDir, 'deepdesk.db'));
-  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true, ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
+  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true, ...(options.sandbox ? { sandbox: options.sandbox } : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
   const tools = toolMap(filesystemTools({ execute: options.execute ?? true }));
   const guard = new ReadGuard();
   let n = 0;

@@ -2,6 +2,7 @@
 // for its arguments, and a function from validated arguments to text (SPEC §3).
 
 import type { StepAttribution } from '../process/attribution';
+import type { ReviewLayer } from '../sandbox/types';
 import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/run-context';
@@ -59,6 +60,8 @@ export interface ToolContext {
   traceparent?: string;
   /** The checkpoint step this call belongs to, when one is recorded: `execute` passes it on (ExecuteOptions.attribution). */
   attribution?: StepAttribution;
+  /** Reviews the layer of the command this call runs before it is applied: `execute` passes it on (ExecuteOptions.reviewLayer). */
+  reviewLayer?: ReviewLayer;
 }
 
 export interface AgentTool<Schema extends z.ZodType = z.ZodType> {

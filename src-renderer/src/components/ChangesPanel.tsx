@@ -64,6 +64,11 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
         <div className="changes-item-bar">
           <span className="changes-meta">
             <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
+            {file.sensitive ? (
+              <span className="badge badge-warn" title={`${file.sensitive.what}: it later runs or steers a program outside the sandbox`}>
+                sensitive
+              </span>
+            ) : null}
             {!file.binary && !ignored ? (
               <span className="diff-stats">
                 <span className="diff-added">+{file.added}</span> <span className="diff-removed">−{file.removed}</span>

@@ -4,14 +4,14 @@
 // guard around the tool (a link made after the check is decided again when it is touched).
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { ask, decide, linkTargets, type ApprovalBroker } from '../decision';
+import { ask, decide, linkTargets, reviewLayerWrites, type Answerer, type ApprovalBroker } from '../decision';
 import { PLAN_MODE_REFUSAL, type ApprovalMode } from '../permissions/modes';
 import type { PermissionRule } from '../permissions/rules';
 import { withTargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
 import { canonicalJson } from '../../text/canonical-json';
 import type { Middleware } from '../middleware';
-import { rootRun, taskPath } from '../run-context';
+import { handOn, rootRun, taskPath } from '../run-context';
 import { hookPermission } from '../../extensions/hooks/call-permission';
 import { runAnswerer, type ReviewSetup } from '../review/answerer';
 
@@ -29,6 +29,8 @@ export interface ApprovalOptions {
   readOnlyTool?: (name: string) => boolean;
   /** The reviewer the run's settings name (SPEC §23), read on every call; absent or undefined: the person answers. */
   review?: () => ReviewSetup | undefined;
+  /** Sensitive writes ask even without a reviewer (tests: the broker stands in for one). */
+  reviewing?: () => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -40,6 +42,8 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       const args = (call.args ?? {}) as Record<string, unknown>;
       const hook = hookPermission(call);
       const review = options.review?.();
+      const path = taskPath(ctx);
+      const asked = { ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}), ...(path.length > 0 ? { callPath: path } : {}) };
       const context = {
         // A subagent's question belongs to the thread the person sees.
         threadId: rootRun(ctx).threadId,
@@ -50,7 +54,8 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
       };
       const answerer = runAnswerer(ctx, options.broker, review, context);
-      const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing: answerer.kind === 'reviewer' });
+      const reviewing = options.reviewing?.() ?? answerer.kind === 'reviewer';
+      const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing });
       const observed = ctx.toolObserver?.(call.id);
       if (decided.decision === 'refuse') {
         observed?.decided('refuse', decided.decidedBy);
@@ -63,18 +68,18 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' }, decided: { by: decided.decidedBy } };
       }
       // The call's stored record says who let it run (SPEC §23: `threads export` shows it per call).
-      const run = async (toRun: typeof call, by: NonNullable<ToolOutput['decided']>) => ({ ...(await withTargetGuard(decided.guard, () => next(toRun))), decided: by });
+      const run = async (toRun: typeof call, by: NonNullable<ToolOutput['decided']>): Promise<ToolOutput> => {
+        const go = () => withTargetGuard(decided.guard, () => next(toRun));
+        if (!reviewing || call.name !== 'execute') return { ...(await go()), decided: by };
+        // What the command wrote that later runs or steers a program is asked about before its layer is applied.
+        const question = { threadId: rootRun(ctx).threadId, toolCallId: call.id, toolName: call.name, args: (toRun.args ?? {}) as Record<string, unknown>, ...asked };
+        return { ...(await handOn(ctx, call.id, { reviewLayer: (writes) => reviewLayerWrites(question, writes, answerer, ctx.signal) }, go)), decided: by };
+      };
       if (decided.decision === 'allow') {
         observed?.decided('allow', decided.decidedBy);
         return run(call, { by: decided.decidedBy });
       }
-      const path = taskPath(ctx);
-      const question = {
-        ...decided.question,
-        ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
-        ...(path.length > 0 ? { callPath: path } : {}),
-      };
-      const { decision, decidedBy, where, review: verdict, reviewFailed } = await ask(question, answerer, ctx.signal, (by, failed) =>
+      const { decision, decidedBy, where, review: verdict, reviewFailed } = await ask({ ...decided.question, ...asked }, answerer, ctx.signal, (by, failed) =>
         ctx.emit({ type: 'approval', ...base, status: by === 'reviewer' ? 'reviewing' : 'pending', ...(failed !== undefined ? { reviewFailed: failed } : {}) }),
       );
       observed?.decided(decision.type, decidedBy);

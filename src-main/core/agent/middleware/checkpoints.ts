@@ -9,7 +9,7 @@ import type { CheckpointRecorder, StepScope } from '../../checkpoints/recorder';
 import { changeStatus, toVirtual } from '../../checkpoints/types';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import type { Middleware } from '../middleware';
-import { rootRun } from '../run-context';
+import { handOn, rootRun } from '../run-context';
 import { latestPersonMessage } from '../notes';
 import { modelName } from '../model-call';
 
@@ -38,13 +38,7 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
         scope,
         async (attribution) => {
           // Handed to this call's tool context (loop.ts), so the command it runs applies its layer through it.
-          const held = ctx.stepAttributions;
-          held?.set(call.id, attribution);
-          try {
-            return await next(call);
-          } finally {
-            if (held?.get(call.id) === attribution) held.delete(call.id);
-          }
+          return handOn(ctx, call.id, { attribution }, () => next(call));
         },
       );
       if (!outcome.checkpoint) return outcome.result;
