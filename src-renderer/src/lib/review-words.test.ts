@@ -35,6 +35,9 @@ describe('the reviewer on the cards (SPEC §23)', () => {
       ...call('c', 'ls'),
     ]);
     expect(toolStatus(tool(state, 'b'), false, false)).toEqual({ status: 'rejected', label: 'Rejected', detail: 'Denied by the reviewer' });
+    // However the run says the reviewer's no (a rejection or a denial), it is the reviewer's.
+    const rejected = [approval('b', { status: 'rejected', decidedBy: 'reviewer', review: DENY })].reduce(threadReducer, state);
+    expect(toolStatus(tool(rejected, 'b'), false, false).detail).toBe('Denied by the reviewer');
     expect(decidedText(tool(state, 'b'))).toBe('Denied by the reviewer (high, destructive_action): rm -rf of the whole folder was not asked for.');
     expect(reviewedCalls(state.items).map((c) => [c.id, c.review.decision])).toEqual([
       ['a', 'allow'],
