@@ -14,7 +14,7 @@ export interface ToolStatusView {
   detail?: string;
 }
 
-const REFUSED_BY = { reviewer: 'Denied by the reviewer', rule: 'Refused by a rule', hook: 'Blocked by a hook', mode: 'Plan mode is read-only' } as const;
+const REFUSED_BY = { rule: 'Refused by a rule', hook: 'Blocked by a hook', mode: 'Plan mode is read-only', reviewer: 'Denied by the reviewer' } as const;
 
 export function toolStatus(
   item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'decidedBy' | 'blockedByHook' | 'exitCode' | 'timedOut' | 'rejected' | 'interrupted'>,
