@@ -33,7 +33,7 @@ export type FileChangeDto = z.infer<typeof fileChangeSchema>;
 
 /** Why a call did not run: a rule, a hook or the mode refused it, or the person rejected it (`message`: what they said) or answered instead (`answered`, `message`: the answer). */
 export const toolRejectionSchema = z.strictObject({
-  by: z.enum(['person', 'rule', 'hook', 'mode']),
+  by: z.enum(['person', 'rule', 'hook', 'mode', 'reviewer']),
   message: z.string().optional(),
   answered: z.boolean().optional(),
 });

@@ -23,7 +23,7 @@ import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-proto
 import { sandboxEvents, sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { ContractError, type ContractErrorCode } from './contract-error';
-import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
+import { agentEventSchema, approvalWhySchema, fileChangeSchema, reviewVerdictSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
 export { OVERRIDE_FLAGS, WINDOW_OVERRIDE_ROWS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './contract-error';
@@ -123,6 +123,8 @@ export const settingsSchema = z.object({
    * `--max-cost` (or the dialog's budget) gives none (USD; absent: none).
    */
   goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional(), candidatesBudgetUsd: z.number().positive().optional() }).optional(),
+  /** Settings › Approvals › Review with a model (SPEC §23): `model` `provider:model` ('' the thread's own); each try's `timeoutSeconds` (default 30). Absent: the person answers. */
+  reviewer: z.object({ model: z.string(), timeoutSeconds: z.number().int().min(1).max(600).optional() }).optional(),
   /** Settings › Agents (SPEC §22): the commands the person added as agents. */
   agents: z.object({ added: z.array(addedAgentSchema).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
@@ -139,7 +141,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 /** A partial update; `contextWindow: null` clears the override. */
 export const settingsPatchSchema = settingsSchema
   .omit({ apiKeys: true, sandboxKeys: true, overridden: true })
-  .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable(), maxConcurrentRuns: z.number().int().min(1).max(64).nullable() })
+  .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable(), maxConcurrentRuns: z.number().int().min(1).max(64).nullable(), reviewer: settingsSchema.shape.reviewer.unwrap().nullable() })
   .partial();
 
 export const threadSummarySchema = z.object({
@@ -337,6 +339,11 @@ export const methods = {
     params: z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() }),
     /** `message` in plain words with what to check; `detail`: the technical text, when there is one. */
     result: z.object({ ok: z.boolean(), message: z.string(), detail: z.string().optional() }),
+  },
+  /** The *Test* of Settings' reviewer (SPEC §23): one review of a harmless fixed action; `model` absent: Settings' (or the folder's own). */
+  'settings.testReviewer': {
+    params: z.object({ model: z.string().optional(), timeoutSeconds: z.number().int().min(1).max(600).optional() }),
+    result: z.union([z.object({ ok: z.literal(true), verdict: reviewVerdictSchema }), z.object({ ok: z.literal(false), message: z.string() })]),
   },
   'settings.detectLocalServers': { params: empty, result: z.array(localServerSchema) },
   /** The models a provider offers (its /models, Ollama's tags), for the model picker. */

@@ -182,6 +182,16 @@ export const SESSION_FLAGS = [
     help: "with --candidates: a candidate's own instruction, added to its first message after the goal (\"Instruction for this attempt: P\"); repeatable, given to the candidates in turn",
     section: 'command',
   },
+  {
+    flag: 'reviewer',
+    key: 'reviewer',
+    kind: 'text',
+    commands: ['run', 'serve', 'acp'],
+    value: 'MODEL|thread|off',
+    help: "answer what would ask the person with a reviewer model first (SPEC §23; PROVIDER:MODEL, or thread: the thread's own model), over Settings' Review with a model; off: the person answers everything; a thread whose reviewer's breaker tripped is reviewed again",
+    section: 'command',
+    overSettings: true,
+  },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
 

@@ -32,6 +32,7 @@ import { SettingsService } from '../settings/settings-service';
 import { RunAudit } from '../telemetry/run-audit';
 import { openSessionExtensions, type SessionExtensions } from './session-extensions';
 import { sessionModels, type ModelWording, type SessionModels } from './session-models';
+import { runReviewer } from './run-reviewer';
 import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace } from './session-place';
 import { folderLocationText } from '../places/folder-location';
 import type { OverSettingsFlags } from '../base/session-flags';
@@ -253,6 +254,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
             return spec ? models.named(spec) : undefined;
           },
           mainModel: () => models.main(),
+          reviewer: runReviewer(models, () => settings.raw(), flags.reviewer),
         }),
       close: closeAll,
     };

@@ -16,6 +16,7 @@ import type { Skill } from '../../core/extensions/skills/types';
 import { previewRequest, runAgent, type AgentDefinition, type QueuedInput, type RequestPreview, type RunResult } from '../../core/agent/loop';
 import type { PendingNote } from '../../core/agent/notes';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import type { ReviewSetup } from '../../core/agent/review/answerer';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -79,6 +80,8 @@ export interface RunAssemblyOptions {
   graderModel?: () => Promise<ChatModel | undefined>;
   /** The folder's own model (Settings'): a goal's grader on another agent's thread when Settings names no grader model. */
   mainModel?: () => Promise<ChatModel>;
+  /** The reviewer (SPEC §23) of a run on `model` as `--reviewer` (`flag`) or Settings name it now; undefined: the person answers. */
+  reviewer?: (model: ChatModel, flag: string | undefined) => ReviewSetup | undefined;
 }
 
 /**
@@ -96,6 +99,8 @@ export interface RunSettings {
   agent?: SubagentSpec;
   /** `--max-cost`: the budget of each run, in dollars. */
   maxCostUsd?: number;
+  /** `run --reviewer MODEL|thread|off` (SPEC §23): over Settings' and the session's; given, a tripped breaker is reset. */
+  reviewer?: string;
   /** The thread's agent is another one over ACP (SPEC §22): each run is one turn of it (`model` is its stand-in, never called). */
   externalAgent?: ExternalAgentRunner;
   /** The budget of the candidates' set the thread is one of (SPEC §21): every call of its runs holds it too. */
@@ -184,6 +189,8 @@ export class RunAssembly {
         emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
       }
       const pursuing = goal?.state === 'pursuing';
+      // `--reviewer` on a later run turns review back on for a thread whose breaker tripped (SPEC §23).
+      if (plan.settings.reviewer !== undefined) delete live.state.reviewBreaker;
       if (external !== undefined) {
         if (text === null) throw new Error(`${external.label} goes on only with a message of the person's`);
         const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -253,6 +260,7 @@ export class RunAssembly {
       // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
       rules: () => [...this.options.rules(), ...(plan.turn()?.allow?.() ?? []), ...DEFAULT_RULES],
       broker,
+      ...(this.options.reviewer ? { review: () => this.options.reviewer!(model, settings.reviewer) } : {}),
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       ...(this.options.providerSandbox ? { providerSandbox: this.options.providerSandbox } : {}),

@@ -34,6 +34,7 @@ export const settingsFileShape = fieldsShape({
   maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
   goals: stored.goals,
+  reviewer: stored.reviewer,
   agents: stored.agents,
   agentProtocol: stored.agentProtocol,
   sandboxes: stored.sandboxes,
@@ -41,6 +42,9 @@ export const settingsFileShape = fieldsShape({
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;
 type SavedMount = Settings['mounts'][number];
+
+/** The fields a patch clears with `null`. */
+const CLEARED_BY_NULL = ['contextWindow', 'threadBudgetUsd', 'maxConcurrentRuns', 'reviewer'] as const;
 
 /** No keys: for a command that reads settings.json and never a key. */
 export const NO_SECRETS: SecretStore = { get: async () => undefined, set: async () => undefined, delete: async () => undefined };
@@ -116,16 +120,10 @@ export class SettingsService {
    * file could not be written; then nothing changed. Listeners hear of the change.
    */
   async update(patch: z.output<typeof settingsPatchSchema>): Promise<Settings> {
-    const { contextWindow, threadBudgetUsd, maxConcurrentRuns, ...rest } = patch;
     this.store.update((current) => {
-      const next: StoredSettings = { ...current, ...stripUndefined(rest) };
-      if (contextWindow === null) delete next.contextWindow;
-      else if (contextWindow !== undefined) next.contextWindow = contextWindow;
-      if (threadBudgetUsd === null) delete next.threadBudgetUsd;
-      else if (threadBudgetUsd !== undefined) next.threadBudgetUsd = threadBudgetUsd;
-      if (maxConcurrentRuns === null) delete next.maxConcurrentRuns;
-      else if (maxConcurrentRuns !== undefined) next.maxConcurrentRuns = maxConcurrentRuns;
-      return next;
+      const next: Record<string, unknown> = { ...current, ...stripUndefined(patch) };
+      for (const key of CLEARED_BY_NULL) if (patch[key] === null) delete next[key];
+      return next as StoredSettings;
     });
     return this.get();
   }

@@ -10,6 +10,7 @@ import { ContractError } from '../contract';
 import { detectLocalServers } from '../settings/local-servers';
 import { isSandboxKeyVariable } from '../settings/settings-service';
 import { modelProblemForWindow, problemForWindow, providerLabel } from '../base/model-problem-words';
+import { testReview } from '../../core/agent/review/reviewer';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & HandlersFor<'mode.'> {
@@ -26,6 +27,19 @@ export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & 
     },
     'settings.testConnection': async ({ model, baseUrl, apiKey }) =>
       testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
+    'settings.testReviewer': async ({ model, timeoutSeconds }) => {
+      const saved = settings.raw().reviewer;
+      const spec = (model ?? saved?.model ?? '').trim() || models.spec();
+      if (spec === '') return { ok: false, message: 'No model is set: choose the reviewer’s model, or the folder’s model in Settings.' };
+      const seconds = timeoutSeconds ?? saved?.timeoutSeconds;
+      try {
+        const reviewer = await models.named(spec, { retry: { maxRetries: 0 } });
+        const answer = await testReview((request) => reviewer.stream(request), seconds);
+        return answer.answered ? { ok: true, verdict: answer.verdict } : { ok: false, message: answer.because };
+      } catch (err) {
+        return { ok: false, message: err instanceof ModelConfigError ? modelProblemForWindow(err, 'above') : err instanceof Error ? err.message : String(err) };
+      }
+    },
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
       const key = apiKey ?? overrides.flags.apiKey ?? (await settings.apiKeyFor(provider));

@@ -3,7 +3,7 @@
 // writes and its terminals — is decided by `decide`, in one fixed order: deny rules; protected
 // paths on the resolved target and the named path; plan mode; the mode and the allow rules (the
 // shell analysis for commands); the sandbox. What asks is answered through `ask`, the one place
-// a broker is called: who answers is the Answerer, one typed choice (the person today).
+// a broker or a reviewer is called: who answers is the Answerer (review/answerer.ts builds it).
 
 import type { Backend } from '../backends/protocol';
 import type { TargetGuard } from '../backends/target-guard';
@@ -33,7 +33,7 @@ export interface ApprovalBroker {
  */
 export type Answerer = { kind: 'person'; broker: ApprovalBroker } | { kind: 'reviewer'; reviewer: Reviewer; broker: ApprovalBroker };
 
-/** SPEC §23's reviewer: a verdict the host derived, or why it could not give one (the person is then asked). */
+/** SPEC §23's reviewer (review/): a verdict the host derived, or why it could not give one (the person is then asked). */
 export interface Reviewer {
   review(question: ApprovalRequest, signal: AbortSignal): Promise<ReviewAnswer>;
 }
@@ -129,17 +129,50 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
 }
 
-/** Asks whoever answers (the one call of a broker): what the person (or, later, a reviewer) says, and where they said it. */
-export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal): Promise<{ decision: ApprovalDecision; decidedBy: DecidedBy; where: Answered }> {
+/** What `ask` tells as it goes: the reviewer is asked, or the person (with why the reviewer could not answer). */
+export type AskingTold = (by: 'reviewer' | 'person', reviewFailed?: string) => void;
+
+export interface Asked {
+  decision: ApprovalDecision;
+  decidedBy: DecidedBy;
+  where: Answered;
+  /** The reviewer's verdict, when it decided. */
+  review?: ReviewVerdict;
+  /** Why the reviewer could not answer, when the person was asked instead. */
+  reviewFailed?: string;
+}
+
+/**
+ * Asks whoever answers (the one call of a broker, and of a reviewer). A reviewer answers first
+ * (SPEC §23) except for protected paths, which are the person's; its allow approves, its deny
+ * rejects with its rationale; when it cannot answer, the person is asked, told why.
+ */
+export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: AskingTold): Promise<Asked> {
+  let reviewFailed: string | undefined;
+  if (answerer.kind === 'reviewer' && !(question.why !== undefined && personOnly(question.why))) {
+    told?.('reviewer');
+    const answer = await answerer.reviewer.review(question, signal);
+    if (answer.answered) {
+      const { verdict } = answer;
+      return { decision: verdict.decision === 'allow' ? { type: 'approve' } : { type: 'reject', message: verdict.rationale }, decidedBy: 'reviewer', where: {}, review: verdict };
+    }
+    reviewFailed = answer.because;
+  }
+  told?.('person', reviewFailed);
   const { broker } = answerer;
   broker.waiting?.asking();
   try {
     const decision = await broker.decide(question, signal);
     const { answeredIn, answeredBy } = decision as Answered;
-    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) } };
+    return { decision, decidedBy: 'person', where: { ...(answeredIn !== undefined ? { answeredIn } : {}), ...(answeredBy !== undefined ? { answeredBy } : {}) }, ...(reviewFailed !== undefined ? { reviewFailed } : {}) };
   } finally {
     await broker.waiting?.answered(signal);
   }
+}
+
+/** Protected paths and what always asks are the person's to answer, never a reviewer's. */
+function personOnly(why: ApprovalWhy): boolean {
+  return why.kind === 'parts' ? why.parts.some(personOnly) : why.kind === 'protected-path' || why.kind === 'names-protected-path' || why.kind === 'always-asks-path';
 }
 
 /**

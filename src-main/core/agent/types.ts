@@ -7,7 +7,7 @@ import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
-import type { DecidedBy } from '../telemetry/observer';
+import type { ReviewBreaker } from './review/breakers';
 import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -59,6 +59,8 @@ export interface ThreadState {
   goal?: Goal;
   /** The thread's agent when it is another one over ACP (SPEC §22): its name, label and session (continued after a restart where it can be). */
   externalAgent?: ThreadAgentRecord;
+  /** The reviewer's breaker (SPEC §23): its counts, and why it tripped. */
+  reviewBreaker?: ReviewBreaker;
 }
 
 export interface ThreadAgentRecord {
@@ -90,6 +92,9 @@ export function newThreadState(id: string): ThreadState {
  * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
  */
 export type AnsweredIn = 'terminal' | 'protocol';
+
+/** Who decided whether a tool call ran (SPEC §23; the `execute_tool` span's attribute). */
+export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
 
 /** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
 export interface ReviewVerdict {

@@ -61,3 +61,10 @@ function holdsAppValue(value: string): boolean {
   for (const secret of withheldValues) if (value.includes(secret)) return true;
   return false;
 }
+
+/** `text` with every key Deepdesk uses replaced (what a reviewer model is shown: SPEC §23). */
+export function redactHeldValues(text: string): string {
+  let out = text;
+  for (const secret of withheldValues) out = out.split(secret).join('[redacted]');
+  return out;
+}

@@ -4,10 +4,9 @@
 // run and never make it wait: an exporter that is slow or down drops, it does not block.
 
 import type { ChatMessage, ProviderName, StopReason, ToolSpec, Usage } from '../models/types';
-import type { RunStopReason } from '../agent/types';
+import type { DecidedBy, RunStopReason } from '../agent/types';
 
-/** Who decided whether a tool call ran (the `execute_tool` span's attribute). */
-export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
+export type { DecidedBy } from '../agent/types';
 
 /** What was decided: ran without asking, refused, or the person's answer. */
 export type ToolDecision = 'allow' | 'deny' | 'refuse' | 'approve' | 'edit' | 'reject' | 'respond';
@@ -32,8 +31,8 @@ export interface AgentRunInfo {
   folder?: string;
 }
 
-/** Why a model call was made: the agent's step, a summary, a goal's grader or its drafting (SPEC §21), another agent's own (§22). */
-export const MODEL_CALL_PURPOSES = ['agent', 'summarization', 'grader', 'goal-draft', 'other-agent'] as const;
+/** Why a model call was made: the agent's step, a summary, a goal's grader or its drafting (SPEC §21), another agent's own (§22), a review (§23). */
+export const MODEL_CALL_PURPOSES = ['agent', 'summarization', 'grader', 'goal-draft', 'other-agent', 'reviewer'] as const;
 export type ModelCallPurpose = (typeof MODEL_CALL_PURPOSES)[number];
 
 export interface ModelCallInfo {
@@ -86,7 +85,13 @@ export interface ToolCallObserver {
   traceparent(): string | undefined;
   /** A subagent started by this (`task`) call. */
   subagent(info: AgentRunInfo): RunObserver;
+  /** A review of this call (SPEC §23): a `review` span with its verdict, or why there was none. */
+  review?(): ReviewObserver;
   end(outcome: ToolCallOutcome): void;
+}
+
+export interface ReviewObserver {
+  end(outcome: { decision: string; risk: string; category: string } | { error: string }): void;
 }
 
 /** One agent run's observer; every method is called at most once per call it describes. */
@@ -158,6 +163,10 @@ function fanTool(tools: ToolCallObserver[]): ToolCallObserver {
       return undefined;
     },
     subagent: (info) => fanRun(tools.map((t) => safely(() => t.subagent(info), NOOP_RUN))),
+    review: () => {
+      const reviews = tools.map((t) => safely(() => t.review?.(), undefined));
+      return { end: (outcome) => reviews.forEach((r) => safely(() => r?.end(outcome), undefined)) };
+    },
     end: (outcome) => tools.forEach((t) => safely(() => t.end(outcome), undefined)),
   };
 }

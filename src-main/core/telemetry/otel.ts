@@ -284,6 +284,17 @@ function toolCallObserver(spans: Spans, info: ToolCallInfo, parent: Context): To
     decided: (decision, by) => safely(() => void span.setAttributes({ 'deepdesk.approval.decision': decision, 'deepdesk.approval.decided_by': by }), undefined),
     traceparent: () => safely(() => spans.traceparent(span), undefined),
     subagent: (run) => safely(() => runObserver(spans, run, context), NOOP_RUN),
+    review: () => {
+      const review = spans.start('review', SpanKind.INTERNAL, {}, context);
+      return {
+        end: (outcome) =>
+          safely(() => {
+            if ('error' in outcome) markError(review, outcome.error);
+            else review.setAttributes({ 'deepdesk.review.decision': outcome.decision, 'deepdesk.review.risk': outcome.risk, 'deepdesk.review.category': outcome.category });
+            spans.end(review);
+          }, undefined),
+      };
+    },
     end: (outcome) =>
       safely(() => {
         if (spans.capture) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, resultText(outcome.output));

@@ -31,9 +31,9 @@ export type ResultGist =
 /** What a media file holds, read from its own bytes: pages, pixels or seconds. */
 export type MediaHolds = { pages: number } | { width: number; height: number } | { seconds: number };
 
-/** Why a call did not run: a rule, a hook or the mode refused it, or the person rejected it or answered instead. */
+/** Why a call did not run: a rule, a hook, the mode or the reviewer refused it, or the person rejected it or answered instead. */
 export interface ToolRejection {
-  by: 'person' | 'rule' | 'hook' | 'mode';
+  by: 'person' | 'rule' | 'hook' | 'mode' | 'reviewer';
   /** What the person said when rejecting, or their answer (`answered`). */
   message?: string;
   /** The person did not run the call and answered instead. */

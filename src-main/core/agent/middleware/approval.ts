@@ -13,6 +13,7 @@ import { canonicalJson } from '../../text/canonical-json';
 import type { Middleware } from '../middleware';
 import { rootRun, taskPath } from '../run-context';
 import { hookPermission } from '../../extensions/hooks/call-permission';
+import { runAnswerer, type ReviewSetup } from '../review/answerer';
 
 export type { ApprovalBroker } from '../decision';
 
@@ -26,6 +27,8 @@ export interface ApprovalOptions {
   sandboxAvailable?: () => boolean;
   /** Whether an MCP tool is annotated read-only by its server (plan mode runs only those). */
   readOnlyTool?: (name: string) => boolean;
+  /** The reviewer the run's settings name (SPEC §23), read on every call; absent or undefined: the person answers. */
+  review?: () => ReviewSetup | undefined;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -36,18 +39,18 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       if (call.parseError !== undefined) return next(call);
       const args = (call.args ?? {}) as Record<string, unknown>;
       const hook = hookPermission(call);
-      const decided = await decide(
-        { id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) },
-        {
-          // A subagent's question belongs to the thread the person sees.
-          threadId: rootRun(ctx).threadId,
-          mode: options.mode?.() ?? 'ask',
-          rules: options.rules(),
-          sandboxAvailable: options.sandboxAvailable?.() ?? false,
-          backend: ctx.backend,
-          ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
-        },
-      );
+      const review = options.review?.();
+      const context = {
+        // A subagent's question belongs to the thread the person sees.
+        threadId: rootRun(ctx).threadId,
+        mode: options.mode?.() ?? 'ask',
+        rules: options.rules(),
+        sandboxAvailable: options.sandboxAvailable?.() ?? false,
+        backend: ctx.backend,
+        ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
+      };
+      const answerer = runAnswerer(ctx, options.broker, review, context);
+      const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing: answerer.kind === 'reviewer' });
       const observed = ctx.toolObserver?.(call.id);
       if (decided.decision === 'refuse') {
         observed?.decided('refuse', decided.decidedBy);
@@ -56,7 +59,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       const base = { id: call.id, name: call.name, args, reason: decided.reason, why: decided.why } as const;
       if (decided.decision === 'deny') {
         observed?.decided('deny', decided.decidedBy);
-        ctx.emit({ type: 'approval', ...base, status: 'denied' });
+        ctx.emit({ type: 'approval', ...base, status: 'denied', decidedBy: decided.decidedBy });
         return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' } };
       }
       const run = (toRun: typeof call) => withTargetGuard(decided.guard, () => next(toRun));
@@ -64,25 +67,31 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         observed?.decided('allow', decided.decidedBy);
         return run(call);
       }
-      ctx.emit({ type: 'approval', ...base, status: 'pending' });
       const path = taskPath(ctx);
       const question = {
         ...decided.question,
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
         ...(path.length > 0 ? { callPath: path } : {}),
       };
-      const { decision, decidedBy, where } = await ask(question, { kind: 'person', broker: options.broker }, ctx.signal);
+      const { decision, decidedBy, where, review: verdict, reviewFailed } = await ask(question, answerer, ctx.signal, (by, failed) =>
+        ctx.emit({ type: 'approval', ...base, status: by === 'reviewer' ? 'reviewing' : 'pending', ...(failed !== undefined ? { reviewFailed: failed } : {}) }),
+      );
       observed?.decided(decision.type, decidedBy);
+      const who = { decidedBy, ...(verdict !== undefined ? { review: verdict } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
+      if (decidedBy === 'reviewer' && decision.type === 'reject') {
+        ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
+        return { ...errorText(`denied by the reviewer: ${decision.message ?? ''}`), rejected: { by: 'reviewer', ...(decision.message !== undefined ? { message: decision.message } : {}) } };
+      }
       switch (decision.type) {
         case 'approve':
-          ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
+          ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
           return run(call);
         case 'edit': {
           if (canonicalJson(decision.args) === canonicalJson(args)) {
-            ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
+            ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
             return run(call);
           }
-          ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited', ...where });
+          ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited', ...who });
           // The person wrote these arguments: where they lead now is what they approved.
           decided.guard.approve((await linkTargets(ctx.backend, call.name, decision.args)).inside);
           // The history will show the edited call (the loop rewrites it); the result says so too.
@@ -90,13 +99,13 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
           return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
-          ctx.emit({ type: 'approval', ...base, status: 'rejected', ...where });
+          ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
           const message = decision.message?.trim() ?? '';
           const said = message !== '' ? ` They said: ${message}` : '';
           return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) } };
         }
         case 'respond':
-          ctx.emit({ type: 'approval', ...base, status: 'responded' });
+          ctx.emit({ type: 'approval', ...base, status: 'responded', ...who });
           return { ...text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`), rejected: { by: 'person', answered: true, message: decision.message } };
       }
     },
