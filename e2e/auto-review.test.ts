@@ -3,9 +3,12 @@
 // the contract shapes them (`thread.event` frames of the open thread), beside a real run: a
 // call under review says so and asks nothing; then its card says who decided and why; a denied
 // call says it with its risk and category; the thread's reviewed calls list both; the breaker's
-// notice leads to Settings › Review with a model; a real approval whose reviewer could not
-// answer says so on the card the person answers.
+// notice leads to Settings › Auto-review; a real approval whose reviewer could not
+// answer says so on the card the person answers. Settings › Auto-review writes settings.json's
+// `reviewer`, and its Test shows the reviewer's verdict or why it gave none.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversation, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
@@ -118,12 +121,46 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => list.count()).toBe(0);
 
     // The breaker's notice, and the way back to review.
-    inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'The reviewer denied 3 calls in a row: you answer this thread’s approvals again.' });
-    const notice = log.getByRole('note').filter({ hasText: 'The reviewer denied 3 calls in a row' });
+    inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'Review is off for this thread: the reviewer denied 3 calls in a row. The person answers its approvals until review is turned back on (Settings › Approvals, or --reviewer on a later run).' });
+    const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread' });
     await notice.waitFor({ timeout: 20_000 });
-    expect(await notice.innerText()).toContain('Turn review back on in Settings › Review with a model.');
     await notice.getByRole('button', { name: 'Review settings' }).click();
     const settings = page.getByRole('dialog', { name: 'Settings' });
-    await settings.waitFor();
+    await settings.getByRole('checkbox', { name: 'Review with a model' }).waitFor();
+    await poll(() => settings.getByRole('link', { name: 'Auto-review' }).getAttribute('aria-current')).toBe('true');
+  });
+
+  it('Settings › Auto-review: on with a timeout and the thread’s model, Test shows the verdict or the error, Save writes settings.json, off clears it', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve({ script: [{ toolCalls: [{ name: 'review_decision', args: ALLOW }] }, { text: 'It looks fine to me.' }] });
+    const { page } = await openWindow(serve.url);
+    const saved = (): unknown => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { reviewer?: unknown }).reviewer;
+    const open = async () => {
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Auto-review' }).click();
+      return dialog.getByRole('group', { name: 'Auto-review' });
+    };
+    let section = await open();
+    const on = section.getByRole('checkbox', { name: 'Review with a model' });
+    expect(await on.isChecked()).toBe(false);
+    await on.check();
+    await section.getByRole('spinbutton', { name: 'Reviewer timeout (seconds)' }).fill('20');
+
+    await section.getByRole('button', { name: 'Test reviewer' }).click();
+    await poll(() => section.getByRole('status').innerText()).toBe('Allowed by the reviewer — low risk: The person asked for a build.');
+    // An answer that is no review_decision: said, never taken for an allow.
+    await section.getByRole('button', { name: 'Test reviewer' }).click();
+    await poll(() => section.locator('.error-text[role="status"]').count()).toBe(1);
+    expect(await section.getByRole('status').innerText()).not.toMatch(/^Allowed/);
+    await screenshot(page, 'settings-auto-review-1400x900');
+
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await poll(saved).toEqual({ model: '', timeoutSeconds: 20 });
+    section = await open();
+    expect(await section.getByRole('checkbox', { name: 'Review with a model' }).isChecked()).toBe(true);
+    expect(await section.getByRole('spinbutton', { name: 'Reviewer timeout (seconds)' }).inputValue()).toBe('20');
+    await section.getByRole('checkbox', { name: 'Review with a model' }).uncheck();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await poll(saved).toBeUndefined();
   });
 });

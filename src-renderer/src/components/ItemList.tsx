@@ -79,16 +79,16 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
   );
 }
 
-/** The reviewer's breaker tripped (SPEC §23): the person answers again; Settings turns review back on. */
+/** The reviewer's breaker tripped (SPEC §23): the person answers again until review is turned back on, in Settings. */
 function ReviewerNotice({ text }: { text: string }): React.JSX.Element {
   const { openSettings } = useConversation();
   return (
     <div className="notice notice-info notice-reviewer" role="note">
       <div className="notice-row">
         <Icon name="shield" />
-        <span className="notice-text">{text} Turn review back on in Settings › Review with a model.</span>
+        <span className="notice-text">{text}</span>
         {openSettings ? (
-          <button type="button" className="btn btn-small" onClick={() => openSettings('Review with a model')}>
+          <button type="button" className="btn btn-small" onClick={() => openSettings('Auto-review')}>
             Review settings
           </button>
         ) : null}

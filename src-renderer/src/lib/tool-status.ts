@@ -25,9 +25,9 @@ export function toolStatus(
   if (item.approval === 'reviewing' && item.output === undefined) return { status: 'reviewing', label: 'Reviewing', detail: 'The reviewer is looking at this call' };
   const { rejected } = item;
   if (item.approval === 'responded' || rejected?.answered === true) return { status: 'answered', label: 'Answered' };
-  const byReviewer = item.decidedBy === 'reviewer' && (item.approval === 'rejected' || item.approval === 'denied');
-  if (!byReviewer && (item.approval === 'rejected' || rejected?.by === 'person')) return { status: 'rejected', label: 'Rejected' };
-  if (byReviewer || item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.decidedBy === 'reviewer' ? REFUSED_BY.reviewer : item.blockedByHook !== undefined ? REFUSED_BY.hook : REFUSED_BY.rule };
+  if (item.decidedBy === 'reviewer' && (item.approval === 'rejected' || item.approval === 'denied')) return { status: 'rejected', label: 'Rejected', detail: REFUSED_BY.reviewer };
+  if (item.approval === 'rejected' || rejected?.by === 'person') return { status: 'rejected', label: 'Rejected' };
+  if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.blockedByHook !== undefined ? REFUSED_BY.hook : REFUSED_BY.rule };
   if (rejected !== undefined) return { status: 'rejected', label: 'Rejected', detail: REFUSED_BY[rejected.by] };
   const output = item.output;
   if (output === undefined) return running ? { status: 'running', label: 'Running' } : { status: 'stopped', label: 'Stopped', detail: 'The run ended before this call returned' };
