@@ -4,13 +4,15 @@
 // call under review says so and asks nothing; then its card says who decided and why; a denied
 // call says it with its risk and category; the thread's reviewed calls list both; the breaker's
 // notice leads to Settings › Auto-review; a real approval whose reviewer could not
-// answer says so on the card the person answers. Settings › Auto-review writes settings.json's
+// answer says so on the card the person answers. Then for real, `serve --reviewer thread` with
+// the scripted model playing the agent and the reviewer. Settings › Auto-review writes settings.json's
 // `reviewer`, and its Test shows the reviewer's verdict or why it gave none.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { conversation, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -77,11 +79,11 @@ describe('auto-review in the window (SPEC §23)', () => {
     // A real approval; the reviewer could not answer it, so the person does, and the card says why.
     await poll(() => seen((e) => e.type === 'approval' && e.status === 'pending') !== undefined).toBe(true);
     const asked = seen((e) => e.type === 'approval' && e.status === 'pending')!;
-    inject({ type: 'approval', id: asked.id, name: 'execute', args: asked.args, status: 'pending', reason: String(asked.reason), reviewFailed: 'the reviewer timed out twice' });
+    inject({ type: 'approval', id: asked.id, name: 'execute', args: asked.args, status: 'pending', reason: String(asked.reason), reviewFailed: 'the reviewer could not answer: no answer within 30 s; tried again: no answer within 30 s' });
     const card = toolCard(page, 'execute').filter({ hasText: 'echo fallback' });
     const group = card.getByRole('group', { name: 'Approve tool call' });
     await poll(() => group.getAttribute('aria-describedby').then(async (ids) => page.evaluate((list) => list!.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '), ids))).toContain(
-      'The reviewer could not answer (the reviewer timed out twice), so you decide.',
+      'The reviewer could not answer: no answer within 30 s; tried again: no answer within 30 s. You decide.',
     );
     await screenshot(page, 'review-failed-1400x900');
     await group.getByRole('button', { name: 'Approve', exact: true }).click();
@@ -162,5 +164,36 @@ describe('auto-review in the window (SPEC §23)', () => {
     await section.getByRole('checkbox', { name: 'Review with a model' }).uncheck();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await poll(saved).toBeUndefined();
+  });
+
+  it('for real: serve --reviewer thread, the scripted model the agent and the reviewer: verdicts, a failed review asks the person, the breaker trips', { timeout: 180_000 }, async () => {
+    const run = (command: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command } }] });
+    const verdict = (args: object): ScriptStep => ({ toolCalls: [{ name: 'review_decision', args }] });
+    const agent: ScriptStep[] = [run('echo allowed-by-reviewer'), run('echo asked-of-you'), run('rm -rf ./a'), run('rm -rf ./b'), run('rm -rf ./c'), { text: 'Done.' }];
+    const reviewer: ScriptStep[] = [verdict(ALLOW), { text: 'Looks fine, I suppose.' }, verdict(DENY), verdict(DENY), verdict(DENY)];
+    const isReview = (request: RecordedRequest): boolean => request.tools?.some((t) => t.function.name === 'review_decision') === true;
+    const next = (request: RecordedRequest): ScriptStep => (isReview(request) ? reviewer.shift() : agent.shift()) ?? { text: 'Nothing more.' };
+    const serve = await e2e.serve({ script: Array.from({ length: 16 }, () => next), extraArgs: ['--reviewer', 'thread'] });
+    const { page } = await openWindow(serve.url);
+    const log = conversation(page);
+    await sendMessage(page, 'build it');
+
+    await poll(() => log.getByRole('article', { name: /^execute echo allowed-by-reviewer — Done/ }).innerText()).toContain('Allowed by the reviewer — low risk: The person asked for a build.');
+    // The reviewer's answer did not parse: the person is asked, told why; nothing ran before.
+    const asked = toolCard(page, 'execute').filter({ hasText: 'echo asked-of-you' }).getByRole('group', { name: 'Approve tool call' });
+    await poll(() => asked.innerText()).toContain('The reviewer could not answer: its answer was not a review_decision it could be read as. You decide.');
+    await asked.getByRole('button', { name: 'Approve', exact: true }).click();
+
+    const denied = log.getByRole('article', { name: 'execute rm -rf ./a — Rejected' });
+    await poll(() => denied.innerText()).toContain('Denied by the reviewer (high, destructive_action): Deleting the whole folder was not asked for.');
+    const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread: the reviewer denied 3 calls in a row.' });
+    await notice.waitFor({ timeout: 30_000 });
+    await log.getByText('Done.').waitFor({ timeout: 30_000 });
+    await screenshot(page, 'auto-review-real-1400x900');
+
+    await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).click();
+    const rows = page.getByRole('dialog', { name: 'Reviewed calls' }).getByRole('listitem');
+    expect(await rows.allInnerTexts()).toHaveLength(4);
+    expect(await rows.nth(1).innerText()).toMatch(/rm -rf \.\/a[\s\S]*Denied[\s\S]*high risk/);
   });
 });

@@ -225,7 +225,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
       </div>
       {reviewFailed !== undefined ? (
         <p className="approval-warning" id={`${baseId}-review-failed`}>
-          <Icon name="alert" size={14} /> The reviewer could not answer (<VisibleText text={reviewFailed} />), so you decide.
+          <Icon name="alert" size={14} /> The reviewer could not answer: <VisibleText text={reviewFailed.replace(/^the reviewer could not answer: /i, '')} />. You decide.
         </p>
       ) : null}
       {check !== undefined ? (
