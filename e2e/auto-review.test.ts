@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
+import { describeViolations, seriousViolations } from './axe';
 import { conversation, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -110,6 +111,8 @@ describe('auto-review in the window (SPEC §23)', () => {
     const denied = log.getByRole('article', { name: 'execute rm -rf . — Rejected' });
     await poll(() => denied.innerText()).toContain('Denied by the reviewer (high, destructive_action): Deleting the whole folder was not asked for.');
     await screenshot(page, 'review-verdicts-1400x900');
+    // Read by a screen reader as every card is: no serious or critical axe finding.
+    expect(describeViolations(await seriousViolations(page))).toBe('');
 
     // The thread's reviewed calls: both, with risk and rationale.
     await page.getByRole('button', { name: 'Reviewed calls · 2 (1 denied)' }).click();
@@ -119,8 +122,12 @@ describe('auto-review in the window (SPEC §23)', () => {
     expect(await rows.nth(0).innerText()).toMatch(/make build[\s\S]*Allowed[\s\S]*low risk[\s\S]*The person asked for a build\./);
     expect(await rows.nth(1).innerText()).toMatch(/rm -rf \.[\s\S]*Denied[\s\S]*high risk[\s\S]*destructive_action[\s\S]*Deleting the whole folder/);
     await screenshot(page, 'reviewed-calls-1400x900');
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    // By keyboard: the list takes the keys when it opens, Escape closes it and gives them back.
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role="dialog"]')?.getAttribute('aria-label') ?? null)).toBe('Reviewed calls');
     await page.keyboard.press('Escape');
     await poll(() => list.count()).toBe(0);
+    await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Reviewed calls · 2 (1 denied)');
 
     // The breaker's notice, and the way back to review.
     inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'Review is off for this thread: the reviewer denied 3 calls in a row. The person answers its approvals until review is turned back on (Settings › Approvals, or --reviewer on a later run).' });
