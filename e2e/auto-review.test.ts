@@ -139,7 +139,7 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => settings.getByRole('link', { name: 'Auto-review' }).getAttribute('aria-current')).toBe('true');
   });
 
-  it('Settings › Auto-review: on with a timeout and the thread’s model, Test shows the verdict or the error, Save writes settings.json, off clears it', { timeout: 120_000 }, async () => {
+  it('Settings › Auto-review: on with a timeout and the thread’s model, Test shows the verdict or the error, Save writes settings.json, off clears it; a wrong typed field is said', { timeout: 120_000 }, async () => {
     const serve = await e2e.serve({ script: [{ toolCalls: [{ name: 'review_decision', args: ALLOW }] }, { text: 'It looks fine to me.' }] });
     const { page } = await openWindow(serve.url);
     const saved = (): unknown => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { reviewer?: unknown }).reviewer;
@@ -171,6 +171,16 @@ describe('auto-review in the window (SPEC §23)', () => {
     await section.getByRole('checkbox', { name: 'Review with a model' }).uncheck();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await poll(saved).toBeUndefined();
+
+    // Settings' other typed fields are read the same way: the first one wrong is said, and nothing is saved.
+    await open();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('textbox', { name: 'Context window override (tokens)' }).fill('many');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.getByRole('alert').innerText()).toBe('The context window must be a whole number of tokens.');
+    await dialog.getByRole('textbox', { name: 'Context window override (tokens)' }).fill('9000');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { contextWindow?: number }).contextWindow).toBe(9000);
   });
 
   it('for real: serve --reviewer thread, the scripted model the agent and the reviewer: verdicts, a failed review asks the person, the breaker trips', { timeout: 180_000 }, async () => {

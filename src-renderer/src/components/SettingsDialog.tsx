@@ -147,25 +147,21 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
     if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
     if (draft.theme !== from.theme) patch.theme = draft.theme;
     if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
-    if (!flags.memoriesStore && draft.memoriesStore.trim() !== from.memoriesStore) {
-      const why = memoriesStoreTextError(draft.memoriesStore);
-      if (why !== null) {
-        setError(`The memories store: ${why}.`);
-        return;
-      }
-      patch.memoriesStore = draft.memoriesStore.trim() || 'sqlite';
-    }
     const windowText = draft.contextWindowText.trim();
-    if (windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow) {
-      const n = Number(windowText);
-      if (!Number.isInteger(n) || n <= 0) {
-        setError('The context window must be a whole number of tokens.');
-        return;
-      }
-      patch.contextWindow = n;
-    }
+    const windowSize = Number(windowText);
     // The fields typed as text, each read only when changed here: the first one wrong is said, and nothing is saved.
     const typed: Array<[changed: boolean, read: () => Params<'settings.update'> | { error: string }]> = [
+      [
+        !flags.memoriesStore && draft.memoriesStore.trim() !== from.memoriesStore,
+        () => {
+          const why = memoriesStoreTextError(draft.memoriesStore);
+          return why !== null ? { error: `The memories store: ${why}.` } : { memoriesStore: draft.memoriesStore.trim() || 'sqlite' };
+        },
+      ],
+      [
+        windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow,
+        () => (Number.isInteger(windowSize) && windowSize > 0 ? { contextWindow: windowSize } : { error: 'The context window must be a whole number of tokens.' }),
+      ],
       [!sameRows(draft.priceRows, from.priceRows), () => rowsToPrices(draft.priceRows)],
       [draft.budgetText.trim() !== from.budgetText.trim(), () => renamed(budgetFromText(draft.budgetText), (r) => ({ threadBudgetUsd: r.budget }))],
       [draft.runsText.trim() !== from.runsText.trim(), () => renamed(runsFromText(draft.runsText), (r) => ({ maxConcurrentRuns: r.runs }))],
