@@ -183,7 +183,8 @@ export function exportJsonl(data: ThreadExport, options: { media: boolean }): st
           if (run !== undefined) push(run, call.id);
         }
       } else {
-        lines.push({ type: 'tool_result', index, ...nested, toolCallId: m.toolCallId, name: m.toolName, content: content(m.content), isError: m.isError === true, ...(m.change !== undefined ? { change: m.change } : {}) });
+        // `decided`: who let it run or refused it (SPEC §23), with the reviewer's verdict.
+        lines.push({ type: 'tool_result', index, ...nested, toolCallId: m.toolCallId, name: m.toolName, content: content(m.content), isError: m.isError === true, ...(m.change !== undefined ? { change: m.change } : {}), ...(m.decided !== undefined ? { decided: m.decided } : {}) });
       }
     });
   };

@@ -89,7 +89,7 @@ function readValue(row: SessionFlagRowOf, raw: unknown, cwd: string): unknown {
       return Number.isInteger(n) && n > 0 ? n : bad(`must be a positive whole number (got '${String(raw)}')`);
     }
     case 'text':
-      return row.key === 'memoriesStore' ? checkedMemoriesStore(String(raw)) : row.key === 'model' || (row.key === 'reviewer' && !['thread', 'off'].includes(String(raw))) ? checkedModelSpec(String(raw)) : String(raw);
+      return row.key === 'memoriesStore' ? checkedMemoriesStore(String(raw)) : row.key === 'model' || (row.key === 'reviewerChoice' && !['thread', 'off'].includes(String(raw))) ? checkedModelSpec(String(raw)) : String(raw);
     case 'texts': {
       const texts = (raw as unknown[]).map(String);
       if (row.key === 'mounts') checkedMountFlags(texts, cwd);

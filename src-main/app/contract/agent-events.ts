@@ -60,6 +60,17 @@ export const resultGistSchema = z.discriminatedUnion('kind', [
 export type ResultGistDto = z.infer<typeof resultGistSchema>;
 
 /** What core knows of a tool result beyond its text, so the window never parses it. */
+export const reviewVerdictSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  risk: z.enum(['low', 'medium', 'high', 'critical']),
+  authorization: z.enum(['none', 'low', 'medium', 'high']),
+  category: z.enum(REVIEW_CATEGORIES),
+  rationale: z.string().max(512),
+});
+
+/** Who decides whether a call runs (SPEC §23). */
+export const decidedBySchema = z.enum(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']);
+
 export const toolResultFactsShape = {
   /** execute: the command's exit code (124 after its timeout); null: it was stopped before it ended. */
   exitCode: z.number().int().nullable().optional(),
@@ -72,6 +83,8 @@ export const toolResultFactsShape = {
   interrupted: z.boolean().optional(),
   /** read_file, grep, glob, ls: what came back, counted by the tool. */
   gist: resultGistSchema.optional(),
+  /** Who decided that it ran or not, with the reviewer's verdict when it did (SPEC §23). */
+  decided: z.strictObject({ by: decidedBySchema, review: reviewVerdictSchema.optional() }).optional(),
 };
 
 /** Picks the facts out of a result, an event or a display item (its other fields are left out). */
@@ -117,14 +130,6 @@ export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
   ]),
 );
 
-export const reviewVerdictSchema = z.strictObject({
-  decision: z.enum(['allow', 'deny']),
-  risk: z.enum(['low', 'medium', 'high', 'critical']),
-  authorization: z.enum(['none', 'low', 'medium', 'high']),
-  category: z.enum(REVIEW_CATEGORIES),
-  rationale: z.string().max(512),
-});
-
 const modelProblemSchema = z.strictObject({
   kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
   summary: z.string(),
@@ -164,7 +169,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     answeredIn: z.enum(['terminal', 'protocol']).optional(),
     answeredBy: z.string().max(200).optional(),
     /** Who decided (SPEC §23): `reviewer` with its verdict; `reviewFailed`: why the reviewer could not answer and the person was asked. */
-    decidedBy: z.enum(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']).optional(),
+    decidedBy: decidedBySchema.optional(),
     review: reviewVerdictSchema.optional(),
     reviewFailed: z.string().max(1000).optional(),
   }),

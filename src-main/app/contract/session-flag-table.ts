@@ -184,7 +184,7 @@ export const SESSION_FLAGS = [
   },
   {
     flag: 'reviewer',
-    key: 'reviewer',
+    key: 'reviewerChoice',
     kind: 'text',
     commands: ['run', 'serve', 'acp'],
     value: 'MODEL|thread|off',

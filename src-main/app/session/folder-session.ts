@@ -254,7 +254,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
             return spec ? models.named(spec) : undefined;
           },
           mainModel: () => models.main(),
-          reviewer: runReviewer(models, () => settings.raw(), flags.reviewer),
+          reviewer: runReviewer(models, () => settings.raw(), flags.reviewerChoice),
         }),
       close: closeAll,
     };

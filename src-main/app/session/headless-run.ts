@@ -116,7 +116,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(external !== undefined ? { externalAgent: external, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
         ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
-        ...(request.reviewer !== undefined ? { reviewer: request.reviewer } : {}),
+        ...(request.reviewerChoice !== undefined ? { reviewer: request.reviewerChoice } : {}),
       });
       // Another agent's goal is drafted (without --verify) and graded by Deepdesk's own model (SPEC §21 with §22).
       const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, external !== undefined ? await session.models.main() : model, request, io) : undefined;

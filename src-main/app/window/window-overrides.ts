@@ -26,11 +26,10 @@ export interface WindowOverrides {
 /**
  * The window's view of its flags over Settings. A flag that sets a field of Settings shows its
  * value there, or what the session made of it (`inForce`: the memories store as opened); one
- * that sets no field (a key) or whose value is not the field's (`--reviewer`) is only marked.
+ * that sets no field (a key) is only marked.
  */
 export function windowOverrides(flags: OverSettingsFlags, settings: () => Omit<Settings, 'apiKeys'>, inForce: Partial<Settings>): WindowOverrides {
-  const fits = (key: string, value: unknown): boolean => key in settingsSchema.shape && settingsSchema.shape[key as keyof Settings].safeParse(value).success;
-  const shown = Object.fromEntries(Object.entries(flags).flatMap(([key, value]) => (fits(key, inForce[key as keyof Settings] ?? value) ? [[key, inForce[key as keyof Settings] ?? value]] : []))) as Partial<Settings>;
+  const shown = Object.fromEntries(Object.entries(flags).flatMap(([key, value]) => (key in settingsSchema.shape ? [[key, inForce[key as keyof Settings] ?? value]] : []))) as Partial<Settings>;
   const overridden = Object.fromEntries(Object.keys(flags).map((key) => [key, true])) as OverriddenFields;
   const marked = Object.keys(overridden).length > 0 ? { overridden } : {};
   return {

@@ -21,6 +21,7 @@ import type { Middleware } from './middleware';
 import type { ApprovalBroker } from './middleware/approval';
 import type { SubagentSpec } from './middleware/subagents';
 import type { ApprovalMode } from './permissions/modes';
+import type { ReviewSetup } from './review/answerer';
 import type { PermissionRule } from './permissions/rules';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from './types';
 
@@ -58,6 +59,8 @@ export interface HarnessOptions {
   hookEnv?: NodeJS.ProcessEnv;
   /** Prices set per 'provider:model' (as in Settings). */
   prices?: Record<string, PriceOverride>;
+  /** A reviewer (SPEC §23) on its own scripted server, without retries of its model's own. */
+  reviewer?: { server: ScriptedServer; timeoutSeconds?: number };
 }
 
 export interface Harness {
@@ -98,6 +101,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     backend: ws.mounts.backend,
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
+    ...(options.reviewer ? { review: () => reviewSetup(options.reviewer!, options.prices) } : {}),
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
@@ -134,6 +138,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (transcripts) rmSync(transcripts, { recursive: true, force: true });
     },
   };
+}
+
+function reviewSetup(reviewer: NonNullable<HarnessOptions['reviewer']>, prices: HarnessOptions['prices']): ReviewSetup {
+  const model = createChatModel({ model: 'openai-compatible:reviewer-model', baseUrl: reviewer.server.url, retry: { maxRetries: 0 }, ...(prices !== undefined ? { priceOverrides: prices } : {}) });
+  return { model: async () => model, ...(reviewer.timeoutSeconds !== undefined ? { timeoutSeconds: reviewer.timeoutSeconds } : {}) };
 }
 
 type WireMessage = RecordedRequest['messages'][number];

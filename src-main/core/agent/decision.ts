@@ -11,7 +11,7 @@ import type { HookPermission } from '../extensions/hooks/call-permission';
 import type { Goal } from '../goals/goal';
 import type { ModelEvent, ModelRequest } from '../models/types';
 import type { DecidedBy } from '../telemetry/observer';
-import { decideCall, isDefaultRule, modeDecision, type ModeContext, type ModeDecision } from './permissions/modes';
+import { decideCall, isDefaultRule, modeDecision, protectedPathNamed, type ModeContext, type ModeDecision } from './permissions/modes';
 import { protectedPattern, protectedReason } from './permissions/protected-paths';
 import type { ApprovalWhy } from './permissions/reason';
 import { operationOf, targetPaths, type PermissionRule } from './permissions/rules';
@@ -149,7 +149,7 @@ export interface Asked {
  */
 export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: AskingTold): Promise<Asked> {
   let reviewFailed: string | undefined;
-  if (answerer.kind === 'reviewer' && !(question.why !== undefined && personOnly(question.why))) {
+  if (answerer.kind === 'reviewer' && !personOnly(question)) {
     told?.('reviewer');
     const answer = await answerer.reviewer.review(question, signal);
     if (answer.answered) {
@@ -170,9 +170,16 @@ export async function ask(question: ApprovalRequest, answerer: Answerer, signal:
   }
 }
 
-/** Protected paths and what always asks are the person's to answer, never a reviewer's. */
-function personOnly(why: ApprovalWhy): boolean {
-  return why.kind === 'parts' ? why.parts.some(personOnly) : why.kind === 'protected-path' || why.kind === 'names-protected-path' || why.kind === 'always-asks-path';
+/**
+ * Protected paths and what always asks are the person's to answer, never a reviewer's: by the
+ * reason, and by the call's own targets (a call may ask for another reason first).
+ */
+function personOnly(question: ApprovalRequest): boolean {
+  const byWhy = (why: ApprovalWhy): boolean => (why.kind === 'parts' ? why.parts.some(byWhy) : why.kind === 'protected-path' || why.kind === 'names-protected-path' || why.kind === 'always-asks-path');
+  if (question.why !== undefined && byWhy(question.why)) return true;
+  const { toolName: tool, args } = question;
+  if (typeof args.command === 'string' && protectedPathNamed(args.command) !== null) return true;
+  return [...targetPaths({ tool, args }), ...(question.resolvedTarget !== undefined ? [question.resolvedTarget] : [])].some((path) => protectedPattern(path) !== null);
 }
 
 /**

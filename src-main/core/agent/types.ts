@@ -4,7 +4,9 @@ import type { StateSnapshot } from '../backends/store/state';
 import type { ChatMessage, ContentPart, MessageNote, Usage } from '../models/types';
 import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
-import type { ToolResultFacts } from '../tools/result-facts';
+import type { DecidedBy, ReviewVerdict, ToolResultFacts } from '../tools/result-facts';
+
+export { REVIEW_CATEGORIES, type DecidedBy, type ReviewCategory, type ReviewVerdict } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
 import type { ReviewBreaker } from './review/breakers';
@@ -92,20 +94,6 @@ export function newThreadState(id: string): ThreadState {
  * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
  */
 export type AnsweredIn = 'terminal' | 'protocol';
-
-/** Who decided whether a tool call ran (SPEC §23; the `execute_tool` span's attribute). */
-export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
-
-/** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
-export interface ReviewVerdict {
-  decision: 'allow' | 'deny';
-  risk: 'low' | 'medium' | 'high' | 'critical';
-  authorization: 'none' | 'low' | 'medium' | 'high';
-  category: ReviewCategory;
-  rationale: string;
-}
-export const REVIEW_CATEGORIES = ['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other'] as const;
-export type ReviewCategory = (typeof REVIEW_CATEGORIES)[number];
 
 export type ApprovalDecision =
   | { type: 'approve'; answeredIn?: AnsweredIn; answeredBy?: string }

@@ -28,6 +28,20 @@ export type ResultGist =
   /** ls: the entries listed. */
   | { kind: 'ls'; entries: number };
 
+/** Who decided whether a tool call ran (SPEC §23; the `execute_tool` span's attribute). */
+export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
+
+/** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
+export interface ReviewVerdict {
+  decision: 'allow' | 'deny';
+  risk: 'low' | 'medium' | 'high' | 'critical';
+  authorization: 'none' | 'low' | 'medium' | 'high';
+  category: ReviewCategory;
+  rationale: string;
+}
+export const REVIEW_CATEGORIES = ['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other'] as const;
+export type ReviewCategory = (typeof REVIEW_CATEGORIES)[number];
+
 /** What a media file holds, read from its own bytes: pages, pixels or seconds. */
 export type MediaHolds = { pages: number } | { width: number; height: number } | { seconds: number };
 
@@ -52,6 +66,8 @@ export interface ToolResultFacts {
   interrupted?: boolean;
   /** read_file, grep, glob, ls: what came back, counted (see ResultGist). */
   gist?: ResultGist;
+  /** Who decided that it ran or not (SPEC §23), with the reviewer's verdict when it did. */
+  decided?: { by: DecidedBy; review?: ReviewVerdict };
 }
 
 /** The facts of a result (a tool's output, a stored result), without anything else it carries. */
@@ -66,5 +82,6 @@ export function resultFacts(from: ToolResultFacts): ToolResultFacts {
   if (from.evictedTo !== undefined) facts.evictedTo = from.evictedTo;
   if (from.interrupted) facts.interrupted = true;
   if (from.gist !== undefined) facts.gist = from.gist;
+  if (from.decided !== undefined) facts.decided = { by: from.decided.by, ...(from.decided.review !== undefined ? { review: from.decided.review } : {}) };
   return facts;
 }

@@ -54,18 +54,19 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       const observed = ctx.toolObserver?.(call.id);
       if (decided.decision === 'refuse') {
         observed?.decided('refuse', decided.decidedBy);
-        return { ...errorText(PLAN_MODE_REFUSAL), rejected: { by: 'mode' } };
+        return { ...errorText(PLAN_MODE_REFUSAL), rejected: { by: 'mode' }, decided: { by: decided.decidedBy } };
       }
       const base = { id: call.id, name: call.name, args, reason: decided.reason, why: decided.why } as const;
       if (decided.decision === 'deny') {
         observed?.decided('deny', decided.decidedBy);
         ctx.emit({ type: 'approval', ...base, status: 'denied', decidedBy: decided.decidedBy });
-        return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' } };
+        return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' }, decided: { by: decided.decidedBy } };
       }
-      const run = (toRun: typeof call) => withTargetGuard(decided.guard, () => next(toRun));
+      // The call's stored record says who let it run (SPEC §23: `threads export` shows it per call).
+      const run = async (toRun: typeof call, by: NonNullable<ToolOutput['decided']>) => ({ ...(await withTargetGuard(decided.guard, () => next(toRun))), decided: by });
       if (decided.decision === 'allow') {
         observed?.decided('allow', decided.decidedBy);
-        return run(call);
+        return run(call, { by: decided.decidedBy });
       }
       const path = taskPath(ctx);
       const question = {
@@ -78,35 +79,36 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       );
       observed?.decided(decision.type, decidedBy);
       const who = { decidedBy, ...(verdict !== undefined ? { review: verdict } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
+      const by = { by: decidedBy, ...(verdict !== undefined ? { review: verdict } : {}) };
       if (decidedBy === 'reviewer' && decision.type === 'reject') {
         ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
-        return { ...errorText(`denied by the reviewer: ${decision.message ?? ''}`), rejected: { by: 'reviewer', ...(decision.message !== undefined ? { message: decision.message } : {}) } };
+        return { ...errorText(`denied by the reviewer: ${decision.message ?? ''}`), rejected: { by: 'reviewer', ...(decision.message !== undefined ? { message: decision.message } : {}) }, decided: by };
       }
       switch (decision.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
-          return run(call);
+          return run(call, by);
         case 'edit': {
           if (canonicalJson(decision.args) === canonicalJson(args)) {
             ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
-            return run(call);
+            return run(call, by);
           }
           ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited', ...who });
           // The person wrote these arguments: where they lead now is what they approved.
           decided.guard.approve((await linkTargets(ctx.backend, call.name, decision.args)).inside);
           // The history will show the edited call (the loop rewrites it); the result says so too.
-          const output = await run({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) });
+          const output = await run({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) }, by);
           return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
           ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
           const message = decision.message?.trim() ?? '';
           const said = message !== '' ? ` They said: ${message}` : '';
-          return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) } };
+          return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) }, decided: by };
         }
         case 'respond':
           ctx.emit({ type: 'approval', ...base, status: 'responded', ...who });
-          return { ...text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`), rejected: { by: 'person', answered: true, message: decision.message } };
+          return { ...text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`), rejected: { by: 'person', answered: true, message: decision.message }, decided: by };
       }
     },
   };

@@ -141,7 +141,7 @@ export function isDefaultRule(rule: PermissionRule): boolean {
  * quoted string): tokens are cut at blanks, quotes and shell operators, and `--opt=value`
  * gives its value. Over-matching only asks.
  */
-function protectedPathNamed(command: unknown): { path: string; pattern: string } | null {
+export function protectedPathNamed(command: unknown): { path: string; pattern: string } | null {
   if (typeof command !== 'string') return null;
   const words = analyzeCommand(command).commands.flatMap((part) => part.words.slice(1));
   const tokens = command.split(/[\s'"`<>|;&(){}$]+/);

@@ -49,8 +49,9 @@ export function reviewPrompt(input: ReviewInput): string {
   const parts: string[] = [];
   parts.push('## TRUSTED: the person\'s own words', input.personWords !== undefined ? data(input.personWords, BUDGET.action) : '(none: the thread was started without a message of the person\'s)');
   if (input.goal !== undefined) parts.push('## TRUSTED: the accepted goal', data([input.goal.objective, ...input.goal.criteria.map((c) => `- ${c.text}`)].join('\n'), BUDGET.action));
-  const rules = input.rules.filter((r) => !isDefaultRule(r)).map((r) => `- ${r.decision} ${JSON.stringify({ tools: r.tools, commands: r.commands, paths: r.paths })}`);
-  parts.push('## TRUSTED: the folder', `Approval mode: ${input.mode}. The person's rules:${rules.length > 0 ? `\n${rules.join('\n')}` : ' none.'}`);
+  const rules = input.rules.filter((r) => !isDefaultRule(r)).map((r) => `${r.decision} ${JSON.stringify({ tools: r.tools, commands: r.commands, paths: r.paths })}`);
+  // A folder's rules may come from its own files: shown as data, as the rest of what it says.
+  parts.push('## TRUSTED: the folder', `Approval mode: ${input.mode}. The rules in force (a folder's own may only make this stricter):`, data(rules.length > 0 ? rules.join('\n') : '(none)', BUDGET.action));
   parts.push('## TRUSTED: the action under review', ...actionLines(input));
   if (input.diff !== undefined) parts.push('### Its diff', data(input.diff, BUDGET.diff));
   for (const file of input.files ?? []) parts.push(`### File ${JSON.stringify(file.path)} (untrusted content)`, data(file.content, BUDGET.file));
@@ -61,10 +62,11 @@ export function reviewPrompt(input: ReviewInput): string {
 
 function actionLines(input: ReviewInput): string[] {
   const { question } = input;
-  const lines = [`Tool: ${question.toolName}`, `Why it reached review: ${redact(question.reason)}`];
-  if (question.agent !== undefined) lines.push(`Asked by another agent of the thread: ${question.agent}`);
-  if (input.cwd !== undefined) lines.push(`Working folder: ${input.cwd}`);
-  if (question.resolvedTarget !== undefined) lines.push(`Its path resolves to: ${question.resolvedTarget}`);
+  // The host's words, but naming the agent's paths: fenced as the rest.
+  const lines = [`Tool: ${question.toolName}`, 'Why it reached review:', data(question.reason, BUDGET.result)];
+  if (question.agent !== undefined) lines.push('Asked by another agent of the thread:', data(question.agent, BUDGET.result));
+  if (input.cwd !== undefined) lines.push('Working folder:', data(input.cwd, BUDGET.result));
+  if (question.resolvedTarget !== undefined) lines.push('Its path resolves to:', data(question.resolvedTarget, BUDGET.result));
   if (question.outsideSandbox !== undefined) lines.push(`It asks to run outside the sandbox; the agent's reason (untrusted):\n${data(question.outsideSandbox.reason, BUDGET.result)}`);
   lines.push('Arguments (exactly as given):', data(JSON.stringify(question.args, null, 2), BUDGET.action));
   const command = question.args.command;
@@ -99,7 +101,7 @@ function cut(text: string, budget: number, keep: 'head' | 'tail'): string {
   return keep === 'head' ? `${text.slice(0, budget)}\n${marker}` : `${marker}\n${text.slice(-budget)}`;
 }
 
-const ASSIGNED_SECRET = /\b([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\s*([=:])\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;|]+)/gi;
+const ASSIGNED_SECRET = /\b([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\s*([=:])\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;|\\]+)/gi;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+(?::[^\s/@]*)?@/gi;
 
 /** Secrets out of text the reviewer sees. */
