@@ -44,7 +44,7 @@ export function ReviewerSettings({ draft, modelInUse, flag, onChange }: Reviewer
   return (
     <fieldset className="settings-section" disabled={flag} aria-describedby={flag ? 'settings-reviewer-flag' : undefined}>
       <legend>Auto-review</legend>
-      {flag ? <FlagNote id="settings-reviewer-flag" field="reviewer" /> : null}
+      {flag ? <FlagNote id="settings-reviewer-flag" field="reviewerChoice" /> : null}
       <label className="checkbox">
         <input type="checkbox" checked={draft.reviewerOn} onChange={(e) => onChange({ reviewerOn: e.target.checked })} />
         Review with a model

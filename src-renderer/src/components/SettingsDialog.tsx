@@ -175,7 +175,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
         () => goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText),
       ],
       [
-        !flags.reviewer && (draft.reviewerOn !== from.reviewerOn || draft.reviewerModelText.trim() !== from.reviewerModelText.trim() || draft.reviewerTimeoutText.trim() !== from.reviewerTimeoutText.trim()),
+        !flags.reviewerChoice && (draft.reviewerOn !== from.reviewerOn || draft.reviewerModelText.trim() !== from.reviewerModelText.trim() || draft.reviewerTimeoutText.trim() !== from.reviewerTimeoutText.trim()),
         () => reviewerFromDraft(draft),
       ],
       [!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft), () => sandboxesFromDraft(draft.sandboxesDraft)],
@@ -268,7 +268,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
               <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.reviewer}>
-              <ReviewerSettings draft={draft} modelInUse={settings.model} flag={settings.overridden?.reviewer === true} onChange={change} />
+              <ReviewerSettings draft={draft} modelInUse={settings.model} flag={settings.overridden?.reviewerChoice === true} onChange={change} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.subagents}>
               <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />

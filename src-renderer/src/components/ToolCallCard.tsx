@@ -10,7 +10,7 @@ import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { record, toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
-import { decidedText } from '../lib/review-words';
+import { allowedByText, decidedText } from '../lib/review-words';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard, GoalCheckBadge } from './ApprovalCard';
@@ -126,7 +126,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             {`${item.approval === 'approved' ? 'Approved' : item.approval === 'rejected' ? 'Rejected' : 'Edited'}${item.answeredOverProtocol !== '' ? ` by ${item.answeredOverProtocol}` : ''} over the Agent Protocol`}
           </span>
         ) : null}
-        <span className={`tool-status status-${status}`} title={detail}>
+        <span className={`tool-status status-${status}`} title={detail ?? allowedByText(item) ?? undefined}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>
           {elapsed ? <span className="tool-elapsed"> · {elapsed}</span> : null}

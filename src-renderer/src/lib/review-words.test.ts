@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RawAgentEvent } from './agent-event';
 import { approvalReasonText } from './approval-reason';
-import { decidedText, reviewedCalls } from './review-words';
+import { allowedByText, decidedText, reviewedCalls } from './review-words';
 import { emptyThreadState, threadReducer, type ThreadAction, type ToolItem } from './thread-reducer';
 import { toolStatus } from './tool-status';
 
@@ -55,15 +55,28 @@ describe('the reviewer on the cards (SPEC §23)', () => {
     let state = fold([...call('a', 'make'), approval('a', { status: 'reviewing' }), approval('a', { status: 'pending', reviewFailed: 'the reviewer timed out twice' })]);
     expect(tool(state, 'a')).toMatchObject({ approval: 'pending', reviewFailed: 'the reviewer timed out twice' });
     state = [approval('a', { status: 'approved', decidedBy: 'person' })].reduce(threadReducer, state);
-    expect(decidedText(tool(state, 'a'))).toBe('Approved by you');
+    expect(allowedByText(tool(state, 'a'))).toBe('Approved by you');
     expect(tool(state, 'a').reviewFailed).toBe('the reviewer timed out twice');
   });
 
-  it('the other deciders are said on an allowed call; a refusal is said by its reason, not twice', () => {
-    expect(decidedText({ decidedBy: 'rule' })).toBe('Allowed by a rule');
-    expect(decidedText({ decidedBy: 'sandbox' })).toBe('Allowed: it runs inside the sandbox');
-    expect(decidedText({ decidedBy: 'hook', approval: 'denied' })).toBeNull();
-    expect(decidedText({ decidedBy: 'person', approval: 'approved', answeredInTerminal: true })).toBeNull();
+  it('the other deciders are said quietly on an allowed call (the status’s tooltip); a refusal is said by its reason, not twice', () => {
+    expect(allowedByText({ decidedBy: 'rule' })).toBe('Allowed by a rule');
+    expect(allowedByText({ decidedBy: 'sandbox' })).toBe('Allowed: it runs inside the sandbox');
+    expect(decidedText({ decidedBy: 'sandbox' })).toBeNull();
+    expect(allowedByText({ decidedBy: 'hook', approval: 'denied' })).toBeNull();
+    expect(allowedByText({ decidedBy: 'rule', rejected: { by: 'rule' } })).toBeNull();
+    expect(allowedByText({ decidedBy: 'person', approval: 'approved', answeredInTerminal: true })).toBeNull();
+  });
+
+  it('who decided survives a reload: the stored result’s facts say it as the events did', () => {
+    const state = fold([
+      { type: 'load', view: { thread: { id: 't', title: 'x', createdAt: '', updatedAt: '', messageCount: 1, running: false, pendingApprovals: 0 }, items: [
+        { kind: 'tool', id: 'b', name: 'execute', args: { command: 'rm -rf .' }, index: 1, output: `Error: denied by the reviewer: ${DENY.rationale}`, isError: true, rejected: { by: 'reviewer', message: DENY.rationale }, decided: { by: 'reviewer', review: DENY } },
+      ], page: { cursor: 0, turnsBefore: 0 }, todos: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, contextTokens: 0, contextWindow: 0, approvals: [], eventSeq: 0, streamingText: '', queued: [] } } as ThreadAction,
+    ]);
+    expect(toolStatus(tool(state, 'b'), false, false).detail).toBe('Denied by the reviewer');
+    expect(decidedText(tool(state, 'b'))).toBe('Denied by the reviewer (high, destructive_action): rm -rf of the whole folder was not asked for.');
+    expect(reviewedCalls(state.items).map((c) => c.id)).toEqual(['b']);
   });
 
   it('the breaker’s notice is the reviewer’s, not a restore’s', () => {

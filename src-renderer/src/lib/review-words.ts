@@ -11,10 +11,14 @@ export function verdictText(review: ReviewVerdictDto): string {
 
 const ALLOWED_BY = { rule: 'Allowed by a rule', mode: 'Allowed by the approval mode', sandbox: 'Allowed: it runs inside the sandbox', hook: 'Allowed by a hook', person: 'Approved by you' } as const;
 
-/** The card's line of who decided; null when nobody said, or when the status and its reason already say it (a refusal). */
-export function decidedText(item: Pick<ToolItem, 'decidedBy' | 'review' | 'approval' | 'answeredInTerminal' | 'answeredOverProtocol'>): string | null {
-  if (item.decidedBy === undefined) return null;
-  if (item.decidedBy === 'reviewer') return item.review !== undefined ? verdictText(item.review) : null;
+/** The card's line of who decided: the reviewer's verdict; null for the others (their words are the status's tooltip, `allowedByText`). */
+export function decidedText(item: Pick<ToolItem, 'decidedBy' | 'review'>): string | null {
+  return item.decidedBy === 'reviewer' && item.review !== undefined ? verdictText(item.review) : null;
+}
+
+/** Who let a call run when it was not the reviewer, in words; null when nobody said, or when the status and its reason already say it (a refusal). */
+export function allowedByText(item: Pick<ToolItem, 'decidedBy' | 'approval' | 'rejected' | 'answeredInTerminal' | 'answeredOverProtocol'>): string | null {
+  if (item.decidedBy === undefined || item.decidedBy === 'reviewer' || item.rejected !== undefined) return null;
   if (item.approval !== undefined && item.approval !== 'approved' && item.approval !== 'edited') return null;
   // Answered in a terminal or over the Agent Protocol: the card's badge says by whom.
   if (item.decidedBy === 'person' && (item.answeredInTerminal === true || item.answeredOverProtocol !== undefined)) return null;

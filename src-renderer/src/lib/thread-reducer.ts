@@ -313,7 +313,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
         tool.originalArgs = item.originalArgs;
         if (item.editedByHook) tool.editedByHook = true;
       }
-      return withParent(tool, item.parentToolCallId);
+      return withParent(fromDecided(tool), item.parentToolCallId);
     }
     case 'summary':
       return { kind: 'summary', key: '', archivePath: item.archivePath, summarizedMessages: item.summarizedMessages, text: item.text };
@@ -366,7 +366,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
         if (next.approval === 'pending') delete next.approval;
         delete next.liveOutput;
-        return next;
+        return fromDecided(next);
       };
       if (findTool(state.items, id, parent, () => true) < 0) {
         state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: undefined }, parent));
@@ -519,6 +519,12 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
 function whyOf(value: unknown, reason: string, tool: ToolItem): { approvalWhy: ApprovalWhyDto | undefined } {
   const why = approvalWhySchema.safeParse(value);
   return { approvalWhy: why.success ? why.data : reason === '' ? tool.approvalWhy : undefined };
+}
+
+/** Who decided as the stored result says it (a result's facts, a loaded call's), as the approval events say it. */
+function fromDecided(tool: ToolItem): ToolItem {
+  const { decided } = tool;
+  return decided === undefined ? tool : { ...tool, decidedBy: decided.by, ...(decided.review !== undefined ? { review: decided.review } : {}) };
 }
 
 /** Who decided, the reviewer's verdict and why it could not answer, as far as they are well formed. */
