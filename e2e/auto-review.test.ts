@@ -212,5 +212,12 @@ describe('auto-review in the window (SPEC §23)', () => {
     const rows = page.getByRole('dialog', { name: 'Reviewed calls' }).getByRole('listitem');
     expect(await rows.allInnerTexts()).toHaveLength(4);
     expect(await rows.nth(1).innerText()).toMatch(/rm -rf \.\/a[\s\S]*Denied[\s\S]*high risk/);
+    await page.keyboard.press('Escape');
+
+    // Kept with the thread: after a reload the cards and the list say the same.
+    await page.reload();
+    await poll(() => log.getByRole('article', { name: 'execute rm -rf ./a — Rejected' }).innerText()).toContain('Denied by the reviewer (high, destructive_action): Deleting the whole folder was not asked for.');
+    expect(await log.getByRole('article', { name: /^execute echo allowed-by-reviewer — Done/ }).innerText()).toContain('Allowed by the reviewer — low risk: The person asked for a build.');
+    await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).waitFor();
   });
 });
