@@ -33,6 +33,8 @@ interface ApprovalCardProps {
   autoFocus: boolean;
   /** Shown inside the call's own card, whose header already names the call. */
   inCard?: boolean;
+  /** Why the reviewer (SPEC §23) could not answer, so the person is asked. */
+  reviewFailed?: string;
 }
 
 /** The symlink target and the outside-the-sandbox request of an approval, when it has them. */
@@ -86,7 +88,7 @@ function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval[
   );
 }
 
-export function ApprovalCard({ approval, position, total, onDecide, autoFocus, inCard = false }: ApprovalCardProps): React.JSX.Element {
+export function ApprovalCard({ approval, position, total, onDecide, autoFocus, inCard = false, reviewFailed }: ApprovalCardProps): React.JSX.Element {
   const command = approval.toolName === 'execute' ? commandOf(approval.args) : null;
   const check = goalCheckOf(approval.toolCallId);
   const fields = useMemo(() => editFields(approval.toolName, approval.args), [approval.toolName, approval.args]);
@@ -193,8 +195,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   };
 
   const titleId = `${baseId}-title`;
+  const failedId = reviewFailed !== undefined ? ` ${baseId}-review-failed` : '';
   return (
-    <div role="group" aria-label="Approve tool call" aria-describedby={inCard ? `${baseId}-call ${titleId}` : titleId} className="approval-card" onKeyDown={onKeyDown}>
+    <div role="group" aria-label="Approve tool call" aria-describedby={`${inCard ? `${baseId}-call ` : ''}${titleId}${failedId}`} className="approval-card" onKeyDown={onKeyDown}>
       <div className="approval-meta" id={titleId}>
         <Icon name="alert" size={14} />
         {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader (the group's description). */}
@@ -220,6 +223,11 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           </span>
         ) : null}
       </div>
+      {reviewFailed !== undefined ? (
+        <p className="approval-warning" id={`${baseId}-review-failed`}>
+          <Icon name="alert" size={14} /> The reviewer could not answer: <VisibleText text={reviewFailed.replace(/^the reviewer could not answer: /i, '')} />. You decide.
+        </p>
+      ) : null}
       {check !== undefined ? (
         <p className="approval-goal-check">
           The host runs this to check the goal (step {check.step} of {check.of}), as the agent&apos;s own commands run. Reject it and the goal ends <strong>blocked</strong>: it is never granted without its checks.

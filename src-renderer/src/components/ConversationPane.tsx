@@ -10,6 +10,7 @@ import { ContextMeter } from './ContextMeter';
 import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
+import { ReviewedCalls } from './ReviewedCalls';
 import { GoalBadge, GoalDraftCard } from './GoalCard';
 import { RunCandidatesOnGoal } from './RunCandidatesDialog';
 import { WorktreeBar } from './WorktreeBar';
@@ -63,6 +64,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />
         ) : null}
+        <ReviewedCalls items={state.items} />
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
         {state.goal ? <RunCandidatesOnGoal goal={state.goal} sandbox={sandbox} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />

@@ -56,6 +56,7 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
               />
             );
           case 'notice':
+            if (item.reviewer) return <ReviewerNotice key={item.key} text={item.text} />;
             // A note the agent was given about a restore of files: what changed back (Undo restore is on the message or in Changes).
             if (item.restore) {
               return (
@@ -75,6 +76,24 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
         }
       })}
     </>
+  );
+}
+
+/** The reviewer's breaker tripped (SPEC §23): the person answers again until review is turned back on, in Settings. */
+function ReviewerNotice({ text }: { text: string }): React.JSX.Element {
+  const { openSettings } = useConversation();
+  return (
+    <div className="notice notice-info notice-reviewer" role="note">
+      <div className="notice-row">
+        <Icon name="shield" />
+        <span className="notice-text">{text}</span>
+        {openSettings ? (
+          <button type="button" className="btn btn-small" onClick={() => openSettings('Auto-review')}>
+            Review settings
+          </button>
+        ) : null}
+      </div>
+    </div>
   );
 }
 

@@ -1,5 +1,5 @@
 // Settings: model and provider (keys, connection test, local servers), context window, prices,
-// the budget per thread and the runs at once, approval rules, subagents, mounts and the memories store,
+// the budget per thread and the runs at once, approval rules and the reviewer, subagents, mounts and the memories store,
 // telemetry, the Agent Protocol, theme. Edits are a draft until Save, the API key typed in too:
 // `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
 // data folder's secrets file, never back to the window.
@@ -24,6 +24,8 @@ import { RulesSettings } from './RulesSettings';
 import { PluginSettings } from './PluginSettings';
 import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { GoalSettings } from './GoalSettings';
+import { ReviewerSettings } from './ReviewerSettings';
+import { reviewerFromDraft } from '../lib/reviewer-settings';
 import { AgentsSettings } from './AgentsSettings';
 import { goalsFromDraft } from '../lib/goal-settings';
 import { SubagentSettings } from './SubagentSettings';
@@ -45,6 +47,7 @@ const SECTIONS = {
   context: { id: 'settings-section-context', label: 'Context window' },
   prices: { id: 'settings-section-prices', label: 'Prices' },
   rules: { id: 'settings-section-rules', label: 'Approval rules' },
+  reviewer: { id: 'settings-section-reviewer', label: 'Auto-review' },
   subagents: { id: 'settings-section-subagents', label: 'Subagents' },
   goals: { id: 'settings-section-goals', label: 'Goals' },
   agents: { id: 'settings-section-agents', label: 'Agents' },
@@ -96,6 +99,11 @@ function keepFocusAfterClose(opener: HTMLElement | null): void {
   requestAnimationFrame(check);
 }
 
+/** A reading of typed text under the settings' own key, or what is wrong with it. */
+function renamed<T extends object>(read: T | { error: string }, rename: (value: T) => Params<'settings.update'>): Params<'settings.update'> | { error: string } {
+  return 'error' in read ? read : rename(read);
+}
+
 /**
  * `section`: the label of a section to open Settings at (a budget's stop opens `Prices`);
  * the keyboard goes there too.
@@ -139,83 +147,46 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
     if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
     if (draft.theme !== from.theme) patch.theme = draft.theme;
     if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
-    if (!flags.memoriesStore && draft.memoriesStore.trim() !== from.memoriesStore) {
-      const why = memoriesStoreTextError(draft.memoriesStore);
-      if (why !== null) {
-        setError(`The memories store: ${why}.`);
-        return;
-      }
-      patch.memoriesStore = draft.memoriesStore.trim() || 'sqlite';
-    }
     const windowText = draft.contextWindowText.trim();
-    if (windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow) {
-      const n = Number(windowText);
-      if (!Number.isInteger(n) || n <= 0) {
-        setError('The context window must be a whole number of tokens.');
+    const windowSize = Number(windowText);
+    // The fields typed as text, each read only when changed here: the first one wrong is said, and nothing is saved.
+    const typed: Array<[changed: boolean, read: () => Params<'settings.update'> | { error: string }]> = [
+      [
+        !flags.memoriesStore && draft.memoriesStore.trim() !== from.memoriesStore,
+        () => {
+          const why = memoriesStoreTextError(draft.memoriesStore);
+          return why !== null ? { error: `The memories store: ${why}.` } : { memoriesStore: draft.memoriesStore.trim() || 'sqlite' };
+        },
+      ],
+      [
+        windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow,
+        () => (Number.isInteger(windowSize) && windowSize > 0 ? { contextWindow: windowSize } : { error: 'The context window must be a whole number of tokens.' }),
+      ],
+      [!sameRows(draft.priceRows, from.priceRows), () => rowsToPrices(draft.priceRows)],
+      [draft.budgetText.trim() !== from.budgetText.trim(), () => renamed(budgetFromText(draft.budgetText), (r) => ({ threadBudgetUsd: r.budget }))],
+      [draft.runsText.trim() !== from.runsText.trim(), () => renamed(runsFromText(draft.runsText), (r) => ({ maxConcurrentRuns: r.runs }))],
+      [draft.otlpEndpointText.trim() !== from.otlpEndpointText.trim() || draft.captureContent !== from.captureContent, () => telemetryFromDraft(draft.otlpEndpointText, draft.captureContent)],
+      [
+        draft.protocolListenText !== from.protocolListenText || draft.protocolAllowRemote !== from.protocolAllowRemote || draft.protocolOriginsText !== from.protocolOriginsText || draft.protocolFolderText !== from.protocolFolderText,
+        () => agentProtocolFromDraft(draft),
+      ],
+      [
+        draft.graderModelText.trim() !== from.graderModelText.trim() || draft.maxRoundsText.trim() !== from.maxRoundsText.trim() || draft.candidatesBudgetText.trim() !== from.candidatesBudgetText.trim(),
+        () => goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText),
+      ],
+      [
+        !flags.reviewerChoice && (draft.reviewerOn !== from.reviewerOn || draft.reviewerModelText.trim() !== from.reviewerModelText.trim() || draft.reviewerTimeoutText.trim() !== from.reviewerTimeoutText.trim()),
+        () => reviewerFromDraft(draft),
+      ],
+      [!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft), () => sandboxesFromDraft(draft.sandboxesDraft)],
+    ];
+    for (const [changed, read] of typed) {
+      const value = changed ? read() : {};
+      if ('error' in value) {
+        setError(value.error);
         return;
       }
-      patch.contextWindow = n;
-    }
-    if (!sameRows(draft.priceRows, from.priceRows)) {
-      const prices = rowsToPrices(draft.priceRows);
-      if ('error' in prices) {
-        setError(prices.error);
-        return;
-      }
-      patch.prices = prices.prices;
-    }
-    if (draft.budgetText.trim() !== from.budgetText.trim()) {
-      const budget = budgetFromText(draft.budgetText);
-      if ('error' in budget) {
-        setError(budget.error);
-        return;
-      }
-      patch.threadBudgetUsd = budget.budget;
-    }
-    if (draft.runsText.trim() !== from.runsText.trim()) {
-      const runs = runsFromText(draft.runsText);
-      if ('error' in runs) {
-        setError(runs.error);
-        return;
-      }
-      patch.maxConcurrentRuns = runs.runs;
-    }
-    if (draft.otlpEndpointText.trim() !== from.otlpEndpointText.trim() || draft.captureContent !== from.captureContent) {
-      const telemetry = telemetryFromDraft(draft.otlpEndpointText, draft.captureContent);
-      if ('error' in telemetry) {
-        setError(telemetry.error);
-        return;
-      }
-      patch.telemetry = telemetry.telemetry;
-    }
-    if (
-      draft.protocolListenText !== from.protocolListenText ||
-      draft.protocolAllowRemote !== from.protocolAllowRemote ||
-      draft.protocolOriginsText !== from.protocolOriginsText ||
-      draft.protocolFolderText !== from.protocolFolderText
-    ) {
-      const protocol = agentProtocolFromDraft(draft);
-      if ('error' in protocol) {
-        setError(protocol.error);
-        return;
-      }
-      patch.agentProtocol = protocol.agentProtocol;
-    }
-    if (draft.graderModelText.trim() !== from.graderModelText.trim() || draft.maxRoundsText.trim() !== from.maxRoundsText.trim() || draft.candidatesBudgetText.trim() !== from.candidatesBudgetText.trim()) {
-      const goals = goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText);
-      if ('error' in goals) {
-        setError(goals.error);
-        return;
-      }
-      patch.goals = goals.goals;
-    }
-    if (!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft)) {
-      const sandboxes = sandboxesFromDraft(draft.sandboxesDraft);
-      if ('error' in sandboxes) {
-        setError(sandboxes.error);
-        return;
-      }
-      patch.sandboxes = sandboxes.sandboxes;
+      Object.assign(patch, value);
     }
     // The key typed in is saved too, for the provider shown (whatever button stored keys before).
     const key = draft.apiKeyText.trim();
@@ -295,6 +266,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.rules}>
               <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.reviewer}>
+              <ReviewerSettings draft={draft} modelInUse={settings.model} flag={settings.overridden?.reviewerChoice === true} onChange={change} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.subagents}>
               <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />

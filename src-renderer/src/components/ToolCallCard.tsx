@@ -10,6 +10,7 @@ import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { record, toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
+import { allowedByText, decidedText } from '../lib/review-words';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard, GoalCheckBadge } from './ApprovalCard';
@@ -29,7 +30,7 @@ const FULL_CHARS = 200_000;
 const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'ls']);
 
 function StatusIcon({ status }: { status: ToolStatus }): React.JSX.Element | null {
-  if (status === 'running') return <Spinner />;
+  if (status === 'running' || status === 'reviewing') return <Spinner />;
   if (status === 'done') return <Icon name="check" size={14} />;
   if (status === 'awaiting') return <Icon name="alert" size={14} />;
   if (status === 'answered') return <Icon name="chat" size={14} />;
@@ -81,6 +82,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const what = oneLiner ? summary : `${item.name}${summary ? ` ${summary}` : ''}`;
   const elapsed = status === 'running' && item.startedAt !== undefined ? formatElapsed(now - item.startedAt) : null;
   const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
+  const decided = decidedText(item);
 
   return (
     <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={toolCardName(item.name, item.args, label)}>
@@ -124,14 +126,21 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             {`${item.approval === 'approved' ? 'Approved' : item.approval === 'rejected' ? 'Rejected' : 'Edited'}${item.answeredOverProtocol !== '' ? ` by ${item.answeredOverProtocol}` : ''} over the Agent Protocol`}
           </span>
         ) : null}
-        <span className={`tool-status status-${status}`} title={detail}>
+        <span className={`tool-status status-${status}`} title={detail ?? allowedByText(item) ?? undefined}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>
           {elapsed ? <span className="tool-elapsed"> · {elapsed}</span> : null}
         </span>
       </header>
 
-      {status === 'rejected' ? <RefusalReason item={item} /> : null}
+      {/* The reviewer answers before the person (SPEC §23): no buttons while it looks. */}
+      {status === 'reviewing' ? <p className="tool-reason tool-reviewing">The reviewer is looking at this call. You are asked only if it cannot answer.</p> : null}
+      {decided !== null ? (
+        <p className={`tool-reason tool-decided${item.review?.decision === 'deny' ? ' tool-decided-deny' : ''}`}>
+          <VisibleText text={decided} />
+        </p>
+      ) : null}
+      {status === 'rejected' && item.decidedBy !== 'reviewer' ? <RefusalReason item={item} /> : null}
       {item.parseError ? <p className="tool-error-text">Arguments could not be parsed: {item.parseError}</p> : null}
 
       {pending ? (
@@ -142,6 +151,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           total={approvalOrder.length}
           onDecide={(decision) => decide(pending, decision)}
           autoFocus={focusApproval === key}
+          {...(item.reviewFailed !== undefined ? { reviewFailed: item.reviewFailed } : {})}
           inCard
         />
       ) : null}

@@ -25,9 +25,16 @@ function isTheCall(subject: Subject | undefined, toolName: string, args: Record<
   return subject.paths.length === 1 && subject.paths[0] === path;
 }
 
+/** `` `/ci.yml` is `` before what a sensitive write is, unless the card's title names that file already. */
+function sensitivePath(path: string, args: Record<string, unknown>): string {
+  return args.file_path === path || args.path === path ? 'This is ' : `${path} is `;
+}
+
 /** The reason for a call to `toolName` with `args`, without what the title says already. */
 export function approvalReasonText(toolName: string, args: Record<string, unknown>, reason: string, why?: ApprovalWhyDto): string {
   if (why === undefined) return capitalize(reason);
+  // Asked of the person only when the reviewer could not answer: no "the reviewer is asked" here.
+  if (why.kind === 'sensitive-write') return `${sensitivePath(why.path, args)}${why.what}: it later runs or steers a program outside the sandbox.`;
   const subject = 'subject' in why ? why.subject : undefined;
   if (!isTheCall(subject, toolName, args)) return capitalize(reasonWords(why));
   switch (why.kind) {

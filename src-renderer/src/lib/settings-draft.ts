@@ -7,6 +7,7 @@ import { pricesToRows, type PriceRow } from './usage-settings';
 import { agentProtocolDraft, type AgentProtocolDraft } from './agent-protocol-settings';
 import { sandboxesDraft, type SandboxesDraft } from './sandbox-settings';
 import { goalsDraft } from './goal-settings';
+import { reviewerDraft, type ReviewerDraft } from './reviewer-settings';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -28,7 +29,8 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridd
   graderModelText: string;
   maxRoundsText: string;
   candidatesBudgetText: string;
-} & AgentProtocolDraft;
+} & AgentProtocolDraft &
+  ReviewerDraft;
 
 export function toDraft(settings: Settings): SettingsDraft {
   const { apiKeys: _keys, sandboxKeys: _sandboxKeys, overridden: _flags, ...rest } = settings;
@@ -45,10 +47,11 @@ export function toDraft(settings: Settings): SettingsDraft {
     sandboxesDraft: sandboxesDraft(settings.sandboxes),
     ...goalsDraft(settings.goals),
     ...agentProtocolDraft(settings.agentProtocol),
+    ...reviewerDraft(settings.reviewer),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

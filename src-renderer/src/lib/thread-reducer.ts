@@ -4,10 +4,14 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { approvalWhySchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView, type GoalJsonDto, goalJsonSchema } from '../../../src-main/app/contract';
+import { approvalWhySchema, reviewVerdictSchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView, type GoalJsonDto, goalJsonSchema, type AgentEventDto } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
-export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
+export type ApprovalStatus = 'pending' | 'reviewing' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
+type ApprovalEvent = Extract<AgentEventDto, { type: 'approval' }>;
+/** Who decided a call (SPEC §23): `rule`, `mode`, `sandbox`, `hook`, `reviewer` or `person`. */
+export type DecidedBy = NonNullable<ApprovalEvent['decidedBy']>;
+export type ReviewVerdictDto = NonNullable<ApprovalEvent['review']>;
 
 interface ItemBase {
   key: string;
@@ -49,6 +53,11 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   approvalReason?: string;
   /** `approvalReason` as data: the card says it from this. */
   approvalWhy?: ApprovalWhyDto;
+  /** Who decided the call, and the reviewer's verdict when it did (SPEC §23). */
+  decidedBy?: DecidedBy;
+  review?: ReviewVerdictDto;
+  /** Why the reviewer could not answer (the person was asked instead). */
+  reviewFailed?: string;
   /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
   answeredInTerminal?: boolean;
   /** The approval was answered by a client of the Agent Protocol: who, in words ('' when it did not say). */
@@ -106,6 +115,8 @@ export interface NoticeItem extends ItemBase {
   text: string;
   /** A note the agent was given about a restore of files (`checkpointId`: that restore). */
   restore?: { checkpointId?: string };
+  /** The reviewer's breaker tripped (SPEC §23): the person answers again until review is turned back on. */
+  reviewer?: boolean;
 }
 
 export type ConvItem = UserItem | AssistantItem | ToolItem | SummaryItem | ErrorItem | NoticeItem;
@@ -302,7 +313,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
         tool.originalArgs = item.originalArgs;
         if (item.editedByHook) tool.editedByHook = true;
       }
-      return withParent(tool, item.parentToolCallId);
+      return withParent(fromDecided(tool), item.parentToolCallId);
     }
     case 'summary':
       return { kind: 'summary', key: '', archivePath: item.archivePath, summarizedMessages: item.summarizedMessages, text: item.text };
@@ -355,7 +366,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
         if (next.approval === 'pending') delete next.approval;
         delete next.liveOutput;
-        return next;
+        return fromDecided(next);
       };
       if (findTool(state.items, id, parent, () => true) < 0) {
         state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: undefined }, parent));
@@ -379,6 +390,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         ...(restart ? { startedAt: Date.now() } : {}),
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
+        ...reviewOf(event),
         ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
         ...(event.answeredIn === 'protocol' ? { answeredOverProtocol: str(event.answeredBy) } : {}),
       }));
@@ -413,7 +425,8 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       // A note the agent was given (a restore of files): shown where it went into the history.
       if (parent !== undefined) return state;
       const checkpointId = str(event.checkpointId);
-      return push(finishStreaming(state, undefined), { kind: 'notice', key: '', text: str(event.text), restore: checkpointId !== '' ? { checkpointId } : {} });
+      const about = event.kind === 'reviewer' ? { reviewer: true } : { restore: checkpointId !== '' ? { checkpointId } : {} };
+      return push(finishStreaming(state, undefined), { kind: 'notice', key: '', text: str(event.text), ...about });
     }
     case 'todos': {
       const todos = todosOf(event.todos);
@@ -508,6 +521,24 @@ function whyOf(value: unknown, reason: string, tool: ToolItem): { approvalWhy: A
   return { approvalWhy: why.success ? why.data : reason === '' ? tool.approvalWhy : undefined };
 }
 
+/** Who decided as the stored result says it (a result's facts, a loaded call's), as the approval events say it. */
+function fromDecided(tool: ToolItem): ToolItem {
+  const { decided } = tool;
+  return decided === undefined ? tool : { ...tool, decidedBy: decided.by, ...(decided.review !== undefined ? { review: decided.review } : {}) };
+}
+
+/** Who decided, the reviewer's verdict and why it could not answer, as far as they are well formed. */
+function reviewOf(event: RawAgentEvent): Pick<ToolItem, 'decidedBy' | 'review' | 'reviewFailed'> {
+  const decidedBy = str(event.decidedBy);
+  const review = reviewVerdictSchema.safeParse(event.review);
+  return {
+    ...(DECIDED_BY.has(decidedBy) ? { decidedBy: decidedBy as DecidedBy } : {}),
+    ...(review.success ? { review: review.data } : {}),
+    ...(typeof event.reviewFailed === 'string' && event.reviewFailed !== '' ? { reviewFailed: event.reviewFailed } : {}),
+  };
+}
+const DECIDED_BY: ReadonlySet<string> = new Set<DecidedBy>(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']);
+
 /** The facts a result carries (none when they are malformed). */
 function factsOf(source: unknown): ToolResultFactsDto {
   const facts = toolResultFactsSchema.safeParse(source);
@@ -517,7 +548,7 @@ function factsOf(source: unknown): ToolResultFactsDto {
 const PROGRESS: ReadonlySet<string> = new Set<AgentEventType>(['text', 'tool_call', 'error', 'done', 'usage']);
 const LIVE_OUTPUT_CHARS = 8000;
 
-const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
+const APPROVAL_STATUSES = new Set(['pending', 'reviewing', 'approved', 'edited', 'rejected', 'responded', 'denied']);
 
 function hookCommand(value: unknown): string | undefined {
   const command = (value as { command?: unknown } | null)?.command;

@@ -1,10 +1,11 @@
 // The state a tool card shows, truthfully, from the call, its result, its approval and the
 // run (SPEC §6): Done, Failed · exit N, Timed out, Stopped, Rejected, Answered, Error;
-// Running while it runs; Awaiting approval while it waits.
+// Running while it runs; Awaiting approval while it waits; Reviewing while the reviewer
+// (SPEC §23) looks at it.
 
 import type { ToolItem } from './thread-reducer';
 
-export type ToolStatus = 'awaiting' | 'running' | 'done' | 'failed' | 'timeout' | 'stopped' | 'error' | 'rejected' | 'answered';
+export type ToolStatus = 'awaiting' | 'reviewing' | 'running' | 'done' | 'failed' | 'timeout' | 'stopped' | 'error' | 'rejected' | 'answered';
 
 export interface ToolStatusView {
   status: ToolStatus;
@@ -16,13 +17,15 @@ export interface ToolStatusView {
 const REFUSED_BY = { rule: 'Refused by a rule', hook: 'Blocked by a hook', mode: 'Plan mode is read-only', reviewer: 'Denied by the reviewer' } as const;
 
 export function toolStatus(
-  item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'blockedByHook' | 'exitCode' | 'timedOut' | 'rejected' | 'interrupted'>,
+  item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'decidedBy' | 'blockedByHook' | 'exitCode' | 'timedOut' | 'rejected' | 'interrupted'>,
   running: boolean,
   awaiting: boolean,
 ): ToolStatusView {
   if (awaiting || (item.approval === 'pending' && item.output === undefined)) return { status: 'awaiting', label: 'Awaiting approval' };
+  if (item.approval === 'reviewing' && item.output === undefined) return { status: 'reviewing', label: 'Reviewing', detail: 'The reviewer is looking at this call' };
   const { rejected } = item;
   if (item.approval === 'responded' || rejected?.answered === true) return { status: 'answered', label: 'Answered' };
+  if (item.decidedBy === 'reviewer' && (item.approval === 'rejected' || item.approval === 'denied')) return { status: 'rejected', label: 'Rejected', detail: REFUSED_BY.reviewer };
   if (item.approval === 'rejected' || rejected?.by === 'person') return { status: 'rejected', label: 'Rejected' };
   if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.blockedByHook !== undefined ? REFUSED_BY.hook : REFUSED_BY.rule };
   if (rejected !== undefined) return { status: 'rejected', label: 'Rejected', detail: REFUSED_BY[rejected.by] };

@@ -1,0 +1,92 @@
+// Settings › Auto-review › Review with a model (SPEC §23): a reviewer model answers what would ask the person
+// first, behind the rules, protected paths and the sandbox; what it cannot answer still asks
+// the person. Test reviews a harmless fixed action with what is typed and shows the verdict
+// or the error.
+
+import { useState } from 'react';
+import { REVIEW_TIMEOUT_DEFAULT, reviewerFromDraft, type ReviewerDraft } from '../lib/reviewer-settings';
+import { verdictText } from '../lib/review-words';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { FlagNote } from './FlagNote';
+import { Spinner } from './Icon';
+import { VisibleText } from './VisibleText';
+
+interface ReviewerSettingsProps {
+  draft: ReviewerDraft;
+  /** The thread's model now (what an empty reviewer model means). */
+  modelInUse: string;
+  /** `--reviewer` sets it for this session: shown, never saved. */
+  flag: boolean;
+  onChange(patch: Partial<ReviewerDraft>): void;
+}
+
+export function ReviewerSettings({ draft, modelInUse, flag, onChange }: ReviewerSettingsProps): React.JSX.Element {
+  const api = useApi();
+  const [test, setTest] = useState<{ ok: boolean; message: string } | 'running' | null>(null);
+
+  const runTest = async (): Promise<void> => {
+    const typed = reviewerFromDraft({ ...draft, reviewerOn: true });
+    if ('error' in typed) {
+      setTest({ ok: false, message: typed.error });
+      return;
+    }
+    setTest('running');
+    try {
+      const { model, timeoutSeconds } = typed.reviewer ?? { model: '' };
+      const result = await api.call('settings.testReviewer', { ...(model !== '' ? { model } : {}), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
+      setTest(result.ok ? { ok: true, message: verdictText(result.verdict) } : { ok: false, message: result.message });
+    } catch (err) {
+      setTest({ ok: false, message: errorMessage(err) });
+    }
+  };
+
+  return (
+    <fieldset className="settings-section" disabled={flag} aria-describedby={flag ? 'settings-reviewer-flag' : undefined}>
+      <legend>Auto-review</legend>
+      {flag ? <FlagNote id="settings-reviewer-flag" field="reviewerChoice" /> : null}
+      <label className="checkbox">
+        <input type="checkbox" checked={draft.reviewerOn} onChange={(e) => onChange({ reviewerOn: e.target.checked })} />
+        Review with a model
+      </label>
+      <p className="muted small">
+        A reviewer model answers what would ask you, after the deny rules, protected paths and the sandbox, and sensitive writes in the folder (CI, hooks, package scripts, editor tasks, environment files, agent instructions). What it cannot answer, and protected paths, still ask you. Off: you answer everything.
+      </p>
+      <div className="field">
+        <label htmlFor="settings-reviewer-model">Reviewer</label>
+        <input
+          id="settings-reviewer-model"
+          placeholder={modelInUse ? `the thread's model (${modelInUse})` : "the thread's model"}
+          value={draft.reviewerModelText}
+          onChange={(e) => onChange({ reviewerModelText: e.target.value })}
+        />
+        <p className="muted small">Its model, PROVIDER:MODEL. Empty: the thread&apos;s own model.</p>
+      </div>
+      <div className="field">
+        <label htmlFor="settings-reviewer-timeout">Reviewer timeout (seconds)</label>
+        <input
+          id="settings-reviewer-timeout"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          placeholder={String(REVIEW_TIMEOUT_DEFAULT)}
+          value={draft.reviewerTimeoutText}
+          onChange={(e) => onChange({ reviewerTimeoutText: e.target.value })}
+        />
+        <p className="muted small">Each try&apos;s limit; a reviewer that does not answer in time asks you instead.</p>
+      </div>
+      <div className="field-inline">
+        <button type="button" className="btn" onClick={() => void runTest()} disabled={test === 'running'}>
+          Test reviewer
+        </button>
+        {test === 'running' ? (
+          <Spinner label="Testing" />
+        ) : test ? (
+          <span className={test.ok ? 'ok-text' : 'error-text'} role="status">
+            <VisibleText text={test.message} />
+          </span>
+        ) : null}
+      </div>
+    </fieldset>
+  );
+}
