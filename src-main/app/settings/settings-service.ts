@@ -37,6 +37,7 @@ export const settingsFileShape = fieldsShape({
   agents: stored.agents,
   agentProtocol: stored.agentProtocol,
   sandboxes: stored.sandboxes,
+  provenance: stored.provenance,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;

@@ -1,0 +1,68 @@
+// Provenance in git for a folder on this computer (SPEC §24): its new commits noted when a
+// session opens on it and, while it stays open, within seconds of each commit (git's reflog of
+// HEAD is watched: no hook). Settings › Provenance says whether (a folder's entry over the global one).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { noteNewCommits } from '../../core/checkpoints/provenance/commit-notes';
+import type { CheckpointStore } from '../../core/checkpoints/store';
+import { gitEnv, runGit } from '../../core/git/run-git';
+import type { Settings } from '../contract';
+import { knownAgent } from '../agents/vendors/catalog';
+
+/** How often the reflog of HEAD is looked at (a commit is noted within some 2 s, under SPEC's 5 s). */
+const WATCH_MS = 1500;
+
+export interface FolderProvenance {
+  enabled: boolean;
+  push: boolean;
+  trailer: boolean;
+}
+
+/** The folder's choices: its own entry over the global ones; notes are written unless turned off. */
+export function provenanceFor(settings: Settings['provenance'], folder: string): FolderProvenance {
+  const own = Object.entries(settings?.folders ?? {}).find(([dir]) => path.resolve(dir) === path.resolve(folder))?.[1];
+  const pick = (key: keyof FolderProvenance, otherwise: boolean): boolean => own?.[key] ?? settings?.[key] ?? otherwise;
+  return { enabled: pick('enabled', true), push: pick('push', false), trailer: pick('trailer', false) };
+}
+
+export interface CommitNotesOptions {
+  store: CheckpointStore;
+  folder: string;
+  env: NodeJS.ProcessEnv;
+  settings: () => Settings['provenance'];
+}
+
+/** Notes the folder's new commits now, when its settings allow; never throws (provenance never stops work). */
+export async function noteFolderCommits(options: CommitNotesOptions): Promise<void> {
+  if (!provenanceFor(options.settings(), options.folder).enabled) return;
+  await noteNewCommits({ store: options.store, folder: options.folder, env: options.env, toolOf: (agent) => knownAgent(agent)?.gitAiTool ?? agent }).catch(() => undefined);
+}
+
+/** Notes now and after each commit while the session is open; `close` waits for a note being written. */
+export function watchCommits(options: CommitNotesOptions): { close(): Promise<void> } {
+  let running: Promise<void> = noteFolderCommits(options);
+  let again = false;
+  const look = (): void => {
+    if (again) return;
+    again = true;
+    running = running.then(() => {
+      again = false;
+      return noteFolderCommits(options);
+    });
+  };
+  let reflog: string | undefined;
+  let closed = false;
+  void runGit(['rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'], { cwd: options.folder, env: gitEnv(options.env), timeoutMs: 30_000 }).then((r) => {
+    if (closed || r.code !== 0) return;
+    reflog = r.stdout.trim();
+    fs.watchFile(reflog, { interval: WATCH_MS, persistent: false }, look);
+  });
+  return {
+    close: async () => {
+      closed = true;
+      if (reflog !== undefined) fs.unwatchFile(reflog, look);
+      await running;
+    },
+  };
+}
