@@ -13,6 +13,7 @@ import { basename, join, relative, sep } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../../core/backends/store/store-db';
 import { CheckpointStore } from '../../core/checkpoints/store';
+import { recorderFor } from '../../core/checkpoints/recorder';
 import { databasePath } from '../base/data-dir';
 import { RecentFolders } from '../places/recent-folders';
 import { ThreadStore } from '../threads/thread-store';
@@ -287,7 +288,7 @@ export class WorktreeService {
         await plan.discard();
         return { applied: [], conflicts: unresolved.map((f) => f.path), details: unresolved };
       }
-      const done = await carryOut(this.git, plan, signal);
+      const done = await this.asThreadStep(record, () => carryOut(this.git, plan, signal));
       this.store.setApplied(name, plan.worktreeTree);
       return { applied: done.applied, conflicts: [], ...(done.savedRef !== undefined ? { savedRef: done.savedRef } : {}) };
     } finally {
@@ -316,6 +317,18 @@ export class WorktreeService {
       return { changed, conflicts };
     } finally {
       await plan.discard();
+    }
+  }
+
+  /** An Apply is a step of the worktree's thread in the person's folder: the lines it brings are the thread's (SPEC §24). */
+  private async asThreadStep<T>(record: WorktreeRecord, apply: () => Promise<T>): Promise<T> {
+    const threadId = new ThreadStore(this.db).threadsIn(record.threadFolder)[0]?.id;
+    if (threadId === undefined) return apply();
+    const checkpoints = CheckpointStore.open(this.options.dataDir);
+    try {
+      return (await recorderFor(checkpoints, record.originFolder).step({ threadId, messageIndex: null, messageLine: `Apply worktree ${record.name}`, tool: 'apply' }, 'all', apply)).result;
+    } finally {
+      checkpoints.close();
     }
   }
 
