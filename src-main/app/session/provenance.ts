@@ -53,7 +53,7 @@ export function watchCommits(options: CommitNotesOptions): { close(): Promise<vo
   };
   let reflog: string | undefined;
   let closed = false;
-  void runGit(['rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'], { cwd: options.folder, env: gitEnv(options.env), timeoutMs: 30_000 }).then((r) => {
+  const watching = runGit(['rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'], { cwd: options.folder, env: gitEnv(options.env), timeoutMs: 30_000 }).then((r) => {
     if (closed || r.code !== 0) return;
     reflog = r.stdout.trim();
     fs.watchFile(reflog, { interval: WATCH_MS, persistent: false }, look);
@@ -61,6 +61,7 @@ export function watchCommits(options: CommitNotesOptions): { close(): Promise<vo
   return {
     close: async () => {
       closed = true;
+      await watching;
       if (reflog !== undefined) fs.unwatchFile(reflog, look);
       await running;
     },

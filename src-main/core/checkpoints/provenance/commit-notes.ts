@@ -6,9 +6,10 @@
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { diffArrays } from 'diff';
+import { createHash } from 'node:crypto';
+import { PLAIN_DIFF } from '../../git/held-off-config';
 import { gitEnv, gitFailure, runGit } from '../../git/run-git';
-import { lineAuthors, linesOf } from '../line-authors';
+import { lineAuthors } from '../line-authors';
 import type { CheckpointStore } from '../store';
 import { gitAiNote, NOTES_REF, type NoteFile } from './git-ai-note';
 
@@ -45,23 +46,23 @@ export async function noteNewCommits(w: NoteWriting): Promise<string[]> {
 export async function noteCommit(w: NoteWriting, commit: string): Promise<void> {
   const git = gitIn(w);
   const [parents = '', authored, committed] = (await git(['log', '-1', '--format=%P%x00%at%x00%ct', commit, '--']))!.trim().split('\0');
-  const parent = parents.split(' ')[0] || undefined;
   const prefix = (await git(['rev-parse', '--show-prefix']))!.trim();
   const files: NoteFile[] = [];
   // A merge's note holds only what it changed beyond its parents: nothing of ours to tell.
   if (!parents.includes(' ')) {
-    const changed = (await git(['diff-tree', '--no-commit-id', '--root', '-r', '-z', '--name-only', '--no-renames', '--no-ext-diff', commit]))!.split('\0');
-    for (const file of changed) {
-      if (file === '' || !file.startsWith(prefix)) continue;
-      const now = await git(['cat-file', 'blob', `${commit}:${file}`], true);
-      if (now === undefined) continue;
-      const before = parent === undefined ? '' : ((await git(['cat-file', 'blob', `${parent}:${file}`], true)) ?? '');
-      const authors = lineAuthors(w.store, w.folder, file.slice(prefix.length), Buffer.from(now));
-      files.push({ path: file, lines: addedLines(before, now).flatMap((n) => authors[n - 1] ?? []) });
+    const patch = await git([...PLAIN_DIFF.config, '-c', 'core.quotePath=false', 'diff-tree', '-r', '--root', '--no-commit-id', '-U0', '--full-index', ...PLAIN_DIFF.args, commit]);
+    for (const added of addedLines(patch!)) {
+      if (!added.path.startsWith(prefix) || added.lines.length === 0) continue;
+      const rel = added.path.slice(prefix.length);
+      const content = await contentOf(w, rel, added.blob, git);
+      if (content === undefined) continue;
+      const authors = lineAuthors(w.store, w.folder, rel, content);
+      files.push({ path: added.path, lines: added.lines.flatMap((n) => authors[n - 1] ?? []) });
     }
   }
-  const [name, email] = await Promise.all([git(['config', 'user.name'], true), git(['config', 'user.email'], true)]);
-  const person = name?.trim() && email?.trim() ? `${name.trim()} <${email.trim()}>` : undefined;
+  const identity = await git(['config', '--get-regexp', '^user\\.(name|email)$'], true);
+  const [name, email] = ['user.name ', 'user.email '].map((key) => identity?.split('\n').findLast((l) => l.startsWith(key))?.slice(key.length).trim());
+  const person = name && email ? `${name} <${email}>` : undefined;
   // Rewritten where Deepdesk did not see it (a rebase or amend keeps the author's time): placed by content.
   const attributes = authored !== committed ? { deepdesk_recovered: 'by-content' } : undefined;
   const note = gitAiNote({ commit, files, ...(person ? { person } : {}), toolOf: (agent) => (agent === undefined ? 'deepdesk' : w.toolOf(agent)), ...(attributes ? { attributes } : {}) });
@@ -75,17 +76,57 @@ export async function noteCommit(w: NoteWriting, commit: string): Promise<void> 
   }
 }
 
-/** The 1-based lines of `after` that are not `before`'s. */
-function addedLines(before: string, after: string): number[] {
-  const out: number[] = [];
-  let line = 0;
-  for (const part of diffArrays(linesOf(before), linesOf(after))) {
-    const n = part.count ?? part.value.length;
-    if (part.removed) continue;
-    if (part.added) for (let k = 1; k <= n; k++) out.push(line + k);
-    line += n;
+interface AddedLines {
+  path: string;
+  blob: string;
+  /** 1-based, in the commit's version. */
+  lines: number[];
+}
+
+/** Per file of a `-U0 --full-index` patch, its new blob and the lines it adds (deleted files and unreadable names left out). */
+function addedLines(patch: string): AddedLines[] {
+  const out: AddedLines[] = [];
+  let blob = '';
+  let file: AddedLines | undefined;
+  const lines = patch.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      const [removed, start, count] = [Number(hunk[1] ?? 1), Number(hunk[2]), Number(hunk[3] ?? 1)];
+      for (let n = 0; n < count; n++) file?.lines.push(start + n);
+      // Past its lines (a `\ No newline at end of file` among them is not one).
+      for (let left = removed + count; left > 0 && i + 1 < lines.length; ) if (!lines[++i]!.startsWith('\\')) left--;
+    } else if (line.startsWith('index ')) blob = /\.\.([0-9a-f]+)/.exec(line)?.[1] ?? '';
+    else if (line.startsWith('+++ ')) {
+      const name = unquote(line.slice(4).replace(/\t$/, ''));
+      file = name?.startsWith('b/') ? { path: name.slice(2), blob, lines: [] } : undefined;
+      if (file) out.push(file);
+    }
   }
   return out;
+}
+
+/** A name as git's diff writes it: as is, or C-quoted (core.quotePath off: only quotes, backslashes and control characters). */
+function unquote(name: string): string | undefined {
+  if (!name.startsWith('"')) return name;
+  try {
+    return JSON.parse(name) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The commit's version of the file: the working tree's when it is the same blob (no git call), else git's. */
+async function contentOf(w: NoteWriting, rel: string, blob: string, git: ReturnType<typeof gitIn>): Promise<Buffer | undefined> {
+  try {
+    const here = fs.readFileSync(path.join(w.folder, rel));
+    if (createHash('sha1').update(`blob ${here.length}\0`).update(here).digest('hex') === blob) return here;
+  } catch {
+    // Not in the working tree (any more): git's.
+  }
+  const stored = await git(['cat-file', 'blob', blob], true);
+  return stored === undefined ? undefined : Buffer.from(stored);
 }
 
 /** git in the folder; `optional`: a failure is undefined rather than an error. */
