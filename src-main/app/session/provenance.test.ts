@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
-import { noteFolderCommits, provenanceFor, watchCommits } from './provenance';
+import { noteFolderCommits, watchCommits } from './provenance';
+import { provenanceFor } from '../settings/settings-service';
 import type { Settings } from '../contract';
 
 let dir: string;

@@ -3,28 +3,15 @@
 // HEAD is watched: no hook). Settings › Provenance says whether (a folder's entry over the global one).
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { noteNewCommits } from '../../core/checkpoints/provenance/commit-notes';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { gitEnv, runGit } from '../../core/git/run-git';
 import type { Settings } from '../contract';
 import { knownAgent } from '../agents/vendors/catalog';
+import { provenanceFor } from '../settings/settings-service';
 
 /** How often the reflog of HEAD is looked at (a commit is noted within some 2 s, under SPEC's 5 s). */
 const WATCH_MS = 1500;
-
-export interface FolderProvenance {
-  enabled: boolean;
-  push: boolean;
-  trailer: boolean;
-}
-
-/** The folder's choices: its own entry over the global ones; notes are written unless turned off. */
-export function provenanceFor(settings: Settings['provenance'], folder: string): FolderProvenance {
-  const own = Object.entries(settings?.folders ?? {}).find(([dir]) => path.resolve(dir) === path.resolve(folder))?.[1];
-  const pick = (key: keyof FolderProvenance, otherwise: boolean): boolean => own?.[key] ?? settings?.[key] ?? otherwise;
-  return { enabled: pick('enabled', true), push: pick('push', false), trailer: pick('trailer', false) };
-}
 
 export interface CommitNotesOptions {
   store: CheckpointStore;

@@ -492,6 +492,12 @@ describe('Commit… and Remove worktree', () => {
     expect(made.commit).toBe(git(wt, 'rev-parse', 'HEAD').trim());
     expect(await service.status('commits')).toMatchObject({ ahead: 1, uncommitted: false, currentBranch: 'deepdesk/commits' });
     expect((await refusal(service.commit('commits', 'again'))).code).toBe('nothing_to_commit');
+    // Trailers only when chosen (Settings › Provenance), Assisted-by with the thread's model, never Co-authored-by.
+    expect(git(wt, 'log', '-1', '--format=%B')).toBe('Agent work\n\n');
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ provenance: { trailer: true } }));
+    write(join(wt, 'a.txt'), 'again\n');
+    await service.commit('commits', 'With a trailer');
+    expect(git(wt, 'log', '-1', '--format=%B')).toBe('With a trailer\n\nAssisted-by: Deepdesk:unknown\n\n');
 
     const anonymous = new WorktreeService({ dataDir, env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' } });
     try {
