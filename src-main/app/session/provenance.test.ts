@@ -40,7 +40,9 @@ beforeEach(() => {
   git('remote', 'add', 'origin', remote);
   write('base.txt', ['base']);
   git('add', '-A');
-  git('commit', '-q', '-m', 'base');
+  // Long before Deepdesk first saw the folder.
+  const old = '2020-01-01T00:00:00Z';
+  execFileSync('git', ['commit', '-q', '-m', 'base'], { cwd: root, env: { ...env, GIT_AUTHOR_DATE: old, GIT_COMMITTER_DATE: old } });
   git('push', '-q', 'origin', 'main');
   store = CheckpointStore.open(path.join(dir, 'data'));
   recorder = new CheckpointRecorder(store, root);
@@ -147,6 +149,24 @@ it('notes a plain commit: each thread’s lines its session (another vendor’s 
   const note = git('notes', '--ref=refs/notes/ai', 'show', commit);
   await noteFolderCommits({ store, folder: root, env, settings: settingsOf(undefined) });
   expect(git('notes', '--ref=refs/notes/ai', 'show', commit)).toBe(note);
+});
+
+it('pushes the notes only when chosen: the remote’s own notes merged under ours first', async () => {
+  await recorder.step({ threadId: 't0', messageIndex: 0, messageLine: '', tool: 'write_file' }, 'all', async () => {});
+  // Someone else's note on the remote already (on the base commit).
+  const base = git('rev-parse', 'HEAD').trim();
+  git('notes', '--ref=refs/notes/ai', 'add', '-m', 'theirs', base);
+  git('push', '-q', 'origin', 'refs/notes/ai:refs/notes/ai');
+  git('update-ref', '-d', 'refs/notes/ai');
+  await recorder.step({ threadId: 'thread-a', messageIndex: 0, messageLine: 'go', tool: 'write_file', model: 'model-a' }, ['a.txt'], async () => write('a.txt', numbered('a', 3)));
+  git('add', '-A');
+  git('commit', '-q', '-m', 'work');
+  const commit = git('rev-parse', 'HEAD').trim();
+  await noteFolderCommits({ store, folder: root, env, settings: settingsOf({ push: true }) });
+  const remoteNotes = (ref: string) => execFileSync('git', ['notes', '--ref=refs/notes/ai', 'show', ref], { cwd: remote, env, encoding: 'utf8' });
+  expect(remoteNotes(commit)).toContain('authorship/3.0.0');
+  expect(remoteNotes(base)).toBe('theirs\n');
+  expect(git('for-each-ref', '--format=%(refname)')).not.toContain('refs/deepdesk/');
 });
 
 it('the off switch (global, or the folder’s entry over it) writes no note at all', async () => {

@@ -3,7 +3,7 @@
 // HEAD is watched: no hook). Settings › Provenance says whether (a folder's entry over the global one).
 
 import fs from 'node:fs';
-import { noteNewCommits } from '../../core/checkpoints/provenance/commit-notes';
+import { noteNewCommits, pushNotes } from '../../core/checkpoints/provenance/commit-notes';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { gitEnv, runGit } from '../../core/git/run-git';
 import type { Settings } from '../contract';
@@ -20,10 +20,13 @@ export interface CommitNotesOptions {
   settings: () => Settings['provenance'];
 }
 
-/** Notes the folder's new commits now, when its settings allow; never throws (provenance never stops work). */
+/** Notes the folder's new commits now (and pushes them, when chosen), as its settings allow; never throws (provenance never stops work). */
 export async function noteFolderCommits(options: CommitNotesOptions): Promise<void> {
-  if (!provenanceFor(options.settings(), options.folder).enabled) return;
-  await noteNewCommits({ store: options.store, folder: options.folder, env: options.env, toolOf: (agent) => knownAgent(agent)?.gitAiTool ?? agent }).catch(() => undefined);
+  const choices = provenanceFor(options.settings(), options.folder);
+  if (!choices.enabled) return;
+  const writing = { store: options.store, folder: options.folder, env: options.env, toolOf: (agent: string) => knownAgent(agent)?.gitAiTool ?? agent };
+  const noted = await noteNewCommits(writing).catch(() => []);
+  if (choices.push && noted.length > 0) await pushNotes(writing).catch(() => false);
 }
 
 /** Notes now and after each commit while the session is open; `close` waits for a note being written. */

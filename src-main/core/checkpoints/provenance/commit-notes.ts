@@ -76,6 +76,25 @@ export async function noteCommit(w: NoteWriting, commit: string): Promise<void> 
   }
 }
 
+/** Where the remote's notes are fetched to, for the merge (removed after). */
+const FETCHED_REF = 'refs/deepdesk/notes-ai-fetched';
+
+/**
+ * Pushes the notes to `origin` (only when the person turned that on): their notes fetched and
+ * merged under ours (`git notes merge -s ours`), then pushed; a push that lost a race is tried again.
+ */
+export async function pushNotes(w: NoteWriting, attempts = 3): Promise<boolean> {
+  const git = gitIn(w);
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if ((await git(['fetch', '--quiet', '--no-tags', 'origin', `+${NOTES_REF}:${FETCHED_REF}`], true)) !== undefined) {
+      await git(['notes', `--ref=${NOTES_REF}`, 'merge', '--quiet', '-s', 'ours', FETCHED_REF]);
+      await git(['update-ref', '-d', FETCHED_REF], true);
+    }
+    if ((await git(['push', '--quiet', '--no-verify', 'origin', `${NOTES_REF}:${NOTES_REF}`], true)) !== undefined) return true;
+  }
+  return false;
+}
+
 interface AddedLines {
   path: string;
   blob: string;
