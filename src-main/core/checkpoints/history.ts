@@ -82,8 +82,8 @@ export class CheckpointHistory {
       const status = changeStatus({ path: p, before: first, after: last });
       const type = (last ?? first)!.type;
       if (type === 'd') continue;
-      const before = this.text(first);
-      const after = this.text(last);
+      const before = storedText(this.store, first);
+      const after = storedText(this.store, last);
       const binary = before === null || after === null;
       const counts = binary ? { added: 0, removed: 0 } : countLines(before, after);
       // The texts go along while they fit in the budget; past it the window shows counts only.
@@ -183,19 +183,9 @@ export class CheckpointHistory {
     return c;
   }
 
-  /** The state's content as text; '' when absent; null when binary, too big or not kept. */
-  private text(state: FileState | null): string | null {
-    if (state === null) return '';
-    if (state.type === 'l') return this.store.blob(state.hash)?.toString('utf8') ?? null;
-    if (state.type !== 'f') return null;
-    const data = this.store.blob(state.hash);
-    if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
-    return data.toString('utf8');
-  }
-
   private lineCounts(before: FileState | null, after: FileState | null): { added: number; removed: number } {
-    const a = this.text(before);
-    const b = this.text(after);
+    const a = storedText(this.store, before);
+    const b = storedText(this.store, after);
     return a === null || b === null ? { added: 0, removed: 0 } : countLines(a, b);
   }
 
@@ -211,8 +201,8 @@ export class CheckpointHistory {
     else if (e.after === null) head.push(`deleted file mode ${kind(e.before)}`);
     else if (kind(e.before) !== kind(e.after)) head.push(`old mode ${kind(e.before)}`, `new mode ${kind(e.after)}`);
     head.push(`--- a/${e.path}`, `+++ b/${e.path}`);
-    const before = this.text(e.before);
-    const after = this.text(e.after);
+    const before = storedText(this.store, e.before);
+    const after = storedText(this.store, e.after);
     if (before === null || after === null) return `${head.join('\n')}\nBinary files a/${e.path} and b/${e.path} differ\n`;
     const body = unifiedHunks(before, after);
     return `${head.join('\n')}\n${body.length > 0 ? body.join('\n') + '\n' : ''}`;
@@ -220,6 +210,16 @@ export class CheckpointHistory {
 }
 
 export class CheckpointNotFoundError extends Error {}
+
+/** The state's content as text (a link's target); '' when absent; null when binary, too big or not kept. */
+export function storedText(store: CheckpointStore, state: FileState | null): string | null {
+  if (state === null) return '';
+  if (state.type === 'l') return store.blob(state.hash)?.toString('utf8') ?? null;
+  if (state.type !== 'f') return null;
+  const data = store.blob(state.hash);
+  if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
+  return data.toString('utf8');
+}
 
 export function isBinary(data: Buffer): boolean {
   return data.subarray(0, 8000).includes(0);

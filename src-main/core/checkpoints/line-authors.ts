@@ -5,7 +5,7 @@
 // changed by a command whose changes could not be told from the person's, are unknown.
 
 import { diffArrays } from 'diff';
-import { isBinary } from './history';
+import { isBinary, storedText } from './history';
 import type { CheckpointStore, PathStep } from './store';
 import type { FileState } from './types';
 
@@ -92,7 +92,5 @@ function authorOf(store: CheckpointStore, step: PathStep): Author {
 }
 
 function textOf(store: CheckpointStore, state: FileState | null): string[] {
-  if (state === null || state.type !== 'f') return [];
-  const data = store.blob(state.hash);
-  return data === undefined || isBinary(data) ? [] : linesOf(data.toString('utf8'));
+  return linesOf(storedText(store, state) ?? '');
 }
