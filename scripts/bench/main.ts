@@ -107,6 +107,7 @@ const PARTS: Part[] = [
   { title: 'Issue 39 · the agent host', suites: ['host'], run: async (report, options) => (await import('./agent-host')).benchAgentHost(report, options) },
   { title: 'Issue 39 · the agent host', suites: ['warm-run'], unless: 'host', run: async (report, options) => (await import('./agent-host')).benchAgentHost(report, options, { only: 'warm-run' }) },
   { title: 'Issue 40 · worktrees', suites: ['worktrees'], run: async (report, options) => (await import('./worktrees')).benchWorktrees(report, options) },
+  { title: 'Issue 81 · provenance', suites: ['provenance'], run: async (report, options) => (await import('./provenance')).benchProvenance(report, options) },
   { title: 'Issue 40 · threads at the same time', suites: ['parallel'], run: async (report, options) => (await import('./parallel')).benchParallel(report, options, repo) },
   { title: 'Issue 55 · context budget', suites: ['budget'], run: async (report, options) => (await import('./request-budget')).benchRequestBudget(report, options) },
   { title: 'Issue 54 · the Agent Protocol', suites: ['protocol'], run: async (report, options) => (await import('./protocol')).benchProtocol(report, options) },

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -30,6 +30,7 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  host: issue 39's agent host: run "hi" cold and warm, a window's attach, an extra client,
                  parallel: issue 40's 1, 4 and 8 threads at once: a step's cost, the window's longest frame,
                  worktrees: issue 40's worktree creation and Apply to folder beside git on a 20k-file repository,
+                 provenance: issue 81's git-ai note of a 1,000-line commit beside git notes add,
                  budget: issue 55's first request in tokens beside deepagents', with AGENTS.md and a skill,
                  with 5 MCP servers; runs the build in out/,
                  protocol: issue 54's Agent Protocol: a run's first token over it beside the local

@@ -44,6 +44,7 @@ export const COMMAND_OPTIONS = {
     ...FOLDER, port: { type: 'string' }, 'print-url': { type: 'boolean' } }),
   checkpoints: withSessionFlags('checkpoints', {
     ...FOLDER, thread: { type: 'string' }, force: { type: 'boolean' } }),
+  blame: withSessionFlags('blame', { ...FOLDER, json: { type: 'boolean' } }),
   mcp: withSessionFlags('mcp', {
     ...FOLDER,
     project: { type: 'boolean' },

@@ -13,6 +13,7 @@ const COMMANDS: Record<CommandName, Command> = {
   run: async (argv) => (await import('./run-command')).runCommand(argv),
   serve: async (argv) => (await import('./serve-command')).serveCommand(argv),
   checkpoints: async (argv) => (await import('./checkpoints-command')).checkpointsCommand(argv),
+  blame: async (argv) => (await import('./blame-command')).blameCommand(argv),
   mcp: async (argv) => (await import('./mcp-command')).mcpCommand(argv),
   trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
   skills: async (argv) => (await import('./skills-command')).skillsCommand(argv),

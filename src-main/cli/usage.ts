@@ -57,6 +57,7 @@ Commands:
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
                         what the agent changed in a thread, and undoing it
+  blame FILE [--json]   who wrote each line: agent THREAD MODEL, person or unknown
   mcp ls | tools NAME | add NAME [--project] -- COMMAND [ARGS…] |
       add NAME [--project] --url URL [--header 'K: V']… | rm NAME
                         the MCP servers whose tools the agent gets
@@ -99,8 +100,8 @@ Common options:
   --folder DIR          project folder (default: the current directory; serve without
                         it opens the window on Open folder instead); on another machine:
                         ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints).
-                        Taken by run, serve, tools, acp, checkpoints, mcp, trust, skills
-                        and host; other commands refuse it
+                        Taken by run, serve, tools, acp, checkpoints, blame, mcp, trust,
+                        skills and host; other commands refuse it
 
 Model options (run, serve, acp; --memories-store also tools and memories; other
 commands refuse them):

@@ -94,6 +94,10 @@ export const externalAgentSchema = z.object({
 });
 export type ExternalAgentDto = z.infer<typeof externalAgentSchema>;
 
+const provenanceChoicesSchema = z.object({ enabled: z.boolean().optional(), push: z.boolean().optional(), trailer: z.boolean().optional() });
+/** Settings › Provenance (SPEC §24): git notes of who wrote each line (on unless `enabled: false`), pushed and trailers only when chosen; a folder's entry over the global one. */
+export const provenanceSettingsSchema = provenanceChoicesSchema.extend({ folders: z.record(z.string(), provenanceChoicesSchema).optional() });
+
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
 export const settingsSchema = z.object({
@@ -134,6 +138,7 @@ export const settingsSchema = z.object({
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
   sandboxes: sandboxSettingsSchema.optional(),
   /** Each sandbox provider's key variables and whether one is saved in Settings (the keys never reach the window). */
+  provenance: provenanceSettingsSchema.optional(),
   sandboxKeys: z.partialRecord(sandboxProviderSchema, z.record(z.string(), z.boolean())).optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),

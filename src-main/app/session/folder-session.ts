@@ -20,6 +20,7 @@ import type { Backend } from '../../core/backends/protocol';
 import { CheckpointHistory } from '../../core/checkpoints/history';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
+import { watchCommits } from './provenance';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/transcript';
@@ -177,6 +178,10 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       }
     });
     const recorder = recorderFor(checkpointStore, place.checkpointFolder);
+    if (place.localPath !== undefined && typeof place.checkpointFolder === 'string') {
+      const commits = watchCommits({ store: checkpointStore, folder: place.checkpointFolder, env, settings: () => settings.raw().provenance });
+      opened.push(() => commits.close());
+    }
     const audit = await RunAudit.open({
       db,
       env,

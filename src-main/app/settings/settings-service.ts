@@ -7,7 +7,7 @@
 // process reaches onChange listeners.
 
 import { SANDBOX_KEY_VARIABLES, SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../../core/process/sandbox-provider-table';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
 import { withholdFromCommands } from '../../core/process/app-secrets';
@@ -38,6 +38,7 @@ export const settingsFileShape = fieldsShape({
   agents: stored.agents,
   agentProtocol: stored.agentProtocol,
   sandboxes: stored.sandboxes,
+  provenance: stored.provenance,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;
@@ -58,6 +59,19 @@ export function readSavedSettings(dataDir: string): Omit<Settings, 'apiKeys'> {
   } finally {
     settings.close();
   }
+}
+
+export interface FolderProvenance {
+  enabled: boolean;
+  push: boolean;
+  trailer: boolean;
+}
+
+/** The folder's choices: its own entry over the global ones; notes are written unless turned off. */
+export function provenanceFor(settings: Settings['provenance'], folder: string): FolderProvenance {
+  const own = Object.entries(settings?.folders ?? {}).find(([dir]) => resolve(dir) === resolve(folder))?.[1];
+  const pick = (key: keyof FolderProvenance, otherwise: boolean): boolean => own?.[key] ?? settings?.[key] ?? otherwise;
+  return { enabled: pick('enabled', true), push: pick('push', false), trailer: pick('trailer', false) };
 }
 
 export interface SettingsServiceOptions {

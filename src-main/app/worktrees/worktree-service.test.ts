@@ -14,6 +14,8 @@ import { databasePath } from '../base/data-dir';
 import { RunRecords } from '../threads/run-records';
 import { TrustStore } from '../../core/trust/store';
 import { CheckpointStore } from '../../core/checkpoints/store';
+import { lineAuthors } from '../../core/checkpoints/line-authors';
+import { recorderFor } from '../../core/checkpoints/recorder';
 import { newThreadState } from '../../core/agent/types';
 import { RecentFolders } from '../places/recent-folders';
 import { ThreadStore } from '../threads/thread-store';
@@ -217,6 +219,27 @@ describe('making a worktree', () => {
 });
 
 describe('Apply to folder', () => {
+  it('is a step of the worktree’s thread in the folder: the lines it brings are the thread’s (SPEC §24)', async () => {
+    const made = await service.create({ folder: repo, name: 'attributed', carry: false });
+    const db = openDatabase(databasePath(dataDir));
+    new ThreadStore(db).save(newThreadState('wt-thread'), { folder: made.threadFolder });
+    db.close();
+    const store = CheckpointStore.open(dataDir);
+    try {
+      await recorderFor(store, made.threadFolder).step({ threadId: 'wt-thread', messageIndex: 0, messageLine: 'go', tool: 'write_file', model: 'model-w' }, ['added.txt'], async () =>
+        write(join(made.threadFolder, 'added.txt'), 'from the agent\nand more\n'),
+      );
+      write(join(repo, 'a.txt'), 'one\ntwo\nthree\nmine\n');
+      expect((await service.apply('attributed')).conflicts).toEqual([]);
+      const authors = (rel: string) => lineAuthors(store, repo, rel, readFileSync(join(repo, rel))).map((a) => `${a.kind} ${a.thread ?? ''} ${a.model ?? ''}`.trim());
+      expect(authors('added.txt')).toEqual(['agent wt-thread model-w', 'agent wt-thread model-w']);
+      // The person's edit was there before Deepdesk first looked at the folder (the Apply's step did).
+      expect(authors('a.txt')).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+    } finally {
+      store.close();
+    }
+  });
+
   it('merges commits and uncommitted work into the working tree only, keeping the person’s own edits and their prior state', async () => {
     const wt = (await service.create({ folder: repo, name: 'work', carry: false })).path;
     write(join(wt, 'shared.txt'), 'line 1\nline 2 (agent)\nline 3\nline 4\nline 5\n');
@@ -469,6 +492,12 @@ describe('Commit… and Remove worktree', () => {
     expect(made.commit).toBe(git(wt, 'rev-parse', 'HEAD').trim());
     expect(await service.status('commits')).toMatchObject({ ahead: 1, uncommitted: false, currentBranch: 'deepdesk/commits' });
     expect((await refusal(service.commit('commits', 'again'))).code).toBe('nothing_to_commit');
+    // Trailers only when chosen (Settings › Provenance), Assisted-by with the thread's model, never Co-authored-by.
+    expect(git(wt, 'log', '-1', '--format=%B')).toBe('Agent work\n\n');
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ provenance: { trailer: true } }));
+    write(join(wt, 'a.txt'), 'again\n');
+    await service.commit('commits', 'With a trailer');
+    expect(git(wt, 'log', '-1', '--format=%B')).toBe('With a trailer\n\nAssisted-by: Deepdesk:unknown\n\n');
 
     const anonymous = new WorktreeService({ dataDir, env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' } });
     try {

@@ -13,8 +13,10 @@ import { basename, join, relative, sep } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../../core/backends/store/store-db';
 import { CheckpointStore } from '../../core/checkpoints/store';
+import { recorderFor } from '../../core/checkpoints/recorder';
 import { databasePath } from '../base/data-dir';
 import { RecentFolders } from '../places/recent-folders';
+import { provenanceFor, readSavedSettings } from '../settings/settings-service';
 import { ThreadStore } from '../threads/thread-store';
 import { carryOut, dropRef, moveWorkingTree, planApply, type ApplyPlan } from './apply-to-folder';
 import { changesBetween, unifiedDiff, type ChangedFile, type ChangeKind } from './changes';
@@ -287,7 +289,7 @@ export class WorktreeService {
         await plan.discard();
         return { applied: [], conflicts: unresolved.map((f) => f.path), details: unresolved };
       }
-      const done = await carryOut(this.git, plan, signal);
+      const done = await this.asThreadStep(record, () => carryOut(this.git, plan, signal));
       this.store.setApplied(name, plan.worktreeTree);
       return { applied: done.applied, conflicts: [], ...(done.savedRef !== undefined ? { savedRef: done.savedRef } : {}) };
     } finally {
@@ -316,6 +318,30 @@ export class WorktreeService {
       return { changed, conflicts };
     } finally {
       await plan.discard();
+    }
+  }
+
+  /** The model of the worktree's thread's latest step. */
+  private threadModel(record: WorktreeRecord): string | undefined {
+    const threadId = new ThreadStore(this.db).threadsIn(record.threadFolder)[0]?.id;
+    if (threadId === undefined) return undefined;
+    const checkpoints = CheckpointStore.open(this.options.dataDir);
+    try {
+      return checkpoints.threadModel(threadId);
+    } finally {
+      checkpoints.close();
+    }
+  }
+
+  /** An Apply is a step of the worktree's thread in the person's folder: the lines it brings are the thread's (SPEC §24). */
+  private async asThreadStep<T>(record: WorktreeRecord, apply: () => Promise<T>): Promise<T> {
+    const threadId = new ThreadStore(this.db).threadsIn(record.threadFolder)[0]?.id;
+    if (threadId === undefined) return apply();
+    const checkpoints = CheckpointStore.open(this.options.dataDir);
+    try {
+      return (await recorderFor(checkpoints, record.originFolder).step({ threadId, messageIndex: null, messageLine: `Apply worktree ${record.name}`, tool: 'apply' }, 'all', apply)).result;
+    } finally {
+      checkpoints.close();
     }
   }
 
@@ -351,7 +377,9 @@ export class WorktreeService {
     const staged = await this.git.out(['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, signal, timeoutMs: LONG_TIMEOUT_MS }, 'listing the changes');
     const files = staged.split('\0').filter(Boolean).length;
     if (files === 0) throw new WorktreeError(`nothing to commit in worktree ${name}`, 'nothing_to_commit');
-    await this.git.out(['commit', '-q', '--no-verify', '-m', message], { cwd, signal, timeoutMs: LONG_TIMEOUT_MS }, 'committing');
+    // Settings › Provenance's trailer, only when chosen (never Co-authored-by).
+    const trailer = provenanceFor(readSavedSettings(this.options.dataDir).provenance, record.originFolder).trailer ? ['--trailer', `Assisted-by: Deepdesk:${this.threadModel(record) ?? 'unknown'}`] : [];
+    await this.git.out(['commit', '-q', '--no-verify', '-m', message, ...trailer], { cwd, signal, timeoutMs: LONG_TIMEOUT_MS }, 'committing');
     const commit = await this.git.line(['rev-parse', 'HEAD'], { cwd }, 'reading the commit');
     return { commit, files };
   }

@@ -88,8 +88,8 @@ export class CheckpointHistory {
       const status = changeStatus({ path: p, before: first, after: last });
       const type = (last ?? first)!.type;
       if (type === 'd') continue;
-      const before = this.text(first);
-      const after = this.text(last);
+      const before = storedText(this.store, first);
+      const after = storedText(this.store, last);
       const binary = before === null || after === null;
       const counts = binary ? { added: 0, removed: 0 } : countLines(before, after);
       // The texts go along while they fit in the budget; past it the window shows counts only.
@@ -134,8 +134,8 @@ export class CheckpointHistory {
     return recorderFor(this.store, all[0]!.folder).betweenSteps(threadId, async () => {
       // Read again once the step ended: it may have changed the file.
       const net = this.netOfThread(threadId, clean).get(clean);
-      const before = net ? this.text(net.first) : null;
-      const after = net ? this.text(net.last) : null;
+      const before = net ? storedText(this.store, net.first) : null;
+      const after = net ? storedText(this.store, net.last) : null;
       const hunk = net && net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(threadId, clean, net, before, after).find((h) => h.id === hunkId) : undefined;
       if (!net || !hunk) return null;
       const was = net.first === null ? Buffer.alloc(0) : this.store.blob(net.first.hash)!;
@@ -261,19 +261,9 @@ export class CheckpointHistory {
     return c;
   }
 
-  /** The state's content as text; '' when absent; null when binary, too big or not kept. */
-  private text(state: FileState | null): string | null {
-    if (state === null) return '';
-    if (state.type === 'l') return this.store.blob(state.hash)?.toString('utf8') ?? null;
-    if (state.type !== 'f') return null;
-    const data = this.store.blob(state.hash);
-    if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
-    return data.toString('utf8');
-  }
-
   private lineCounts(before: FileState | null, after: FileState | null): { added: number; removed: number } {
-    const a = this.text(before);
-    const b = this.text(after);
+    const a = storedText(this.store, before);
+    const b = storedText(this.store, after);
     return a === null || b === null ? { added: 0, removed: 0 } : countLines(a, b);
   }
 
@@ -289,8 +279,8 @@ export class CheckpointHistory {
     else if (e.after === null) head.push(`deleted file mode ${kind(e.before)}`);
     else if (kind(e.before) !== kind(e.after)) head.push(`old mode ${kind(e.before)}`, `new mode ${kind(e.after)}`);
     head.push(`--- a/${e.path}`, `+++ b/${e.path}`);
-    const before = this.text(e.before);
-    const after = this.text(e.after);
+    const before = storedText(this.store, e.before);
+    const after = storedText(this.store, e.after);
     if (before === null || after === null) return `${head.join('\n')}\nBinary files a/${e.path} and b/${e.path} differ\n`;
     const body = unifiedHunks(before, after);
     return `${head.join('\n')}\n${body.length > 0 ? body.join('\n') + '\n' : ''}`;
@@ -298,6 +288,16 @@ export class CheckpointHistory {
 }
 
 export class CheckpointNotFoundError extends Error {}
+
+/** The state's content as text (a link's target); '' when absent; null when binary, too big or not kept. */
+export function storedText(store: CheckpointStore, state: FileState | null): string | null {
+  if (state === null) return '';
+  if (state.type === 'l') return store.blob(state.hash)?.toString('utf8') ?? null;
+  if (state.type !== 'f') return null;
+  const data = store.blob(state.hash);
+  if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
+  return data.toString('utf8');
+}
 
 export function isBinary(data: Buffer): boolean {
   return data.subarray(0, 8000).includes(0);

@@ -44,6 +44,10 @@ it('gives each line to the step that wrote it, the person between steps and afte
     '6 agent t2 m2 claude-code',
     '7 person',
   ]);
+  // The person's checkpoints collected as garbage: what changed between two steps is still theirs.
+  const before = authors('a.txt');
+  expect(store.deletePersonCheckpointsUpTo(new Date(Date.now() + 1000).toISOString())).toBeGreaterThan(0);
+  expect(authors('a.txt')).toEqual(before);
 });
 
 it('a file Deepdesk never recorded a change of is unknown; a state seen again takes back its authors', async () => {

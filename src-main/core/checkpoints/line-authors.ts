@@ -5,7 +5,7 @@
 // changed by a command whose changes could not be told from the person's, are unknown.
 
 import { diffArrays } from 'diff';
-import { isBinary } from './history';
+import { isBinary, storedText } from './history';
 import type { CheckpointStore, PathStep } from './store';
 import type { FileState } from './types';
 
@@ -46,7 +46,15 @@ export function lineAuthors(store: CheckpointStore, folder: string, file: string
   let authors: Author[] = lines.map(() => UNKNOWN);
   // A state seen again (a restore, an undo) takes back the authors it had.
   const seen = new Map<string, Author[]>();
+  let last = steps[0]?.before?.hash;
   for (const step of steps) {
+    // A change between two recorded states that no checkpoint holds (the person's, collected as garbage) is the person's.
+    if (step.before?.hash !== last) {
+      const before = textOf(store, step.before);
+      authors = carry(lines, authors, before, PERSON);
+      lines = before;
+    }
+    last = step.after?.hash;
     const after = textOf(store, step.after);
     const known = step.after?.hash !== undefined ? seen.get(step.after.hash) : undefined;
     if (known !== undefined && known.length === after.length) authors = known;
@@ -84,7 +92,5 @@ function authorOf(store: CheckpointStore, step: PathStep): Author {
 }
 
 function textOf(store: CheckpointStore, state: FileState | null): string[] {
-  if (state === null || state.type !== 'f') return [];
-  const data = store.blob(state.hash);
-  return data === undefined || isBinary(data) ? [] : linesOf(data.toString('utf8'));
+  return linesOf(storedText(store, state) ?? '');
 }

@@ -234,7 +234,12 @@ export class CheckpointStore {
   }
 
   hasBaseline(folder: string): boolean {
-    return this.s.folderGet.get(folder)?.baseline_at != null;
+    return this.baselineAt(folder) !== undefined;
+  }
+
+  /** When Deepdesk first recorded the whole folder (ISO time). */
+  baselineAt(folder: string): string | undefined {
+    return this.s.folderGet.get(folder)?.baseline_at ?? undefined;
   }
 
   manifest(folder: string): Map<string, ManifestRow> {

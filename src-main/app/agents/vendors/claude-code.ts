@@ -9,6 +9,7 @@ import { ANTHROPIC, asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type 
 export const claudeCode: KnownAgent = {
   name: 'claude-code',
   label: 'Claude Code',
+  gitAiTool: 'claude',
   packageName: '@zed-industries/claude-code-acp',
   version: '0.16.2',
   script: 'dist/index.js',

@@ -58,6 +58,8 @@ export interface KnownAgent extends AgentVendor, ModelEndpoint {
   args?: readonly string[];
   /** The models it calls when the person chose none (the price table prices each: issue 79's Codex). */
   defaultModels: readonly string[];
+  /** The tool git-ai's notes name it by (SPEC §24: `agent_id.tool`), when not its name. */
+  gitAiTool?: string;
   /**
    * Where its own sign-in sends its calls, when not to the model endpoint the proxy stands for
    * (then it cannot be metered, and a run without the person's key is refused); none when its

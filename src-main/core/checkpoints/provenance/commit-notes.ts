@@ -1,0 +1,161 @@
+// Provenance in git (SPEC §24): for each commit made in a folder since Deepdesk first recorded
+// it that has no note yet, a git-ai v3.0.0 note under refs/notes/ai from the checkpoint log.
+// Only git's object store and that ref change: no hook, nothing in the working tree, index or
+// config; a commit that already has a note (git-ai's, or one carried by notes.rewriteRef) keeps it.
+
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { PLAIN_DIFF } from '../../git/held-off-config';
+import { gitEnv, gitFailure, runGit } from '../../git/run-git';
+import { lineAuthors } from '../line-authors';
+import type { CheckpointStore } from '../store';
+import { gitAiNote, NOTES_REF, type NoteFile } from './git-ai-note';
+
+const TIMEOUT_MS = 60_000;
+/** Commits looked at on one look, newest first. */
+const MAX_COMMITS = 200;
+
+export interface NoteWriting {
+  store: CheckpointStore;
+  /** The local folder as the checkpoint log knows it. */
+  folder: string;
+  env: NodeJS.ProcessEnv;
+  /** git-ai's `agent_id.tool` of another agent's lines by its name; Deepdesk's own are `deepdesk`. */
+  toolOf(agent: string): string;
+  signal?: AbortSignal;
+}
+
+/** Notes the folder's commits since Deepdesk first recorded it that have none; returns those noted. */
+export async function noteNewCommits(w: NoteWriting): Promise<string[]> {
+  const since = w.store.baselineAt(w.folder);
+  if (since === undefined) return [];
+  const git = gitIn(w);
+  // Commit times are in seconds: a commit in the baseline's second is looked at too.
+  const sinceSeconds = Math.floor(Date.parse(since) / 1000) - 1;
+  const listed = await git(['rev-list', `--since=${sinceSeconds}`, `--max-count=${MAX_COMMITS}`, 'HEAD', '--'], true);
+  if (listed === undefined) return [];
+  const noted = new Set(((await git(['notes', `--ref=${NOTES_REF}`, 'list'], true)) ?? '').split('\n').map((l) => l.split(' ')[1]));
+  const fresh = listed.split('\n').filter((c) => c !== '' && !noted.has(c)).reverse();
+  for (const commit of fresh) await noteCommit(w, commit);
+  return fresh;
+}
+
+/** Writes the commit's note (nothing when it has one). */
+export async function noteCommit(w: NoteWriting, commit: string): Promise<void> {
+  const git = gitIn(w);
+  const [parents = '', authored, committed] = (await git(['log', '-1', '--format=%P%x00%at%x00%ct', commit, '--']))!.trim().split('\0');
+  const prefix = (await git(['rev-parse', '--show-prefix']))!.trim();
+  const files: NoteFile[] = [];
+  // A merge's note holds only what it changed beyond its parents: nothing of ours to tell.
+  if (!parents.includes(' ')) {
+    const patch = await git([...PLAIN_DIFF.config, '-c', 'core.quotePath=false', 'diff-tree', '-r', '--root', '--no-commit-id', '-U0', '--full-index', ...PLAIN_DIFF.args, commit]);
+    for (const added of addedLines(patch!)) {
+      if (!added.path.startsWith(prefix) || added.lines.length === 0) continue;
+      const rel = added.path.slice(prefix.length);
+      const content = await contentOf(w, rel, added.blob, git);
+      if (content === undefined) continue;
+      const authors = lineAuthors(w.store, w.folder, rel, content);
+      files.push({ path: added.path, lines: added.lines.flatMap((n) => authors[n - 1] ?? []) });
+    }
+  }
+  const identity = await git(['config', '--get-regexp', '^user\\.(name|email)$'], true);
+  const [name, email] = ['user.name ', 'user.email '].map((key) => identity?.split('\n').findLast((l) => l.startsWith(key))?.slice(key.length).trim());
+  const person = name && email ? `${name} <${email}>` : undefined;
+  // Rewritten where Deepdesk did not see it (a rebase or amend keeps the author's time): placed by content.
+  const attributes = authored !== committed ? { deepdesk_recovered: 'by-content' } : undefined;
+  const note = gitAiNote({ commit, files, ...(person ? { person } : {}), toolOf: (agent) => (agent === undefined ? 'deepdesk' : w.toolOf(agent)), ...(attributes ? { attributes } : {}) });
+  const dir = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-note-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'note'), note, { mode: 0o600 });
+    // Without -f: a note already there (written meanwhile, or by git-ai) is kept.
+    await git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', path.join(dir, 'note'), commit], true);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Where the remote's notes are fetched to, for the merge (removed after). */
+const FETCHED_REF = 'refs/deepdesk/notes-ai-fetched';
+
+/**
+ * Pushes the notes to `origin` (only when the person turned that on): their notes fetched and
+ * merged under ours (`git notes merge -s ours`), then pushed; a push that lost a race is tried again.
+ */
+export async function pushNotes(w: NoteWriting, attempts = 3): Promise<boolean> {
+  const git = gitIn(w);
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if ((await git(['fetch', '--quiet', '--no-tags', 'origin', `+${NOTES_REF}:${FETCHED_REF}`], true)) !== undefined) {
+      await git(['notes', `--ref=${NOTES_REF}`, 'merge', '--quiet', '-s', 'ours', FETCHED_REF]);
+      await git(['update-ref', '-d', FETCHED_REF], true);
+    }
+    if ((await git(['push', '--quiet', '--no-verify', 'origin', `${NOTES_REF}:${NOTES_REF}`], true)) !== undefined) return true;
+  }
+  return false;
+}
+
+interface AddedLines {
+  path: string;
+  blob: string;
+  /** 1-based, in the commit's version. */
+  lines: number[];
+}
+
+/** Per file of a `-U0 --full-index` patch, its new blob and the lines it adds (deleted files and unreadable names left out). */
+function addedLines(patch: string): AddedLines[] {
+  const out: AddedLines[] = [];
+  let blob = '';
+  let file: AddedLines | undefined;
+  const lines = patch.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      const [removed, start, count] = [Number(hunk[1] ?? 1), Number(hunk[2]), Number(hunk[3] ?? 1)];
+      for (let n = 0; n < count; n++) file?.lines.push(start + n);
+      // Past its lines (a `\ No newline at end of file` among them is not one).
+      for (let left = removed + count; left > 0 && i + 1 < lines.length; ) if (!lines[++i]!.startsWith('\\')) left--;
+    } else if (line.startsWith('index ')) blob = /\.\.([0-9a-f]+)/.exec(line)?.[1] ?? '';
+    else if (line.startsWith('+++ ')) {
+      const name = unquote(line.slice(4).replace(/\t$/, ''));
+      file = name?.startsWith('b/') ? { path: name.slice(2), blob, lines: [] } : undefined;
+      if (file) out.push(file);
+    }
+  }
+  return out;
+}
+
+/** A name as git's diff writes it: as is, or C-quoted (core.quotePath off: only quotes, backslashes and control characters). */
+function unquote(name: string): string | undefined {
+  if (!name.startsWith('"')) return name;
+  try {
+    return JSON.parse(name) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The commit's version of the file: the working tree's when it is the same blob (no git call), else git's. */
+async function contentOf(w: NoteWriting, rel: string, blob: string, git: ReturnType<typeof gitIn>): Promise<Buffer | undefined> {
+  try {
+    const here = fs.readFileSync(path.join(w.folder, rel));
+    if (createHash('sha1').update(`blob ${here.length}\0`).update(here).digest('hex') === blob) return here;
+  } catch {
+    // Not in the working tree (any more): git's.
+  }
+  const stored = await git(['cat-file', 'blob', blob], true);
+  return stored === undefined ? undefined : Buffer.from(stored);
+}
+
+/** git in the folder; `optional`: a failure is undefined rather than an error. */
+function gitIn(w: NoteWriting) {
+  // The notes' own commits are Deepdesk's (the person's identity may not be set).
+  const env = { ...gitEnv(w.env), GIT_AUTHOR_NAME: 'Deepdesk', GIT_AUTHOR_EMAIL: 'deepdesk@localhost', GIT_COMMITTER_NAME: 'Deepdesk', GIT_COMMITTER_EMAIL: 'deepdesk@localhost' };
+  return async (args: string[], optional = false): Promise<string | undefined> => {
+    const result = await runGit(args, { cwd: w.folder, env, timeoutMs: TIMEOUT_MS, ...(w.signal ? { signal: w.signal } : {}) });
+    if (result.code === 0) return result.stdout;
+    if (optional) return undefined;
+    throw new Error(gitFailure(result, TIMEOUT_MS));
+  };
+}
