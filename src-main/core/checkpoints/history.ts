@@ -5,6 +5,7 @@
 import { changeHunks, unifiedHunks } from '../text/unified-diff';
 import { reviewHunks, withHunkReverted, type ReviewHunk } from './hunks';
 import { lineAuthors } from './line-authors';
+import { storedText } from './stored-text';
 import { recorderFor } from './recorder';
 import { signsFolder } from './scan';
 import { restoreCheckpoints, type RestoreOutcome, type RestoreRequest, type Resolution } from './restore';
@@ -12,7 +13,6 @@ import type { CheckpointStore } from './store';
 import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type CheckpointEntry, type FileState } from './types';
 
 /** Text diffs are computed for files up to this size; bigger ones count as binary. */
-const MAX_DIFF_BYTES = 2 * 1024 * 1024;
 
 /** Text of before/after sent with a thread's changes, in total (the rest: counts only). */
 const MAX_CONTENT_CHARS = 8 * 1024 * 1024;
@@ -288,20 +288,6 @@ export class CheckpointHistory {
 }
 
 export class CheckpointNotFoundError extends Error {}
-
-/** The state's content as text (a link's target); '' when absent; null when binary, too big or not kept. */
-export function storedText(store: CheckpointStore, state: FileState | null): string | null {
-  if (state === null) return '';
-  if (state.type === 'l') return store.blob(state.hash)?.toString('utf8') ?? null;
-  if (state.type !== 'f') return null;
-  const data = store.blob(state.hash);
-  if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
-  return data.toString('utf8');
-}
-
-export function isBinary(data: Buffer): boolean {
-  return data.subarray(0, 8000).includes(0);
-}
 
 export function countLines(before: string, after: string): { added: number; removed: number } {
   let added = 0;

@@ -5,7 +5,7 @@
 // changed by a command whose changes could not be told from the person's, are unknown.
 
 import { diffArrays } from 'diff';
-import { isBinary, storedText } from './history';
+import { isBinary, storedText } from './stored-text';
 import type { CheckpointStore, PathStep } from './store';
 import type { FileState } from './types';
 

@@ -4,7 +4,7 @@
 // guard around the tool (a link made after the check is decided again when it is touched).
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { ask, decide, linkTargets, reviewLayerWrites, type Answerer, type ApprovalBroker } from '../decision';
+import { ask, decide, linkTargets, reviewLayerWrites, type ApprovalBroker } from '../decision';
 import { PLAN_MODE_REFUSAL, type ApprovalMode } from '../permissions/modes';
 import type { PermissionRule } from '../permissions/rules';
 import { withTargetGuard } from '../../backends/target-guard';
