@@ -34,7 +34,6 @@ import type {
   LinkTarget, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
 } from '../protocol';
 
-export type { FailedOperation, MountOperation } from './git-mount-ops';
 export { withMountOperationTag } from './git-mount-ops';
 
 export interface GitMountOptions {
