@@ -43,7 +43,6 @@ export interface AgentBoardOptions {
   costOf?: (threadId: string) => number | null | undefined;
   /** Whether the thread changed files in hunks the person has not marked Reviewed (SPEC §24). */
   unreviewedOf?: (threadId: string) => boolean;
-  pollMs?: number;
 }
 
 interface ThreadRow {
@@ -169,7 +168,7 @@ export class AgentBoard {
       this.records.interruptDead();
       const now = this.signature.get()?.sig ?? null;
       if (now !== this.lastSignature) this.changed();
-    }, this.options.pollMs ?? POLL_MS);
+    }, POLL_MS);
     this.timer.unref();
   }
 

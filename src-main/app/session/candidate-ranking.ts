@@ -12,7 +12,7 @@ import type { RunRecords } from '../threads/run-records';
 import type { ThreadStore } from '../threads/thread-store';
 import type { WorktreeService } from '../worktrees/worktree-service';
 
-export { candidateSetJsonSchema, rankingEntrySchema, type CandidateSetJson, type RankingEntry } from '../contract/agents';
+export { candidateSetJsonSchema, type CandidateSetJson, type RankingEntry } from '../contract/agents';
 
 /** A candidate as the set started it and the host ended it. */
 export interface CandidateOutcome {

@@ -29,8 +29,6 @@ import { ThreadApprovals } from './approval-broker';
 import { RunAssembly, withCost, type RunAssemblyOptions, type RunSettings } from './run-assembly';
 import { RunQueue, type RunQueueOptions } from './run-queue';
 
-export type { RunSettings } from './run-assembly';
-
 export type ThreadServiceEvent = ThreadBookEvent | { kind: 'memories-changed' };
 
 /** Every part's options (the run assembly's whole), and what the façade itself uses. */

@@ -85,8 +85,6 @@ export interface AcpClientOptions {
   onUpdate?(update: SessionUpdate): void;
   /** A request answered without asking (by the rules, the mode), for the thread's history. */
   onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
-  /** How long the updates must be quiet after the prompt's answer for the turn to end (default 150 ms, at most 3 s in all). */
-  settleMs?: number;
 }
 
 export interface TurnResult {
@@ -326,9 +324,9 @@ export class AcpClientSession {
     this.options.onUpdate?.(update);
   }
 
-  /** Resolves once no update came for `settleMs` (at most MAX_SETTLE_MS in all). */
+  /** Resolves once no update came for 150 ms after the prompt's answer (at most MAX_SETTLE_MS in all). */
   private async settle(): Promise<void> {
-    const quiet = this.options.settleMs ?? 150;
+    const quiet = 150;
     const until = Date.now() + MAX_SETTLE_MS;
     for (;;) {
       const since = Date.now() - this.lastUpdateAt;

@@ -12,7 +12,7 @@ import { pluginKind } from './kinds/plugins';
 import { ruleKind } from './kinds/rules';
 import { skillKind } from './kinds/skills';
 
-export type { ConfigKind, ConfigPlaces, FolderEntries, FolderItem, FolderItems } from './kinds/kind';
+export type { ConfigKind } from './kinds/kind';
 
 export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind, commandKind, agentKind, ruleKind, pluginKind];
 

@@ -19,7 +19,7 @@ import { buildServerEnv } from '../process/server-env';
 import { watchProcessGroup } from '../process/watchdog';
 import type { ProcessExit, ProcessSpec, SupervisedProcess } from './supervisor-types';
 
-export type { ProcessExit, ProcessSpec, SupervisedProcess } from './supervisor-types';
+export type { ProcessExit, SupervisedProcess } from './supervisor-types';
 
 const DEFAULT_LOG_LINES = 200;
 /** After its stdin closed, how long a process may take to exit by itself before it is signalled (MCP's stdio shutdown). */

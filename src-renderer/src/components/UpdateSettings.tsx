@@ -2,27 +2,16 @@
 // desktop app checks its publish target (off, saying why, until a build has one); the served
 // window says updates do not apply to it.
 
-import { useCallback, useEffect, useId, useState } from 'react';
-import type { UpdateStatus } from '../../../src-main/app/contract';
+import { useCallback, useId, useState } from 'react';
 import { useApi } from '../state/use-api';
-import { useConnection, useEvent } from '../state/transport-context';
+import { useEvent } from '../state/transport-context';
+import { useAskedValue } from '../state/use-live-value';
 
 export function UpdateSettings(): React.JSX.Element {
   const api = useApi();
   const titleId = useId();
-  const { reconnects } = useConnection();
-  const [status, setStatus] = useState<UpdateStatus | null>(null);
+  const [status, setStatus] = useAskedValue('updates.status');
   const [checking, setChecking] = useState(false);
-
-  useEffect(() => {
-    let cancelled = false;
-    void api.safe('updates.status', {}).then((next) => {
-      if (!cancelled && next) setStatus(next);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [api, reconnects]);
   useEvent('updates.changed', setStatus);
 
   const check = useCallback(async () => {

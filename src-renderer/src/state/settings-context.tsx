@@ -1,10 +1,11 @@
 // The settings, loaded once, kept current by 'settings.changed' (also when another window or
 // process saved them), shared by every panel.
 
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
 import { useApi } from './use-api';
-import { useConnection, useEvent } from './transport-context';
+import { useEvent } from './transport-context';
+import { useAskedValue } from './use-live-value';
 
 interface SettingsApi {
   /** null until loaded (or when loading failed). */
@@ -21,19 +22,7 @@ const SettingsContext = createContext<SettingsApi | null>(null);
 
 export function SettingsProvider({ children }: { children: ReactNode }): React.JSX.Element {
   const api = useApi();
-  const { reconnects } = useConnection();
-  const [settings, setSettings] = useState<Settings | null>(null);
-
-  useEffect(() => {
-    let cancelled = false;
-    void api.safe('settings.get', {}).then((s) => {
-      if (!cancelled && s) setSettings(s);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [api, reconnects]);
-
+  const [settings, setSettings] = useAskedValue('settings.get');
   useEvent('settings.changed', setSettings);
 
   const update = useCallback(

@@ -1,9 +1,10 @@
 // The folder's approval mode and sandbox status (mode.get), kept current by 'mode.changed'.
 
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import type { ApprovalModeDto, ModeState } from '../../../src-main/app/contract';
 import { useApi } from './use-api';
-import { useConnection, useEvent } from './transport-context';
+import { useEvent } from './transport-context';
+import { useAskedValue } from './use-live-value';
 
 export interface ModeApi {
   /** null until loaded. */
@@ -17,19 +18,7 @@ export interface ModeApi {
 
 export function useMode(): ModeApi {
   const api = useApi();
-  const { reconnects } = useConnection();
-  const [state, setState] = useState<ModeState | null>(null);
-
-  useEffect(() => {
-    let cancelled = false;
-    void api.safe('mode.get', {}).then((s) => {
-      if (!cancelled && s) setState(s);
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [api, reconnects]);
-
+  const [state, setState] = useAskedValue('mode.get');
   useEvent('mode.changed', setState);
 
   const setMode = useCallback(

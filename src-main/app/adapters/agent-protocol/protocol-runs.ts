@@ -25,8 +25,6 @@ import { assistantOf, checkedStart, hostRunParams, type ListenerFolders, type Ru
 import { EventTranslator } from './event-translator';
 import { RunStream } from './run-stream';
 
-export type { MultitaskStrategy, ProtocolRun, ProtocolRunStatus } from './run-records';
-
 const BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
 const NO_ROLLBACK = "multitask_strategy: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run going stops, its messages stay) or enqueue.";
 const BUSY_ELSEWHERE = 'Thread is working in a window or an editor: stop it there, or choose enqueue to run after it.';

@@ -6,11 +6,10 @@ import { claudeCode } from './claude-code';
 import { codex } from './codex';
 import { gemini } from './gemini';
 import { opencode } from './opencode';
-import { addedVendor, inEveryShape, type AddedAgent } from './generic';
+import { addedVendor, type AddedAgent } from './generic';
 import type { AgentVendor, KnownAgent } from './vendor';
 
 export type { AddedAgent, AgentVendor, KnownAgent };
-export type { RequestedOperation, RequestToolCall } from './vendor';
 
 export const KNOWN_AGENTS: readonly KnownAgent[] = [claudeCode, codex, gemini, opencode];
 
@@ -21,11 +20,6 @@ export function knownAgent(name: string): KnownAgent | undefined {
 /** The vendor of a known agent or of a command the person added (every vendor's quirks at once). */
 export function vendorOf(agent: { known: KnownAgent } | { added: AddedAgent }): AgentVendor {
   return 'known' in agent ? agent.known : addedVendor(agent.added, KNOWN_AGENTS);
-}
-
-/** How the agent of this id names a request's command and paths; an id the catalog lacks is read in every vendor's shape. */
-export function describeRequest(vendorId: string): AgentVendor['describeRequest'] {
-  return knownAgent(vendorId)?.describeRequest ?? ((call) => inEveryShape(call, KNOWN_AGENTS));
 }
 
 /** Where a known agent is installed in the data folder, by version (never the project). */

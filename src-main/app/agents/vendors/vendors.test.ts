@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolvePrice } from '../../../core/models/model-info';
-import { describeRequest, KNOWN_AGENTS, knownAgent, vendorOf } from './catalog';
+import { KNOWN_AGENTS, knownAgent, vendorOf, type AgentVendor } from './catalog';
+import { inEveryShape } from './generic';
+
+/** How the agent of this id names a request's command and paths; an id the catalog lacks is read in every vendor's shape. */
+function describeRequest(vendorId: string): AgentVendor['describeRequest'] {
+  return knownAgent(vendorId)?.describeRequest ?? ((call) => inEveryShape(call, KNOWN_AGENTS));
+}
 
 const homes: string[] = [];
 afterEach(() => {

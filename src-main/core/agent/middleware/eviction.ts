@@ -14,7 +14,6 @@ const PREVIEW_LINE_CHARS = 1_000;
 
 export interface EvictionOptions {
   toolResultChars?: number;
-  userMessageChars?: number;
 }
 
 /** The file name for a tool-call id: `.`, `/` and `\` become `_`; ids over 100 characters are hashed. */
@@ -54,7 +53,6 @@ export function evictedPathOf(message: Extract<ChatMessage, { role: 'tool' }>): 
 
 export function evictionMiddleware(options: EvictionOptions = {}): Middleware {
   const toolLimit = options.toolResultChars ?? DEFAULT_EVICT_CHARS;
-  const userLimit = options.userMessageChars ?? DEFAULT_USER_MESSAGE_EVICT_CHARS;
   return {
     name: 'eviction',
     async wrapToolCall(ctx, info, next) {
@@ -66,7 +64,7 @@ export function evictionMiddleware(options: EvictionOptions = {}): Middleware {
       return { ...output, text: evictionNotice('tool result', path, output.text), evictedTo: path };
     },
     async onUserMessage(ctx, message): Promise<ChatMessage> {
-      if (message.role !== 'user' || typeof message.content !== 'string' || message.content.length <= userLimit) return message;
+      if (message.role !== 'user' || typeof message.content !== 'string' || message.content.length <= DEFAULT_USER_MESSAGE_EVICT_CHARS) return message;
       const id = `message_${ctx.state.messages.length}_${Date.now().toString(36)}`;
       const path = `/conversation_history/${evictionFileName(id)}`;
       const written = await ctx.backend.write(path, message.content);

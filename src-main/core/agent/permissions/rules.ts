@@ -12,9 +12,9 @@ import { argsOf, isMcpTool, operationOf, targetPaths, toolNameMatches } from './
 import type { Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
 import { reasonWords, type ApprovalWhy, type ReasonSubject } from './reason';
 
-export type { Decision, Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
+export type { PermissionRequest, PermissionRule } from './types';
 export { PROTECTED_PATHS } from './protected-paths';
-export { isMcpTool, operationOf, targetPaths } from './tool-targets';
+export { operationOf, targetPaths } from './tool-targets';
 export { suggestAllowRule } from './suggest';
 
 /** Put the person's own rules before these: reads are allowed, everything else asks. */

@@ -9,7 +9,7 @@ import { LocalShellBackend } from '../filesystem/local-shell';
 import { withPolicies } from '../../extensions/hooks/policy-wrapper';
 import { StateBackend } from '../store/state';
 import { StoreBackend } from '../store/store';
-import { describeBackendConformance } from './suite';
+import { describeBackendConformance } from './suite.test-support';
 
 function tempDir(): { dir: string; remove(): void } {
   // realpath: on macOS the temp folder is reached through a symlink.

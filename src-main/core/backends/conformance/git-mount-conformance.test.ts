@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Backend } from '../protocol';
 import { GitMountBackend } from '../git-mount/git-mount';
 import { makeRemote, tempDir, TEST_GIT_ENV } from '../git-mount/git-mount.test-support';
-import { describeBackendConformance } from './suite';
+import { describeBackendConformance } from './suite.test-support';
 
 function seedingGitFolders(mount: GitMountBackend): Backend {
   const write: Backend['write'] = async (p, content) => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { PostgresStoreBackend } from '../store/store-postgres';
 import { createTestDatabase, type TestDatabase } from '../store/testing/postgres';
-import { describeBackendConformance } from './suite';
+import { describeBackendConformance } from './suite.test-support';
 
 let database: TestDatabase | undefined;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 import { afterAll } from 'vitest';
 import { LocalBoxProvider } from '../../sandbox-providers/testing/local-box-provider';
 import { ProviderBackend } from '../provider/provider-backend';
-import { describeBackendConformance } from './suite';
+import { describeBackendConformance } from './suite.test-support';
 
 const provider = new LocalBoxProvider();
 afterAll(() => provider.dispose());

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startTestSshd, type TestSshd } from '../remote/testing/sshd';
 import { openTestRemoteFolder } from '../remote/testing/remote-folder';
-import { describeBackendConformance } from './suite';
+import { describeBackendConformance } from './suite.test-support';
 
 let sshd: TestSshd | undefined;
 

@@ -34,7 +34,6 @@ import type {
   LinkTarget, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
 } from '../protocol';
 
-export type { FailedOperation, MountOperation } from './git-mount-ops';
 export { withMountOperationTag } from './git-mount-ops';
 
 export interface GitMountOptions {
@@ -47,8 +46,6 @@ export interface GitMountOptions {
   prefix?: string;
   /** How old the last fetch may be before an operation fetches again (default 5000 ms). */
   refreshIntervalMs?: number;
-  /** Deadline of one network call of git (default 120 s; the first clone gets 10 minutes). */
-  networkTimeoutMs?: number;
 }
 
 export interface CommitStepResult {
@@ -85,7 +82,8 @@ export class GitMountBackend implements Backend {
   private readonly options: GitMountOptions;
   private readonly env: NodeJS.ProcessEnv;
   private readonly refreshMs: number;
-  private readonly networkMs: number;
+  /** Deadline of one network call of git (the first clone gets 10 minutes). */
+  private readonly networkMs = 120_000;
   private readonly lock = new ReadWriteLock();
   private claim: CacheClaim | undefined;
   private gitDir = '';
@@ -111,7 +109,6 @@ export class GitMountBackend implements Backend {
     this.urlError = checked.ok ? undefined : checked.error;
     this.env = gitEnv(options.env ?? process.env);
     this.refreshMs = options.refreshIntervalMs ?? 5_000;
-    this.networkMs = options.networkTimeoutMs ?? 120_000;
   }
 
   /** The branch mounted (known once the remote was reached). */

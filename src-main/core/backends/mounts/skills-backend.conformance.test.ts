@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FilesystemBackend } from '../filesystem/filesystem';
-import { describeBackendConformance } from '../conformance/suite';
+import { describeBackendConformance } from '../conformance/suite.test-support';
 import type { Backend } from '../protocol';
 import { SkillsBackend } from './skills-backend';
 import type { Skill } from '../../extensions/skills/types';

@@ -30,7 +30,6 @@ import {
 import type { MemoryStore } from './memory-store-api';
 
 export { SHORT_QUERY_SCAN_ROWS } from './store-query';
-export type { StoreListing, StorePage } from './store-query';
 
 export { openDatabase, runMigrations } from './store-db';
 export type { Migration } from './migration';

@@ -51,5 +51,3 @@ export function pluginHooks(parts: PluginParts): { hooks: HookEntry[]; problems:
   return { hooks: read.hooks.map((hook) => ({ ...hook, pluginRoot: parts.root })), problems: read.problems.map(problemLine) };
 }
 
-/** The enabled plugins whose copy is what the person confirmed (read at every load). */
-export { enabledPluginParts } from './store';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { LocalBoxProvider } from '../../../sandbox-providers/testing/local-box-provider';
 import { ProviderBackend } from '../../provider/provider-backend';
-import { deepAgentsSandboxCases } from './standard-cases';
+import { deepAgentsSandboxCases } from './standard-cases.test-support';
 
 const provider = new LocalBoxProvider();
 let backend: ProviderBackend | undefined;

@@ -3,7 +3,7 @@
 
 import { createDaytonaProvider } from '../../../sandbox-providers/daytona/daytona-provider';
 import { startDaytonaStandin } from '../../../sandbox-providers/testing/daytona-standin';
-import { describeStandinSuites } from './standin-suites';
+import { describeStandinSuites } from './standin-suites.test-support';
 
 describeStandinSuites({
   label: 'Daytona',

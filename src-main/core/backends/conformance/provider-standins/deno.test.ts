@@ -3,7 +3,7 @@
 
 import { createDenoProvider } from '../../../sandbox-providers/deno/deno-provider';
 import { startDenoStandin } from '../../../sandbox-providers/testing/deno-standin';
-import { describeStandinSuites } from './standin-suites';
+import { describeStandinSuites } from './standin-suites.test-support';
 
 describeStandinSuites({
   label: 'Deno',

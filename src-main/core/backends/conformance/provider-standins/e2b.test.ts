@@ -3,7 +3,7 @@
 
 import { createE2bProvider } from '../../../sandbox-providers/e2b/e2b-provider';
 import { startE2bStandin } from '../../../sandbox-providers/testing/e2b-standin';
-import { describeStandinSuites } from './standin-suites';
+import { describeStandinSuites } from './standin-suites.test-support';
 
 describeStandinSuites({
   label: 'E2B',

@@ -3,7 +3,7 @@
 
 import { createModalProvider } from '../../../sandbox-providers/modal/modal-provider';
 import { startModalStandin } from '../../../sandbox-providers/testing/modal-standin';
-import { describeStandinSuites } from './standin-suites';
+import { describeStandinSuites } from './standin-suites.test-support';
 
 describeStandinSuites({
   label: 'Modal',

@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../protocol';
-import type { SuiteContext } from './context';
-import { ALL_BYTES, hex, pathsOf, PNG_BYTES, utf8Bytes } from './context';
+import type { SuiteContext } from './context.test-support';
+import { ALL_BYTES, hex, pathsOf, PNG_BYTES, utf8Bytes } from './context.test-support';
 
 export function pathAndTransferCases(ctx: SuiteContext): void {
   const { v } = ctx;

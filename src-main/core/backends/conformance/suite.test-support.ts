@@ -2,13 +2,13 @@
 // standard tests): the same cases, the same expected data, for each backend.
 
 import { describe } from 'vitest';
-import type { ConformanceHarness } from './context';
-import { setUpContext } from './context';
-import { fileCases } from './file-cases';
-import { pathAndTransferCases } from './path-and-transfer-cases';
-import { searchCases } from './search-cases';
+import type { ConformanceHarness } from './context.test-support';
+import { setUpContext } from './context.test-support';
+import { fileCases } from './file-cases.test-support';
+import { pathAndTransferCases } from './path-and-transfer-cases.test-support';
+import { searchCases } from './search-cases.test-support';
 
-export type { ConformanceCapabilities, ConformanceHarness, ConformanceInstance } from './context';
+export type { ConformanceCapabilities, ConformanceHarness, ConformanceInstance } from './context.test-support';
 
 /**
  * Registers the conformance cases for one backend. `harness.create()` is called for every

@@ -10,8 +10,8 @@ import type { ProviderCredentials, ProviderSandbox, SandboxProvider } from '../.
 import type { ProviderStandin } from '../../../sandbox-providers/testing/standin';
 import { shQuote } from '../../../text/shell-quote';
 import { ProviderBackend } from '../../provider/provider-backend';
-import { deepAgentsSandboxCases } from '../deepagents-sandbox/standard-cases';
-import { describeBackendConformance } from '../suite';
+import { deepAgentsSandboxCases } from '../deepagents-sandbox/standard-cases.test-support';
+import { describeBackendConformance } from '../suite.test-support';
 
 export interface StandinSuiteOptions {
   label: string;

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { messages } from '../messages';
 import { compareCodePoints } from '../paths';
 import type { GrepMatch } from '../protocol';
-import type { SuiteContext } from './context';
-import { expectIsoTimestamp, pathsOf } from './context';
+import type { SuiteContext } from './context.test-support';
+import { expectIsoTimestamp, pathsOf } from './context.test-support';
 
 /** The SPEC §3 example tree. */
 const SPEC_TREE = { 'a.py': 'needle a\n', 'sub/b.py': 'needle b\n', '.hidden.py': 'needle h\n', '.hidden/x.py': 'needle x\n' };

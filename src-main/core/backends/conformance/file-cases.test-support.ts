@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { messages } from '../messages';
 import { compareCodePoints } from '../paths';
-import type { SuiteContext } from './context';
-import { expectIsoTimestamp, hex, utf8Bytes } from './context';
+import type { SuiteContext } from './context.test-support';
+import { expectIsoTimestamp, hex, utf8Bytes } from './context.test-support';
 
 export function fileCases(ctx: SuiteContext): void {
   const { v } = ctx;
