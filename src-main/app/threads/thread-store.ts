@@ -195,6 +195,7 @@ const rowStateSchema = z.object({
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
   mcpLoadedTools: z.array(z.string()).optional(),
   goal: goalSchema.optional(),
+  externalAgent: z.object({ name: z.string(), label: z.string(), sessionId: z.string().optional() }).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}
