@@ -111,7 +111,7 @@ export class ExternalAgentRunner {
     const turnId = randomUUID().slice(0, 8);
     const idOf = (acpId: string): string => `${this.name}-${turnId}-${acpId}`;
     let answer = '';
-    const calls = new Map<string, { call: ToolCall; done: boolean }>();
+    const calls = new Map<string, KnownCall>();
     const flush = (): void => {
       if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
       answer = '';
@@ -125,29 +125,20 @@ export class ExternalAgentRunner {
             ev({ type: 'text', text: update.content.text });
           }
           break;
-        case 'tool_call': {
-          const name = toolOfKind(update.kind);
-          const args = argsOfCall(name, update.title, update.rawInput);
+        case 'tool_call':
+        case 'tool_call_update': {
           let known = calls.get(update.toolCallId);
-          // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
-          if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
-          else {
-            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false };
+          if (known === undefined && update.sessionUpdate === 'tool_call') {
+            const name = toolOfKind(update.kind);
+            const args = argsOfCall(name, update.title, update.rawInput);
+            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false, at: state.messages.length, title: update.title, rawInput: update.rawInput };
             calls.set(update.toolCallId, known);
             state.messages.push({ role: 'assistant', content: answer, toolCalls: [known.call] });
             answer = '';
             ev({ type: 'tool_call', id: known.call.id, name, args });
-          }
-          if (!known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
+          } else if (known !== undefined && (update.title != null || update.rawInput != null)) this.retold(state, ev, known, update);
+          if (known !== undefined && !known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
           controls.persist(state);
-          break;
-        }
-        case 'tool_call_update': {
-          const known = calls.get(update.toolCallId);
-          if (known && !known.done && (update.status === 'completed' || update.status === 'failed')) {
-            this.finishCall(state, ev, known, update);
-            controls.persist(state);
-          }
           break;
         }
         case 'plan': {
@@ -310,7 +301,22 @@ export class ExternalAgentRunner {
     return typeof value === 'function' ? value.bind(backend) : value;
   }
 
-  private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: { call: ToolCall; done: boolean }, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
+  /**
+   * The same call told again with more of it (its input, a title naming the command: an adapter may
+   * send them after the call began): the history's message is a new one, so the thread saves it again.
+   */
+  private retold(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: { kind?: Parameters<typeof toolOfKind>[0]; title?: string | null; rawInput?: unknown }): void {
+    known.title = update.title ?? known.title;
+    known.rawInput = update.rawInput ?? known.rawInput;
+    const name = update.kind != null ? toolOfKind(update.kind) : known.call.name;
+    const args = argsOfCall(name, known.title, known.rawInput);
+    known.call = { ...known.call, name, args, argsText: JSON.stringify(args) };
+    const message = state.messages[known.at];
+    if (message?.role === 'assistant') state.messages[known.at] = { ...message, toolCalls: [known.call] };
+    ev({ type: 'tool_call', id: known.call.id, name, args });
+  }
+
+  private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
     known.done = true;
     const isError = update.status === 'failed';
     const parts: string[] = [];
@@ -333,7 +339,7 @@ export class ExternalAgentRunner {
   }
 
   /** Calls the agent never reported the end of: closed in the history so it reads whole (`stopped`: cut short, not done). */
-  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, { call: ToolCall; done: boolean }>, stopped: boolean): void {
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean): void {
     const end = stopped ? { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Stopped before it finished.' } }] } : { status: 'completed', content: [] };
     for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, end);
   }
@@ -353,6 +359,15 @@ export class ExternalAgentRunner {
     ev({ type: 'done', text: '', reason: 'budget' });
     return { text: '', reason: 'budget', error: new Error(message) };
   }
+}
+
+/** A call of the agent's in this turn: where its message is in the history, and what it was told with. */
+interface KnownCall {
+  call: ToolCall;
+  done: boolean;
+  at: number;
+  title: string;
+  rawInput: unknown;
 }
 
 /**

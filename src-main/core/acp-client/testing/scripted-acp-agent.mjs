@@ -19,6 +19,8 @@
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
 //   die CODE TEXT       writes TEXT to its stderr and exits with CODE (an adapter that dies mid-turn)
+//   bash CMD            a command told as Claude Code tells its Bash: a tool_call titled "Terminal" with no
+//                       input, told again with the command, run through the client's terminal, then completed
 //   exec IN | OUT       a command it runs itself, told as Codex tells it: a tool_call (kind execute,
 //                       title "Run a command", rawInput IN as JSON), then completed with rawOutput OUT
 //                       as JSON; without ` | OUT` it is never told to end
@@ -73,6 +75,13 @@ async function step(sessionId, line, session) {
     await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: 'Run a command', kind: 'execute', status: 'in_progress', rawInput: JSON.parse(input) } });
     if (output === undefined) return;
     return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed', rawOutput: JSON.parse(output) } });
+  }
+  if (verb === 'bash') {
+    const call = (more) => client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, kind: 'execute', status: 'pending', ...more } });
+    await call({ title: 'Terminal', rawInput: {} });
+    await call({ title: `\`${arg}\``, rawInput: { command: arg } });
+    const out = await ran({ sessionId, command: 'sh', args: ['-c', arg] });
+    return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: out } }] } });
   }
   if (verb === 'usage') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'usage_update', used: Number(rest[0]), size: Number(rest[1]) } });
   if (verb === 'plan') {
