@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
+import { contentText } from '../../core/agent/model-view';
 import { ask, type ApprovalBroker } from '../../core/agent/decision';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
@@ -95,8 +96,9 @@ export class ExternalAgentRunner {
    * One turn: the person's message to the agent, its updates as the thread's events and history.
    * `inLoop`: the agent loop drives the turns (a goal's gate between them, core/agent/loop.ts):
    * it ends the run (its own `done`), and a revision it sent is already in the history (`recorded`).
+   * `text` null: a retry, the person's last message sent again (to a fresh process after a failure).
    */
-  async turn(text: string, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
+  async turn(text: string | null, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
     const { state, signal } = controls;
     const threadId = state.id;
     const emit = (event: AgentEvent): void => {
@@ -105,7 +107,10 @@ export class ExternalAgentRunner {
     const ev = (body: Record<string, unknown>): void => emit({ threadId, ...body } as AgentEvent);
     const record: ThreadAgentRecord = { ...threadAgent(state), name: this.name, label: this.label };
     state.externalAgent = record;
-    if (inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
+    if (text !== null && inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
+    const asked = state.messages.findLastIndex((m) => m.role === 'user' && m.note === undefined);
+    const message = state.messages[asked];
+    if (message?.role !== 'user') throw new Error(`${this.label} has no message of the person's to answer`);
     controls.persist(state);
     if (signal.aborted) return this.aborted(ev);
     const turnId = randomUUID().slice(0, 8);
@@ -203,7 +208,7 @@ export class ExternalAgentRunner {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) return this.aborted(ev);
-      const turn = await thread.prompt(text, state.messages.length - 1);
+      const turn = await thread.prompt(text ?? contentText(message.content), asked);
       flush();
       this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled');
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);

@@ -19,6 +19,7 @@
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
 //   die CODE TEXT       writes TEXT to its stderr and exits with CODE (an adapter that dies mid-turn)
+//   die-once PATH CODE TEXT  as die, the first time (it writes PATH); once PATH exists, nothing
 //   bash CMD            a command told as Claude Code tells its Bash: a tool_call titled "Terminal" with no
 //                       input, told again with the command, run through the client's terminal, then completed
 //   exec IN | OUT       a command it runs itself, told as Codex tells it: a tool_call (kind execute,
@@ -28,7 +29,7 @@
 // `session/load` is offered when SCRIPTED_ACP_LOAD=1.
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 const sessions = new Map();
@@ -66,7 +67,9 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
-  if (verb === 'die') {
+  if (verb === 'die-once' && existsSync(rest[0])) return;
+  if (verb === 'die-once') writeFileSync(rest.shift(), 'died');
+  if (verb === 'die' || verb === 'die-once') {
     process.stderr.write(`${rest.slice(1).join(' ')}\n`);
     process.exit(Number(rest[0]));
   }
