@@ -48,10 +48,6 @@ export interface ExternalTurnControls {
   persist(state: ThreadState): void;
 }
 
-export function threadAgent(state: ThreadState): ThreadAgentRecord | undefined {
-  return state.externalAgent;
-}
-
 /**
  * A stand-in for the model of a thread whose agent is another: the run queue hands a run a
  * model; this one is never called (the agent calls its own, through the metering proxy).
@@ -77,19 +73,13 @@ export class ExternalAgentRunner {
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
   private turnControls: ExternalTurnControls | undefined;
   private closed = false;
+  readonly spec: ExternalAgentSpec;
+  readonly label: string;
+  readonly name: string;
 
-  constructor(private readonly context: ExternalAgentContext) {}
-
-  get spec(): ExternalAgentSpec {
-    return this.context.spec;
-  }
-
-  get label(): string {
-    return vendorOf(this.context.spec).label;
-  }
-
-  get name(): string {
-    return vendorOf(this.context.spec).name;
+  constructor(private readonly context: ExternalAgentContext) {
+    this.spec = context.spec;
+    ({ label: this.label, name: this.name } = vendorOf(context.spec));
   }
 
   /**
@@ -105,7 +95,7 @@ export class ExternalAgentRunner {
       if (inLoop === undefined || event.type !== 'done') controls.emit(event);
     };
     const ev = (body: Record<string, unknown>): void => emit({ threadId, ...body } as AgentEvent);
-    const record: ThreadAgentRecord = { ...threadAgent(state), name: this.name, label: this.label };
+    const record: ThreadAgentRecord = { ...state.externalAgent, name: this.name, label: this.label };
     state.externalAgent = record;
     if (text !== null && inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
     const asked = state.messages.findLastIndex((m) => m.role === 'user' && m.note === undefined);
@@ -134,15 +124,13 @@ export class ExternalAgentRunner {
         case 'tool_call_update': {
           let known = calls.get(update.toolCallId);
           if (known === undefined && update.sessionUpdate === 'tool_call') {
-            const name = toolOfKind(update.kind);
-            const args = argsOfCall(name, update.title, update.rawInput);
-            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false, at: state.messages.length, title: update.title, rawInput: update.rawInput };
+            known = { call: { id: idOf(update.toolCallId), name: '', args: {}, argsText: '{}' }, done: false, at: state.messages.push({ role: 'assistant', content: answer }) - 1, title: '', rawInput: undefined };
             calls.set(update.toolCallId, known);
-            state.messages.push({ role: 'assistant', content: answer, toolCalls: [known.call] });
             answer = '';
-            ev({ type: 'tool_call', id: known.call.id, name, args });
-          } else if (known !== undefined && (update.title != null || update.rawInput != null)) this.retold(state, ev, known, update);
-          if (known !== undefined && !known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
+          }
+          if (known === undefined) break;
+          if (update.sessionUpdate === 'tool_call' || update.title != null || update.rawInput != null) this.told(state, ev, known, update);
+          if (!known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
           controls.persist(state);
           break;
         }
@@ -307,17 +295,16 @@ export class ExternalAgentRunner {
   }
 
   /**
-   * The same call told again with more of it (its input, a title naming the command: an adapter may
-   * send them after the call began): the history's message is a new one, so the thread saves it again.
+   * A call told, or told again with more of it (its input, a title naming its command: an adapter may send them
+   * after the call began): its history message is a new one each time, so the thread saves it again.
    */
-  private retold(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: { kind?: Parameters<typeof toolOfKind>[0]; title?: string | null; rawInput?: unknown }): void {
+  private told(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: Extract<SessionUpdate, { sessionUpdate: 'tool_call' | 'tool_call_update' }>): void {
     known.title = update.title ?? known.title;
     known.rawInput = update.rawInput ?? known.rawInput;
-    const name = update.kind != null ? toolOfKind(update.kind) : known.call.name;
+    const name = update.sessionUpdate === 'tool_call' ? toolOfKind(update.kind) : known.call.name;
     const args = argsOfCall(name, known.title, known.rawInput);
     known.call = { ...known.call, name, args, argsText: JSON.stringify(args) };
-    const message = state.messages[known.at];
-    if (message?.role === 'assistant') state.messages[known.at] = { ...message, toolCalls: [known.call] };
+    state.messages[known.at] = { role: 'assistant', content: state.messages[known.at]!.content as string, toolCalls: [known.call] };
     ev({ type: 'tool_call', id: known.call.id, name, args });
   }
 
@@ -367,13 +354,7 @@ export class ExternalAgentRunner {
 }
 
 /** A call of the agent's in this turn: where its message is in the history, and what it was told with. */
-interface KnownCall {
-  call: ToolCall;
-  done: boolean;
-  at: number;
-  title: string;
-  rawInput: unknown;
-}
+type KnownCall = { call: ToolCall; done: boolean; at: number; title: string; rawInput: unknown };
 
 /**
  * A call's arguments as Deepdesk's own: a command by its line (an argv, `sh -c LINE` or `bash -lc
