@@ -123,6 +123,8 @@ export class ExternalAgentRunner {
         case 'tool_call':
         case 'tool_call_update': {
           let known = calls.get(update.toolCallId);
+          // A read served to it is recorded, unless it is of a read call it told that is going on (recorded as that one).
+          if (update.toolCallId.startsWith('fs_read_') && [...calls.values()].some((c) => !c.done && c.call.name === 'read_file')) break;
           if (known === undefined && update.sessionUpdate === 'tool_call') {
             known = { call: { id: idOf(update.toolCallId), name: '', args: {}, argsText: '{}' }, done: false, at: state.messages.push({ role: 'assistant', content: answer }) - 1, title: '', rawInput: undefined };
             calls.set(update.toolCallId, known);
@@ -294,10 +296,7 @@ export class ExternalAgentRunner {
     return typeof value === 'function' ? value.bind(backend) : value;
   }
 
-  /**
-   * A call told, or told again with more of it (its input, a title naming its command: an adapter may send them
-   * after the call began): its history message is a new one each time, so the thread saves it again.
-   */
+  /** A call told, or told again with more of it (its input, its command): a new history message each time, so the thread saves it again. */
   private told(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: Extract<SessionUpdate, { sessionUpdate: 'tool_call' | 'tool_call_update' }>): void {
     known.title = update.title ?? known.title;
     known.rawInput = update.rawInput ?? known.rawInput;

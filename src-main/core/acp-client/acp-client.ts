@@ -120,6 +120,7 @@ export class AcpClientSession {
   private readonly terminals = new Map<string, Terminal>();
   private terminalCount = 0;
   private writeCount = 0;
+  private readCount = 0;
   /** What a permission request was allowed for (`change PATH`, `execute COMMAND`): its write or terminal is not asked again, once. */
   private readonly allowedOnce = new Set<string>();
   private lastUpdateAt = 0;
@@ -168,6 +169,8 @@ export class AcpClientSession {
           const start = Math.max(0, (params.line ?? 1) - 1);
           content = lines.slice(start, params.limit != null ? start + params.limit : undefined).join('\n');
         }
+        // Told as a call of its own (`fs_read_N`), so the thread's record has every read.
+        this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_read_${++this.readCount}`, kind: 'read', title: `Read ${path}`, rawInput: { file_path: path }, status: 'completed' } });
         return { content };
       })
       .onRequest(methods.client.fs.writeTextFile, async ({ params, signal }) => {

@@ -7,6 +7,7 @@
 //                       (allowed) fs/write_text_file through the client
 //   run CMD             a tool_call (kind execute, title CMD), asks, then terminal/create
 //                       (`sh -c CMD`), waits and reports its output as a message
+//   fs-read PATH        fs/read_text_file through the client without telling a call; says the text
 //   fs-write PATH TEXT  fs/write_text_file through the client without asking first; says what came of it
 //   terminal [N=V …] CMD terminal/create of the line CMD (the variables as its env) without
 //                       asking first; says its exit code and output, or the refusal
@@ -117,6 +118,7 @@ async function step(sessionId, line, session) {
     if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
     return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
   }
+  if (verb === 'fs-read') return say(sessionId, `fs-read ${(await client().request(methods.client.fs.readTextFile, { sessionId, path: arg })).content}`);
   if (verb === 'fs-write') {
     const [path, ...text] = rest;
     try {
