@@ -123,8 +123,9 @@ export class ExternalAgentRunner {
         case 'tool_call':
         case 'tool_call_update': {
           let known = calls.get(update.toolCallId);
-          // A read served to it is recorded, unless it is of a read call it told that is going on (recorded as that one).
-          if (update.toolCallId.startsWith('fs_read_') && [...calls.values()].some((c) => !c.done && c.call.name === 'read_file')) break;
+          // A read or write served to it is recorded, unless it is of a call it told that is going on (recorded as that one).
+          const served = update.toolCallId.startsWith('fs_read_') ? 'read_file' : update.toolCallId.startsWith('fs_write_') ? 'edit_file' : undefined;
+          if (served !== undefined && [...calls.values()].some((c) => !c.done && c.call.name === served)) break;
           if (known === undefined && update.sessionUpdate === 'tool_call') {
             known = { call: { id: idOf(update.toolCallId), name: '', args: {}, argsText: '{}' }, done: false, at: state.messages.push({ role: 'assistant', content: answer }) - 1, title: '', rawInput: undefined };
             calls.set(update.toolCallId, known);
