@@ -50,7 +50,7 @@ export async function mcpCommand(argv: string[], io: CommandIo = processIo()): P
           say(`MCP server ${name} is ${statusText(state.status, 0).toLowerCase()}${state.error ? `: ${state.error}` : ''}`);
           return 1;
         }
-        for (const tool of state.tools) io.stdout.write(`${terminalSafe(tool.qualifiedName, { singleLine: true })}  ${terminalSafe(firstLine(tool.description), { singleLine: true })}\n`);
+        for (const tool of state.tools) io.stdout.write(`${terminalSafe(tool.qualifiedName, { singleLine: true })}  ${terminalSafe((tool.description.split('\n')[0] ?? '').trim(), { singleLine: true })}\n`);
         return 0;
       } finally {
         await servers.close();
@@ -135,8 +135,4 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
   if ((values.header ?? []).length > 0) throw new UsageError('--header is for --url servers');
   const [command, ...args] = commandLine;
   return { command, args, ...(Object.keys(env).length > 0 ? { env } : {}), ...(values['no-sandbox'] ? { sandbox: false } : {}), ...named };
-}
-
-function firstLine(text: string): string {
-  return (text.split('\n')[0] ?? '').trim();
 }

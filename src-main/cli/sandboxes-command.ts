@@ -6,9 +6,9 @@
 import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { holdDataFolderSecrets } from '../app/settings/data-folder-secrets';
 import { SettingsService } from '../app/settings/settings-service';
-import { listSandboxes, providerLabel, removeSandbox, SandboxAdminError, stopSandbox, type SandboxAdminOptions, type SandboxListing } from '../app/sandboxes/sandbox-admin';
+import { listSandboxes, removeSandbox, SandboxAdminError, stopSandbox, type SandboxAdminOptions, type SandboxListing } from '../app/sandboxes/sandbox-admin';
 import { openDatabase } from '../core/backends/store/store-db';
-import { SandboxProviderError } from '../core/sandbox-providers/provider';
+import { PROVIDER_LABELS, SandboxProviderError } from '../core/sandbox-providers/provider';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import type { TerminalIo } from './run-client';
@@ -39,14 +39,14 @@ export async function sandboxesCommand(argv: string[], io: TerminalIo = defaultI
     const id = args[0]!;
     if (sub === 'stop') {
       const stopped = await stopSandbox(options, id, provider);
-      io.stdout.write(`Stopped ${safe(id)} (${providerLabel(stopped.provider)})${broughtBackText(stopped.broughtBack)}.\n`);
+      io.stdout.write(`Stopped ${safe(id)} (${PROVIDER_LABELS[stopped.provider]})${broughtBackText(stopped.broughtBack)}.\n`);
       return 0;
     }
     const removed = await removeSandbox(options, id, provider);
     io.stdout.write(
       removed.wasGone
-        ? `${providerLabel(removed.provider)} had no sandbox ${safe(id)} any more; Deepdesk forgot it (its worktree and threads are kept, and its threads carry on on this computer).\n`
-        : `Removed ${safe(id)} (${providerLabel(removed.provider)})${broughtBackText(removed.broughtBack)}; its worktree and threads are kept, and its threads carry on on this computer.\n`,
+        ? `${PROVIDER_LABELS[removed.provider]} had no sandbox ${safe(id)} any more; Deepdesk forgot it (its worktree and threads are kept, and its threads carry on on this computer).\n`
+        : `Removed ${safe(id)} (${PROVIDER_LABELS[removed.provider]})${broughtBackText(removed.broughtBack)}; its worktree and threads are kept, and its threads carry on on this computer.\n`,
     );
     return 0;
   } catch (err) {
@@ -83,7 +83,7 @@ async function list(io: TerminalIo, options: SandboxAdminOptions, json: boolean)
     return problems.length > 0 ? 1 : 0;
   }
   const now = Date.now();
-  const rows = sandboxes.map((s) => [s.id, providerLabel(s.provider), s.state, ageText(s, now), s.threads.length > 0 ? s.threads.join(',') : '—', s.folder ?? '—']);
+  const rows = sandboxes.map((s) => [s.id, PROVIDER_LABELS[s.provider], s.state, ageText(s, now), s.threads.length > 0 ? s.threads.join(',') : '—', s.folder ?? '—']);
   io.stdout.write(table([['ID', 'PROVIDER', 'STATE', 'AGE', 'THREADS', 'FOLDER'], ...rows]));
   tellProblems();
   return problems.length > 0 ? 1 : 0;

@@ -158,6 +158,7 @@ export function exportJsonl(data: ThreadExport, options: { media: boolean }): st
       folder: summary.folder,
       createdAt: summary.createdAt,
       updatedAt: summary.updatedAt,
+      ...(state.externalAgent !== undefined ? { agent: state.externalAgent.label } : {}),
       // The thread's goal (SPEC §21): `state`, its criteria, the evidence pack and `contradictedClaims`.
       ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
       // Where it came from when not the window (a protocol client, a terminal's run), and the sandbox it runs in.
@@ -244,6 +245,7 @@ export function exportMarkdown(data: ThreadExport): string {
     [
       `- Thread: ${inlineCode(summary.id)}`,
       ...(summary.folder !== '' ? [`- Folder: ${inlineCode(summary.folder)}`] : []),
+      ...(state.externalAgent !== undefined ? [`- Agent: ${inertMarkdown(oneLine(state.externalAgent.label))}`] : []),
       ...(summary.source !== undefined ? [`- From: ${summary.source.kind === 'protocol' ? `the Agent Protocol${summary.source.client !== undefined ? `, ${inlineCode(summary.source.client)}` : ''}` : summary.source.kind === 'run' ? 'deepdesk run' : 'an editor (ACP)'}`] : []),
       ...(data.sandbox !== undefined ? [`- Sandbox: ${inlineCode(data.sandbox.provider)}${data.sandbox.sandboxId !== null ? ` ${inlineCode(data.sandbox.sandboxId)}` : ''}`] : []),
       `- Created: ${summary.createdAt}, updated: ${summary.updatedAt}`,

@@ -110,4 +110,13 @@ describe("another agent's thread: the run's mode and broker", async () => {
     expect((await going).reason).toBe('aborted');
     expect(stopped.find((e) => e.type === 'tool_result')).toMatchObject({ output: 'Stopped before it finished.', isError: true });
   }, 120_000);
+
+  it.skipIf(!available)('a retry after its process died sends the person’s last message again to a fresh process, once in the history', async () => {
+    const broker: ApprovalBroker = { decide: async () => ({ type: 'reject' }) };
+    const state = newThreadState('thread-1');
+    const controls = { state, backend, signal: new AbortController().signal, broker, mode: () => 'ask' as const, sandboxAvailable: () => true, emit: () => undefined, persist: () => undefined };
+    await expect(runner.turn(`die-once ${join(folder, 'died')} 3 gone for now ;; say answered after all`, controls)).rejects.toThrow('Scripted Agent exited (code 3)');
+    expect((await runner.turn(null, controls)).text).toBe('answered after all');
+    expect(state.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
+import { contentText } from '../../core/agent/model-view';
 import { ask, type ApprovalBroker } from '../../core/agent/decision';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
@@ -47,10 +48,6 @@ export interface ExternalTurnControls {
   persist(state: ThreadState): void;
 }
 
-export function threadAgent(state: ThreadState): ThreadAgentRecord | undefined {
-  return state.externalAgent;
-}
-
 /**
  * A stand-in for the model of a thread whose agent is another: the run queue hands a run a
  * model; this one is never called (the agent calls its own, through the metering proxy).
@@ -76,42 +73,40 @@ export class ExternalAgentRunner {
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
   private turnControls: ExternalTurnControls | undefined;
   private closed = false;
+  readonly spec: ExternalAgentSpec;
+  readonly label: string;
+  readonly name: string;
 
-  constructor(private readonly context: ExternalAgentContext) {}
-
-  get spec(): ExternalAgentSpec {
-    return this.context.spec;
-  }
-
-  get label(): string {
-    return vendorOf(this.context.spec).label;
-  }
-
-  get name(): string {
-    return vendorOf(this.context.spec).name;
+  constructor(private readonly context: ExternalAgentContext) {
+    this.spec = context.spec;
+    ({ label: this.label, name: this.name } = vendorOf(context.spec));
   }
 
   /**
    * One turn: the person's message to the agent, its updates as the thread's events and history.
    * `inLoop`: the agent loop drives the turns (a goal's gate between them, core/agent/loop.ts):
    * it ends the run (its own `done`), and a revision it sent is already in the history (`recorded`).
+   * `text` null: a retry, the person's last message sent again (to a fresh process after a failure).
    */
-  async turn(text: string, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
+  async turn(text: string | null, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
     const { state, signal } = controls;
     const threadId = state.id;
     const emit = (event: AgentEvent): void => {
       if (inLoop === undefined || event.type !== 'done') controls.emit(event);
     };
     const ev = (body: Record<string, unknown>): void => emit({ threadId, ...body } as AgentEvent);
-    const record: ThreadAgentRecord = { ...threadAgent(state), name: this.name, label: this.label };
+    const record: ThreadAgentRecord = { ...state.externalAgent, name: this.name, label: this.label };
     state.externalAgent = record;
-    if (inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
+    if (text !== null && inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
+    const asked = state.messages.findLastIndex((m) => m.role === 'user' && m.note === undefined);
+    const message = state.messages[asked];
+    if (message?.role !== 'user') throw new Error(`${this.label} has no message of the person's to answer`);
     controls.persist(state);
     if (signal.aborted) return this.aborted(ev);
     const turnId = randomUUID().slice(0, 8);
     const idOf = (acpId: string): string => `${this.name}-${turnId}-${acpId}`;
     let answer = '';
-    const calls = new Map<string, { call: ToolCall; done: boolean }>();
+    const calls = new Map<string, KnownCall>();
     const flush = (): void => {
       if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
       answer = '';
@@ -125,29 +120,21 @@ export class ExternalAgentRunner {
             ev({ type: 'text', text: update.content.text });
           }
           break;
-        case 'tool_call': {
-          const name = toolOfKind(update.kind);
-          const args = argsOfCall(name, update.title, update.rawInput);
+        case 'tool_call':
+        case 'tool_call_update': {
           let known = calls.get(update.toolCallId);
-          // The same call may be told again with more of it (an adapter may send its input in a second `tool_call`).
-          if (known !== undefined) Object.assign(known.call, { name, args, argsText: JSON.stringify(args) });
-          else {
-            known = { call: { id: idOf(update.toolCallId), name, args, argsText: JSON.stringify(args) }, done: false };
+          // A read or write served to it is recorded, unless it is of a call it told that is going on (recorded as that one).
+          const served = update.toolCallId.startsWith('fs_read_') ? 'read_file' : update.toolCallId.startsWith('fs_write_') ? 'edit_file' : undefined;
+          if (served !== undefined && [...calls.values()].some((c) => !c.done && c.call.name === served)) break;
+          if (known === undefined && update.sessionUpdate === 'tool_call') {
+            known = { call: { id: idOf(update.toolCallId), name: '', args: {}, argsText: '{}' }, done: false, at: state.messages.push({ role: 'assistant', content: answer }) - 1, title: '', rawInput: undefined };
             calls.set(update.toolCallId, known);
-            state.messages.push({ role: 'assistant', content: answer, toolCalls: [known.call] });
             answer = '';
-            ev({ type: 'tool_call', id: known.call.id, name, args });
           }
+          if (known === undefined) break;
+          if (update.sessionUpdate === 'tool_call' || update.title != null || update.rawInput != null) this.told(state, ev, known, update);
           if (!known.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, known, update);
           controls.persist(state);
-          break;
-        }
-        case 'tool_call_update': {
-          const known = calls.get(update.toolCallId);
-          if (known && !known.done && (update.status === 'completed' || update.status === 'failed')) {
-            this.finishCall(state, ev, known, update);
-            controls.persist(state);
-          }
           break;
         }
         case 'plan': {
@@ -212,7 +199,7 @@ export class ExternalAgentRunner {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) return this.aborted(ev);
-      const turn = await thread.prompt(text, state.messages.length - 1);
+      const turn = await thread.prompt(text ?? contentText(message.content), asked);
       flush();
       this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled');
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
@@ -310,7 +297,18 @@ export class ExternalAgentRunner {
     return typeof value === 'function' ? value.bind(backend) : value;
   }
 
-  private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: { call: ToolCall; done: boolean }, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
+  /** A call told, or told again with more of it (its input, its command): a new history message each time, so the thread saves it again. */
+  private told(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: Extract<SessionUpdate, { sessionUpdate: 'tool_call' | 'tool_call_update' }>): void {
+    known.title = update.title ?? known.title;
+    known.rawInput = update.rawInput ?? known.rawInput;
+    const name = update.sessionUpdate === 'tool_call' ? toolOfKind(update.kind) : known.call.name;
+    const args = argsOfCall(name, known.title, known.rawInput);
+    known.call = { ...known.call, name, args, argsText: JSON.stringify(args) };
+    state.messages[known.at] = { role: 'assistant', content: state.messages[known.at]!.content as string, toolCalls: [known.call] };
+    ev({ type: 'tool_call', id: known.call.id, name, args });
+  }
+
+  private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: KnownCall, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
     known.done = true;
     const isError = update.status === 'failed';
     const parts: string[] = [];
@@ -333,7 +331,7 @@ export class ExternalAgentRunner {
   }
 
   /** Calls the agent never reported the end of: closed in the history so it reads whole (`stopped`: cut short, not done). */
-  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, { call: ToolCall; done: boolean }>, stopped: boolean): void {
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean): void {
     const end = stopped ? { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Stopped before it finished.' } }] } : { status: 'completed', content: [] };
     for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, end);
   }
@@ -354,6 +352,9 @@ export class ExternalAgentRunner {
     return { text: '', reason: 'budget', error: new Error(message) };
   }
 }
+
+/** A call of the agent's in this turn: where its message is in the history, and what it was told with. */
+type KnownCall = { call: ToolCall; done: boolean; at: number; title: string; rawInput: unknown };
 
 /**
  * A call's arguments as Deepdesk's own: a command by its line (an argv, `sh -c LINE` or `bash -lc

@@ -4,6 +4,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { messageOf } from '../../core/fs/errno';
 import { HostRequestError, type HostConnection } from '../base/host-service';
 import { AnswerFrame, encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
 
@@ -196,8 +197,4 @@ export function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { resolvePolicy } from '../../core/sandbox/policy';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
-import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, SandboxProviderError, type SandboxInfo, type SandboxProvider, type SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { SANDBOX_PROVIDER_NAMES, SandboxProviderError, type SandboxInfo, type SandboxProvider, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { openSandboxProvider } from '../../core/sandbox-providers/registry';
 import { ThreadStore } from '../threads/thread-store';
 import { bringBack } from './bring-back';
@@ -136,8 +136,4 @@ async function bringBackAll(provider: SandboxProvider, record: SandboxRecord, op
   } finally {
     await sandbox.close().catch(() => undefined);
   }
-}
-
-export function providerLabel(name: SandboxProviderName): string {
-  return PROVIDER_LABELS[name];
 }

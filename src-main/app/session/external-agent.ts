@@ -8,7 +8,7 @@ import type { RunBudget } from '../../core/agent/budget';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
 import { agentScript, KNOWN_AGENTS } from '../agents/vendors/catalog';
-import { ExternalAgentRunner, resolveAgent, threadAgent } from '../agents/agent-runner';
+import { ExternalAgentRunner, resolveAgent } from '../agents/agent-runner';
 import type { FolderSession } from './folder-session';
 
 export interface ExternalAgentRequest {
@@ -30,7 +30,7 @@ export interface ExternalAgentRequest {
 
 /** The name of the thread's agent: the one asked for, else the thread's own; a thread keeps its agent. */
 export function externalAgentName(request: Pick<ExternalAgentRequest, 'name' | 'state'>): string | undefined {
-  const own = request.state ? threadAgent(request.state) : undefined;
+  const own = request.state?.externalAgent;
   if (request.name !== undefined && request.state !== undefined && request.state.messages.length > 0 && own?.name !== request.name) {
     throw new ContractError(own ? `this thread's agent is ${own.label}; it keeps it (start a new thread for ${request.name})` : `this thread is Deepdesk's own agent's; start a new thread for ${request.name}`, 'bad_request');
   }

@@ -193,8 +193,8 @@ export class RunAssembly {
       // `--reviewer` on a later run turns review back on for a thread whose breaker tripped (SPEC §23).
       if (plan.settings.reviewer !== undefined) delete live.state.reviewBreaker;
       if (external !== undefined) {
-        if (text === null) throw new Error(`${external.label} goes on only with a message of the person's`);
-        const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        if (text === null && (pursuing || controls.compactOnly === true)) throw new Error(`${external.label} goes on only with a message of the person's`);
+        const typed = text === null || typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
         if (!pursuing) return external.turn(typed, turnControls);
       }
       // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here,

@@ -197,6 +197,7 @@ const rowStateSchema = z.object({
   goal: goalSchema.optional(),
   /** The reviewer's breaker (SPEC §23): it holds across a restart. */
   reviewBreaker: z.object({ deniedInRow: z.number().int().min(0), denied: z.number().int().min(0), failedInRow: z.number().int().min(0), tripped: z.string().optional() }).optional(),
+  externalAgent: z.object({ name: z.string(), label: z.string(), sessionId: z.string().optional() }).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}

@@ -6,7 +6,7 @@ import type { ExternalAgentDto } from '../contract';
 import { ContractError } from '../contract';
 import { KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
 import { installAgent, installedAgent } from '../agents/agent-install';
-import { agentReport, agentStandInModel, threadAgent, type ExternalAgentRunner } from '../agents/agent-runner';
+import { agentReport, agentStandInModel, type ExternalAgentRunner } from '../agents/agent-runner';
 import { externalAgentFor } from '../session/external-agent';
 import type { FolderSession } from '../session/folder-session';
 import type { ThreadService } from '../session/thread-service';
@@ -70,7 +70,7 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
     async ready(threadId) {
       if (runners.has(threadId)) return;
       const threads = options.threads();
-      const name = chosen.get(threadId) ?? (threads.store.exists(threadId) ? threadAgent(threads.store.load(threadId))?.name : undefined);
+      const name = chosen.get(threadId) ?? (threads.store.exists(threadId) ? threads.store.load(threadId).externalAgent?.name : undefined);
       if (name !== undefined) await start(threadId, name);
     },
     async forget(threadId) {

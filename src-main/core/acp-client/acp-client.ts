@@ -118,6 +118,7 @@ export class AcpClientSession {
   private readonly terminals = new Map<string, Terminal>();
   private terminalCount = 0;
   private writeCount = 0;
+  private readCount = 0;
   /** What a permission request was allowed for (`change PATH`, `execute COMMAND`): its write or terminal is not asked again, once. */
   private readonly allowedOnce = new Set<string>();
   private lastUpdateAt = 0;
@@ -166,16 +167,20 @@ export class AcpClientSession {
           const start = Math.max(0, (params.line ?? 1) - 1);
           content = lines.slice(start, params.limit != null ? start + params.limit : undefined).join('\n');
         }
+        // Told as a call of its own (`fs_read_N`, `fs_write_N`), so the thread's record has every read and write.
+        this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_read_${++this.readCount}`, kind: 'read', title: `Read ${path}`, rawInput: { file_path: path }, status: 'completed' } });
         return { content };
       })
       .onRequest(methods.client.fs.writeTextFile, async ({ params, signal }) => {
         const path = this.virtual(params.path);
         const operation: AgentOperation = { tool: 'write_file', args: { file_path: path }, paths: [path], outside: [], title: `Write ${params.path}` };
         // Decided on where the path leads now; a link met when the backend writes is decided again there.
-        const verdict = await this.decided(operation, `write_${++this.writeCount}`, signal, this.allowedOnce.delete(`change\0${path}`));
+        const callId = `write_${++this.writeCount}`;
+        const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`));
         if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
         const wrote = await withTargetGuard(verdict.guard, () => this.options.backend.write(path, params.content));
         if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
+        this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_${callId}`, kind: 'edit', title: `Write ${path}`, rawInput: { file_path: path }, status: 'completed' } });
         return {};
       })
       .onRequest(methods.client.terminal.create, async ({ params, signal }) => {

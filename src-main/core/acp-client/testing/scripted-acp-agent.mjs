@@ -7,6 +7,7 @@
 //                       (allowed) fs/write_text_file through the client
 //   run CMD             a tool_call (kind execute, title CMD), asks, then terminal/create
 //                       (`sh -c CMD`), waits and reports its output as a message
+//   fs-read PATH        fs/read_text_file through the client without telling a call; says the text
 //   fs-write PATH TEXT  fs/write_text_file through the client without asking first; says what came of it
 //   terminal [N=V …] CMD terminal/create of the line CMD (the variables as its env) without
 //                       asking first; says its exit code and output, or the refusal
@@ -19,6 +20,9 @@
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
 //   die CODE TEXT       writes TEXT to its stderr and exits with CODE (an adapter that dies mid-turn)
+//   die-once PATH CODE TEXT  as die, the first time (it writes PATH); once PATH exists, nothing
+//   bash CMD            a command told as Claude Code tells its Bash: a tool_call titled "Terminal" with no
+//                       input, told again with the command, run through the client's terminal, then completed
 //   exec IN | OUT       a command it runs itself, told as Codex tells it: a tool_call (kind execute,
 //                       title "Run a command", rawInput IN as JSON), then completed with rawOutput OUT
 //                       as JSON; without ` | OUT` it is never told to end
@@ -26,7 +30,7 @@
 // `session/load` is offered when SCRIPTED_ACP_LOAD=1.
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 const sessions = new Map();
@@ -64,7 +68,9 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
-  if (verb === 'die') {
+  if (verb === 'die-once' && existsSync(rest[0])) return;
+  if (verb === 'die-once') writeFileSync(rest.shift(), 'died');
+  if (verb === 'die' || verb === 'die-once') {
     process.stderr.write(`${rest.slice(1).join(' ')}\n`);
     process.exit(Number(rest[0]));
   }
@@ -73,6 +79,13 @@ async function step(sessionId, line, session) {
     await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: 'Run a command', kind: 'execute', status: 'in_progress', rawInput: JSON.parse(input) } });
     if (output === undefined) return;
     return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed', rawOutput: JSON.parse(output) } });
+  }
+  if (verb === 'bash') {
+    const call = (more) => client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, kind: 'execute', status: 'pending', ...more } });
+    await call({ title: 'Terminal', rawInput: {} });
+    await call({ title: `\`${arg}\``, rawInput: { command: arg } });
+    const out = await ran({ sessionId, command: 'sh', args: ['-c', arg] });
+    return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: out } }] } });
   }
   if (verb === 'usage') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'usage_update', used: Number(rest[0]), size: Number(rest[1]) } });
   if (verb === 'plan') {
@@ -105,6 +118,7 @@ async function step(sessionId, line, session) {
     if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
     return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
   }
+  if (verb === 'fs-read') return say(sessionId, `fs-read ${(await client().request(methods.client.fs.readTextFile, { sessionId, path: arg })).content}`);
   if (verb === 'fs-write') {
     const [path, ...text] = rest;
     try {

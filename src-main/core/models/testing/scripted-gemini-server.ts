@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback';
+import { readBody } from './scripted-server';
 
 /** A part of a Gemini `content` as the API writes it. */
 export type GeminiPart =
@@ -103,13 +104,4 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   }
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } }));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BoxFileFailure, LocalBox, type BoxProcess } from './local-box';
-import type { ProviderStandin } from './standin';
+import { readBody, type ProviderStandin } from './standin';
 
 const HOME = '/home/daytona';
 const STDOUT_MARK = Buffer.from([1, 1, 1]);
@@ -453,15 +453,6 @@ function send(res: http.ServerResponse, status: number, body: object | undefined
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function json(body: Buffer): { [k: string]: unknown } {

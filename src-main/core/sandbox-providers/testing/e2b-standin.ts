@@ -21,7 +21,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ProviderStandin } from './standin';
+import { readBody, type ProviderStandin } from './standin';
 import { BoxFileFailure, LocalBox, type BoxProcess } from './local-box';
 
 const HOME = '/home/user';
@@ -407,15 +407,6 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
       fs.rmSync(baseDir, { recursive: true, force: true });
     },
   };
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function parseJson(body: Buffer): Record<string, unknown> {

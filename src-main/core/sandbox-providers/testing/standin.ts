@@ -1,6 +1,7 @@
 // What every provider's stand-in (for tests only) offers its tests: the variables that point
 // the provider's own SDK at it, its boxes, and the failures a real service can give.
 
+import type { IncomingMessage } from 'node:http';
 import type { SandboxProviderName } from '../provider';
 import type { LocalBox } from './local-box';
 
@@ -28,4 +29,14 @@ export interface ProviderStandin {
    */
   relabel(id: string, labels: Record<string, string>): void;
   close(): Promise<void>;
+}
+
+/** A request's whole body. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }

@@ -1,0 +1,39 @@
+// `threads export` of another agent's thread (issue 79 M11, SPEC §17, §22): the audit record
+// says what ran — each command by its line (an adapter that tells the command after the call
+// began, as Claude Code does, included), each of its reads and writes — and names the agent.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectSandbox } from '../core/sandbox';
+import { repo, useCliTestEnv } from './cli-harness.test-support';
+
+const t = useCliTestEnv('deepdesk-agent-export');
+const SCRIPT = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
+
+describe("another agent's thread, exported", async () => {
+  const available = (await detectSandbox()).available;
+
+  it.skipIf(!available)('records each command by its line, each of its reads and writes, and names the agent', { timeout: 120_000 }, async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agents: { added: [{ name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [SCRIPT, `--marker=${randomUUID()}`], env: {} }] } }));
+    const thread = randomUUID();
+    writeFileSync(join(t.folder, 'notes.txt'), 'the notes');
+    const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--thread', thread, '--agent', 'scripted', '--approve', 'auto', `bash echo checked ;; fs-read ${join(t.folder, 'notes.txt')} ;; fs-write ${join(t.folder, 'out.txt')} written`], {}, '');
+    expect(ran.code).toBe(0);
+    const lines = (await t.deepdesk(['threads', 'export', thread, '--data-dir', t.dataDir])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ type: 'thread', agent: 'Scripted Agent' });
+    const calls = lines.filter((l) => l.type === 'tool_call');
+    // Its reads and writes too: one it made through Deepdesk without telling a call is recorded as one.
+    expect(calls).toEqual([
+      expect.objectContaining({ name: 'execute', args: { command: 'echo checked', title: '`echo checked`' } }),
+      expect.objectContaining({ name: 'read_file', args: { file_path: '/notes.txt', title: 'Read /notes.txt' } }),
+      expect.objectContaining({ name: 'edit_file', args: { file_path: '/out.txt', title: 'Write /out.txt' } }),
+    ]);
+    expect(lines.find((l) => l.type === 'tool_result')).toMatchObject({ name: 'execute', content: 'exit 0; output checked' });
+    const md = (await t.deepdesk(['threads', 'export', thread, '--format', 'md', '--data-dir', t.dataDir])).stdout;
+    expect(md).toContain('- Agent: Scripted Agent');
+  });
+});
