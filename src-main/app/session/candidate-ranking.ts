@@ -1,8 +1,11 @@
 // A candidates' set's ranking (SPEC §21) as `run` prints it and `--json` carries it: each
 // candidate's goal as the host left it (its state, the host's verify results, the grader's
-// criteria, contradicted claims), the size of its change from its worktree's git, and its cost
-// from the ledger; ordered by core/goals/rank.ts.
+// criteria, contradicted claims), the size of its change as the host saw it (its worktree's git
+// and, for what git leaves out, the checkpoint log's ignored entries), and its cost from the
+// ledger; ordered by core/goals/rank.ts.
 
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import { goalJson, type GoalJson } from '../../core/goals/goal';
 import { diffSize, rankCandidates, type ChangeSize } from '../../core/goals/rank';
 import { gitGoalFolder } from './goal-folder';
@@ -22,6 +25,8 @@ export interface CandidateOutcome {
   /** The agent it ran as (SPEC §22), or null for Deepdesk's own. */
   agent: string | null;
   worktree: { name: string; path: string; branch: string; baseCommit: string };
+  /** The ignored entries (absolute paths) the checkpoint log saw it change (git's diff leaves them out), and when its thread began. */
+  ignored?: { paths: readonly string[]; sinceMs: number };
   /** The thread's goal when its run ended (undefined: the run ended before a goal started). */
   goal?: GoalJson;
   /** Why it did not get its goal to a state of its own: it did not start, or its run failed. */
@@ -43,6 +48,8 @@ export interface CandidateSetSources {
   worktrees: WorktreeService;
   /** The ledger's sum of a thread's calls (undefined: no call; null: a price unknown). */
   costOf(threadId: string): number | null | undefined;
+  /** The ignored entries (relative to its folder) a thread's steps changed, by the checkpoint log (CheckpointHistory.ignoredChanges). */
+  ignoredChanges(threadId: string): ReadonlyArray<{ path: string }>;
 }
 
 /**
@@ -55,12 +62,14 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
   if (members.length === 0) return undefined;
   const set = sources.candidates.set(setId);
   const outcomes = members.map((m): CandidateOutcome => {
-    const folder = sources.threads.get(m.threadId)?.folder;
+    const thread = sources.threads.get(m.threadId);
+    const folder = thread?.folder;
     const record = folder !== undefined ? sources.worktrees.byFolder(folder) : undefined;
     const worktree = record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
     const cost = sources.costOf(m.threadId);
     // No row: it made no call.
-    const base = { threadId: m.threadId, model: m.model, agent: m.agent, worktree, costUsd: cost === undefined ? 0 : cost };
+    const ignored = thread !== undefined ? { paths: sources.ignoredChanges(m.threadId).map((i) => join(thread.folder, i.path)), sinceMs: Date.parse(thread.createdAt) } : undefined;
+    const base = { threadId: m.threadId, model: m.model, agent: m.agent, worktree, ...(ignored !== undefined ? { ignored } : {}), costUsd: cost === undefined ? 0 : cost };
     if (m.notStarted !== null) {
       // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
       return { ...base, error: `it did not start: ${m.notStarted}`, state: BUDGET_STOP.test(m.notStarted) ? 'budget-limited' : 'failed' };
@@ -78,12 +87,89 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
   return { type: 'candidates', setId, goal: set?.goal ?? members[0]!.goal, budgetUsd: set?.budgetUsd ?? null, spentUsd, ranking };
 }
 
-/** The size of a candidate's change: its worktree now (untracked files included) against its base commit. */
-export async function changeOf(worktree: CandidateOutcome['worktree'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {
+/**
+ * The size of a candidate's change: its worktree now (untracked files included) against its base
+ * commit, and each ignored entry it changed besides (a checker hidden there must not make the
+ * change look smaller, SPEC §21): by the checkpoint log's view, never git's alone.
+ */
+export async function changeOf(worktree: CandidateOutcome['worktree'], ignored: CandidateOutcome['ignored'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {
   const changed = await gitGoalFolder(worktree.path, env)
     .diff(worktree.baseCommit)
     .catch(() => undefined);
-  return changed === undefined ? { files: 0, lines: 0, newDependencies: 0 } : diffSize(changed.diff);
+  const size = changed === undefined ? { files: 0, lines: 0, newDependencies: 0 } : diffSize(changed.diff);
+  const inGit = new Set(changed?.files.map((f) => join(worktree.path, f)));
+  for (const path of ignored?.paths ?? []) {
+    if (inGit.has(path)) continue;
+    const hidden = ignoredSize(path, ignored!.sinceMs);
+    size.files += hidden.files;
+    size.lines += hidden.lines;
+  }
+  return size;
+}
+
+/** Entries of an ignored folder looked at, at most (a dependency folder can be huge). */
+const MAX_WALKED = 20_000;
+/** File times come from the kernel's coarse clock: a file changed just after `sinceMs` may be stamped a little before it. */
+const CLOCK_SLACK_MS = 1_000;
+
+/**
+ * What a changed ignored entry measures (its earlier text is not kept): a file by its lines now;
+ * a folder by each file in it changed since `sinceMs` (by ctime, which a process cannot set
+ * back), by its lines now; at least one file of one line. Links are never followed.
+ */
+function ignoredSize(path: string, sinceMs: number): { files: number; lines: number } {
+  const found = { files: 0, lines: 0 };
+  const pending = [path];
+  for (let walked = 0; pending.length > 0 && walked < MAX_WALKED; walked++) {
+    const at = pending.pop()!;
+    const stat = lstatOrUndefined(at);
+    if (stat?.isDirectory()) {
+      for (const name of readdirOrEmpty(at)) pending.push(join(at, name));
+    } else if (stat?.isFile() && (at === path || stat.ctimeMs >= sinceMs - CLOCK_SLACK_MS)) {
+      found.files++;
+      found.lines += linesNow(at);
+    }
+  }
+  return { files: Math.max(1, found.files), lines: Math.max(1, found.lines) };
+}
+
+const lstatOrUndefined = (path: string) => {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+const readdirOrEmpty = (path: string): string[] => {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+};
+
+/** Lines of a regular file (0: it is not one now), read without following a link or blocking on a pipe, its first 8 MB. */
+function linesNow(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return 0;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return 0;
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    let lines = 0;
+    let last = 10;
+    for (let read = 0, n; read < 8 * 1024 * 1024 && (n = readSync(fd, chunk)) > 0; read += n) {
+      for (let i = 0; i < n; i++) if (chunk[i] === 10) lines++;
+      last = chunk[n - 1]!;
+    }
+    return lines + (last === 10 ? 0 : 1);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The candidates in rank order, with the evidence each was ranked by. */
@@ -97,7 +183,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       ...(o.goal?.evidence ? { steps: o.goal.evidence.steps } : {}),
       criteria: o.goal?.criteria ?? [],
       contradictedClaims: o.goal?.contradictedClaims.length ?? 0,
-      change: await changeOf(o.worktree, env),
+      change: await changeOf(o.worktree, o.ignored, env),
       costUsd: o.costUsd,
     })),
   );
