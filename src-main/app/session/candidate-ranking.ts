@@ -92,7 +92,7 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
  * commit, and each ignored entry it changed besides (a checker hidden there must not make the
  * change look smaller, SPEC §21): by the checkpoint log's view, never git's alone.
  */
-export async function changeOf(worktree: CandidateOutcome['worktree'], ignored: CandidateOutcome['ignored'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {
+async function changeOf(worktree: CandidateOutcome['worktree'], ignored: CandidateOutcome['ignored'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {
   const changed = await gitGoalFolder(worktree.path, env)
     .diff(worktree.baseCommit)
     .catch(() => undefined);
@@ -118,55 +118,36 @@ const CLOCK_SLACK_MS = 1_000;
  * back), by its lines now; at least one file of one line. Links are never followed.
  */
 function ignoredSize(path: string, sinceMs: number): { files: number; lines: number } {
-  const found = { files: 0, lines: 0 };
+  let files = 0;
+  let lines = 0;
   const pending = [path];
   for (let walked = 0; pending.length > 0 && walked < MAX_WALKED; walked++) {
     const at = pending.pop()!;
-    const stat = lstatOrUndefined(at);
-    if (stat?.isDirectory()) {
-      for (const name of readdirOrEmpty(at)) pending.push(join(at, name));
-    } else if (stat?.isFile() && (at === path || stat.ctimeMs >= sinceMs - CLOCK_SLACK_MS)) {
-      found.files++;
-      found.lines += linesNow(at);
+    try {
+      const stat = lstatSync(at);
+      if (stat.isDirectory()) pending.push(...readdirSync(at).map((name) => join(at, name)));
+      else if (stat.isFile() && (at === path || stat.ctimeMs >= sinceMs - CLOCK_SLACK_MS)) {
+        files++;
+        lines += linesNow(at);
+      }
+    } catch {
+      // Gone meanwhile: nothing there to count.
     }
   }
-  return { files: Math.max(1, found.files), lines: Math.max(1, found.lines) };
+  return { files: Math.max(1, files), lines: Math.max(1, lines) };
 }
 
-const lstatOrUndefined = (path: string) => {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-};
-
-const readdirOrEmpty = (path: string): string[] => {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
-};
-
-/** Lines of a regular file (0: it is not one now), read without following a link or blocking on a pipe, its first 8 MB. */
+/** Lines of a regular file's first 8 MB (0: it is not one now), read without following a link or blocking on a pipe. */
 function linesNow(path: string): number {
-  let fd: number;
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return 0;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return 0;
-    const chunk = Buffer.allocUnsafe(64 * 1024);
-    let lines = 0;
-    let last = 10;
-    for (let read = 0, n; read < 8 * 1024 * 1024 && (n = readSync(fd, chunk)) > 0; read += n) {
-      for (let i = 0; i < n; i++) if (chunk[i] === 10) lines++;
-      last = chunk[n - 1]!;
-    }
-    return lines + (last === 10 ? 0 : 1);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 0;
+    const text = Buffer.alloc(Math.min(stat.size, 8 * 1024 * 1024));
+    const read = readSync(fd, text);
+    let lines = read > 0 && text[read - 1] !== 10 ? 1 : 0;
+    for (let i = 0; i < read; i++) if (text[i] === 10) lines++;
+    return lines;
   } finally {
     closeSync(fd);
   }
