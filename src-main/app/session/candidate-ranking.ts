@@ -98,17 +98,19 @@ async function changeOf(worktree: CandidateOutcome['worktree'], ignored: Candida
     .catch(() => undefined);
   const size = changed === undefined ? { files: 0, lines: 0, newDependencies: 0 } : diffSize(changed.diff);
   const inGit = new Set(changed?.files.map((f) => join(worktree.path, f)));
+  const budget = { bytes: MAX_READ };
   for (const path of ignored?.paths ?? []) {
     if (inGit.has(path)) continue;
-    const hidden = ignoredSize(path, ignored!.sinceMs);
+    const hidden = ignoredSize(path, ignored!.sinceMs, budget);
     size.files += hidden.files;
     size.lines += hidden.lines;
   }
   return size;
 }
 
-/** Entries of an ignored folder looked at, at most (a dependency folder can be huge). */
+/** Entries of an ignored folder looked at, and bytes of a candidate's ignored files read, at most (a dependency folder can be huge). */
 const MAX_WALKED = 20_000;
+const MAX_READ = 64 * 1024 * 1024;
 /** File times come from the kernel's coarse clock: a file changed just after `sinceMs` may be stamped a little before it. */
 const CLOCK_SLACK_MS = 1_000;
 
@@ -117,7 +119,7 @@ const CLOCK_SLACK_MS = 1_000;
  * a folder by each file in it changed since `sinceMs` (by ctime, which a process cannot set
  * back), by its lines now; at least one file of one line. Links are never followed.
  */
-function ignoredSize(path: string, sinceMs: number): { files: number; lines: number } {
+function ignoredSize(path: string, sinceMs: number, budget: { bytes: number }): { files: number; lines: number } {
   let files = 0;
   let lines = 0;
   const pending = [path];
@@ -128,7 +130,7 @@ function ignoredSize(path: string, sinceMs: number): { files: number; lines: num
       if (stat.isDirectory()) pending.push(...readdirSync(at).map((name) => join(at, name)));
       else if (stat.isFile() && (at === path || stat.ctimeMs >= sinceMs - CLOCK_SLACK_MS)) {
         files++;
-        lines += linesNow(at);
+        lines += linesNow(at, budget);
       }
     } catch {
       // Gone meanwhile: nothing there to count.
@@ -137,14 +139,13 @@ function ignoredSize(path: string, sinceMs: number): { files: number; lines: num
   return { files: Math.max(1, files), lines: Math.max(1, lines) };
 }
 
-/** Lines of a regular file's first 8 MB (0: it is not one now), read without following a link or blocking on a pipe. */
-function linesNow(path: string): number {
+/** Lines of a file, as far as the read budget goes: read without following a link or blocking on a pipe (0: not a file now). */
+function linesNow(path: string, budget: { bytes: number }): number {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return 0;
-    const text = Buffer.alloc(Math.min(stat.size, 8 * 1024 * 1024));
+    const text = Buffer.alloc(Math.max(0, Math.min(fstatSync(fd).size, budget.bytes)));
     const read = readSync(fd, text);
+    budget.bytes -= read;
     let lines = read > 0 && text[read - 1] !== 10 ? 1 : 0;
     for (let i = 0; i < read; i++) if (text[i] === 10) lines++;
     return lines;
