@@ -87,11 +87,7 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
   return { type: 'candidates', setId, goal: set?.goal ?? members[0]!.goal, budgetUsd: set?.budgetUsd ?? null, spentUsd, ranking };
 }
 
-/**
- * The size of a candidate's change: its worktree now (untracked files included) against its base
- * commit, and each ignored entry it changed besides (a checker hidden there must not make the
- * change look smaller, SPEC §21): by the checkpoint log's view, never git's alone.
- */
+/** The size of a candidate's change: its worktree now against its base commit, and each ignored entry it changed besides (git's view alone would hide a checker there). */
 async function changeOf(worktree: CandidateOutcome['worktree'], ignored: CandidateOutcome['ignored'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {
   const changed = await gitGoalFolder(worktree.path, env)
     .diff(worktree.baseCommit)
@@ -114,11 +110,7 @@ const MAX_READ = 64 * 1024 * 1024;
 /** File times come from the kernel's coarse clock: a file changed just after `sinceMs` may be stamped a little before it. */
 const CLOCK_SLACK_MS = 1_000;
 
-/**
- * What a changed ignored entry measures (its earlier text is not kept): a file by its lines now;
- * a folder by each file in it changed since `sinceMs` (by ctime, which a process cannot set
- * back), by its lines now; at least one file of one line. Links are never followed.
- */
+/** An ignored entry (its earlier text is not kept) by its files' lines now, a folder's files changed since `sinceMs` (ctime: no process sets it back); at least 1 and 1. */
 function ignoredSize(path: string, sinceMs: number, budget: { bytes: number }): { files: number; lines: number } {
   let files = 0;
   let lines = 0;
