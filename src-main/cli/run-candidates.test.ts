@@ -41,6 +41,7 @@ beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'deepdesk-cand-'));
   dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cand-data-'));
   writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+  writeFileSync(join(folder, '.gitignore'), 'tools/\n');
   // The hidden check: never read by a model, only run by the host.
   writeFileSync(join(folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL: sum(2, 3) = ' + sum(2, 3)); process.exit(1); }\nconsole.log('ok');\n");
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'ignore' });
@@ -68,12 +69,14 @@ function grader(request: RecordedRequest): ScriptStep {
 
 const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
 
-type Role = 'fixer' | 'claimer' | 'idle' | 'broken';
+type Role = 'fixer' | 'claimer' | 'idle' | 'broken' | 'hider';
 /** A model whose every call fails (a key it refuses): no retry, the run fails. */
 const REFUSED: ScriptStep = { error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } };
 const ROLE_TURNS: Record<Role, ScriptStep[]> = {
   broken: Array.from({ length: 20 }, () => REFUSED),
   fixer: [write('a + b'), { text: 'Changed sum to add.' }],
+  // The same fix, and more of its change hidden in a git-ignored folder.
+  hider: [write('a + b'), { toolCalls: [{ name: 'execute', args: { command: "mkdir -p tools && printf '%s\\n' '#!/bin/sh' 'exit 0' > tools/check.sh" } }] }, { text: 'Changed sum to add.' }],
   // Claims success while the hidden check fails, round after round.
   claimer: [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
   idle: [{ text: 'I could not work out what to change.' }],
@@ -227,6 +230,17 @@ describe('deepdesk run --candidates', () => {
     const apply = await deepdesk(['worktrees', 'apply', set.ranking[0]!.threadId, '--data-dir', dataDir]);
     expect(apply.code, apply.stderr).toBe(0);
     expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a + b');
+  }, 300_000);
+
+  it('a candidate that hides part of its change in git-ignored files measures it there: the same fix without it ranks first', async () => {
+    scriptRoles({ 'cand-a': 'hider', 'cand-b': 'fixer' });
+    const r = await candidates(['--json'], {}, 2);
+    expect(r.code, r.stderr).toBe(0);
+    const set = setOf(r.stdout);
+    expect(set.ranking.map((e) => [e.model, e.state, e.change])).toEqual([
+      ['openai-compatible:cand-b', 'achieved', { files: 1, lines: 2, newDependencies: 0 }],
+      ['openai-compatible:cand-a', 'achieved', { files: 2, lines: 4, newDependencies: 0 }],
+    ]);
   }, 300_000);
 
   it('prints the ranking as a table', async () => {
