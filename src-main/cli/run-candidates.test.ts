@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -268,6 +268,31 @@ describe('deepdesk run --candidates', () => {
     expect(shown).toMatch(/^2\s+1\s+\S+\s+openai-compatible:cand-a\s+failed\s/m);
     expect(shown).toMatch(/^candidate 1 failed: .*Incorrect API key provided/m);
     expect(shown).not.toContain('paused');
+  }, 300_000);
+
+  it('a failed set leaves nothing unnamed: each worktree and branch is named in its ranking and goes with `worktrees rm --force`, no temporary folder is left', async () => {
+    scriptRoles({ 'cand-a': 'broken', 'cand-b': 'claimer' });
+    const tmp = mkdtempSync(join(tmpdir(), 'deepdesk-cand-tmp-'));
+    try {
+      const r = await candidates(['--json'], { TMPDIR: tmp }, 2);
+      expect(r.code).toBe(1);
+      const set = setOf(r.stdout);
+      expect(set.ranking.map((e) => e.state).sort()).toEqual(['failed', 'unmet']);
+      const branches = () => execFileSync('git', ['branch', '--format=%(refname:short)'], { cwd: folder, encoding: 'utf8' }).trim().split('\n').sort();
+      const own = execFileSync('git', ['symbolic-ref', '--short', 'HEAD'], { cwd: folder, encoding: 'utf8' }).trim();
+      expect(branches()).toEqual([...set.ranking.map((e) => e.worktree.branch), own].sort());
+      for (const entry of set.ranking) {
+        const rm = await deepdesk(['worktrees', 'rm', entry.threadId, '--force', '--data-dir', dataDir]);
+        expect(rm.code, rm.stderr).toBe(0);
+        expect(existsSync(entry.worktree.path)).toBe(false);
+      }
+      expect(branches()).toEqual([own]);
+      expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: folder, encoding: 'utf8' }).match(/^worktree /gm)).toHaveLength(1);
+      // Only the per-user folders Deepdesk keeps for its sockets and sandboxes (empty), and Node's compile cache.
+      expect(readdirSync(tmp).filter((name) => !/^(deepdesk-(runs|sandbox)-\d+|node-compile-cache)$/.test(name))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   }, 300_000);
 
   it('one small budget over three candidates holds: unfinished ones end budget-limited with their worktrees kept, and the ledger adds up to the set’s total', async () => {
