@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -41,6 +41,7 @@ beforeEach(async () => {
   folder = mkdtempSync(join(tmpdir(), 'deepdesk-cand-'));
   dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cand-data-'));
   writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+  writeFileSync(join(folder, '.gitignore'), 'tools/\n');
   // The hidden check: never read by a model, only run by the host.
   writeFileSync(join(folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL: sum(2, 3) = ' + sum(2, 3)); process.exit(1); }\nconsole.log('ok');\n");
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'ignore' });
@@ -68,12 +69,14 @@ function grader(request: RecordedRequest): ScriptStep {
 
 const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
 
-type Role = 'fixer' | 'claimer' | 'idle' | 'broken';
+type Role = 'fixer' | 'claimer' | 'idle' | 'broken' | 'hider';
 /** A model whose every call fails (a key it refuses): no retry, the run fails. */
 const REFUSED: ScriptStep = { error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } };
 const ROLE_TURNS: Record<Role, ScriptStep[]> = {
   broken: Array.from({ length: 20 }, () => REFUSED),
   fixer: [write('a + b'), { text: 'Changed sum to add.' }],
+  // The same fix, and more of its change hidden in a git-ignored folder.
+  hider: [write('a + b'), { toolCalls: [{ name: 'execute', args: { command: "mkdir -p tools && printf '%s\\n' '#!/bin/sh' 'exit 0' > tools/check.sh" } }] }, { text: 'Changed sum to add.' }],
   // Claims success while the hidden check fails, round after round.
   claimer: [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
   idle: [{ text: 'I could not work out what to change.' }],
@@ -229,6 +232,17 @@ describe('deepdesk run --candidates', () => {
     expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a + b');
   }, 300_000);
 
+  it('a candidate that hides part of its change in git-ignored files measures it there: the same fix without it ranks first', async () => {
+    scriptRoles({ 'cand-a': 'hider', 'cand-b': 'fixer' });
+    const r = await candidates(['--json'], {}, 2);
+    expect(r.code, r.stderr).toBe(0);
+    const set = setOf(r.stdout);
+    expect(set.ranking.map((e) => [e.model, e.state, e.change])).toEqual([
+      ['openai-compatible:cand-b', 'achieved', { files: 1, lines: 2, newDependencies: 0 }],
+      ['openai-compatible:cand-a', 'achieved', { files: 2, lines: 4, newDependencies: 0 }],
+    ]);
+  }, 300_000);
+
   it('prints the ranking as a table', async () => {
     scriptRoles({ 'cand-a': 'idle', 'cand-b': 'fixer', 'cand-c': 'claimer' });
     const r = await candidates([]);
@@ -254,6 +268,31 @@ describe('deepdesk run --candidates', () => {
     expect(shown).toMatch(/^2\s+1\s+\S+\s+openai-compatible:cand-a\s+failed\s/m);
     expect(shown).toMatch(/^candidate 1 failed: .*Incorrect API key provided/m);
     expect(shown).not.toContain('paused');
+  }, 300_000);
+
+  it('a failed set leaves nothing unnamed: each worktree and branch is named in its ranking and goes with `worktrees rm --force`, no temporary folder is left', async () => {
+    scriptRoles({ 'cand-a': 'broken', 'cand-b': 'claimer' });
+    const tmp = mkdtempSync(join(tmpdir(), 'deepdesk-cand-tmp-'));
+    try {
+      const r = await candidates(['--json'], { TMPDIR: tmp }, 2);
+      expect(r.code).toBe(1);
+      const set = setOf(r.stdout);
+      expect(set.ranking.map((e) => e.state).sort()).toEqual(['failed', 'unmet']);
+      const branches = () => execFileSync('git', ['branch', '--format=%(refname:short)'], { cwd: folder, encoding: 'utf8' }).trim().split('\n').sort();
+      const own = execFileSync('git', ['symbolic-ref', '--short', 'HEAD'], { cwd: folder, encoding: 'utf8' }).trim();
+      expect(branches()).toEqual([...set.ranking.map((e) => e.worktree.branch), own].sort());
+      for (const entry of set.ranking) {
+        const rm = await deepdesk(['worktrees', 'rm', entry.threadId, '--force', '--data-dir', dataDir]);
+        expect(rm.code, rm.stderr).toBe(0);
+        expect(existsSync(entry.worktree.path)).toBe(false);
+      }
+      expect(branches()).toEqual([own]);
+      expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: folder, encoding: 'utf8' }).match(/^worktree /gm)).toHaveLength(1);
+      // Only the per-user folders Deepdesk keeps for its sockets and sandboxes (empty), and Node's compile cache.
+      expect(readdirSync(tmp).filter((name) => !/^(deepdesk-(runs|sandbox)-\d+|node-compile-cache)$/.test(name))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   }, 300_000);
 
   it('one small budget over three candidates holds: unfinished ones end budget-limited with their worktrees kept, and the ledger adds up to the set’s total', async () => {

@@ -94,7 +94,7 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   const sets: CandidateSets = {
     async compare(setId) {
       // The host's ranking once the set ended; while it runs, the set as it stands, ranked the same way.
-      const set = members.set(setId)?.ranking ?? (await rankCandidateSet({ candidates: members, threads, runs, worktrees, costOf: (threadId) => ledger.threadCost(threadId) }, setId));
+      const set = members.set(setId)?.ranking ?? (await rankCandidateSet({ candidates: members, threads, runs, worktrees, costOf: (threadId) => ledger.threadCost(threadId), ignoredChanges: (threadId) => history.ignoredChanges(threadId, '') }, setId));
       if (set === undefined) throw new ContractError(`there is no set of candidates '${setId}'`, 'not_found');
       // Those applied to the person's folder: Compare offers no second Apply of them.
       const applied = set.ranking.filter((e) => {

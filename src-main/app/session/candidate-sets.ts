@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { CheckpointHistory } from '../../core/checkpoints/history';
 import { rankCandidateSet, type CandidateSetJson } from './candidate-ranking';
 import { openFolderSession, type FolderSession } from './folder-session';
 import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
@@ -250,8 +251,9 @@ export class HostCandidateSets {
   /** The ended set, ranked from what is stored (the same way the window compares one), its costs as the composition's ledger prices them. */
   private async rank(setId: string, session: FolderSession): Promise<CandidateSetJson> {
     const worktrees = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
+    const history = new CheckpointHistory(session.checkpointStore);
     try {
-      const sources = { candidates: this.records, threads: session.threadStore, runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => session.audit.ledger.threadCost(threadId) };
+      const sources = { candidates: this.records, threads: session.threadStore, runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => session.audit.ledger.threadCost(threadId), ignoredChanges: (threadId: string) => history.ignoredChanges(threadId, '') };
       const set = await rankCandidateSet(sources, setId, this.options.env);
       if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}'`, 'not_found');
       return set;

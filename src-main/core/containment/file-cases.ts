@@ -126,6 +126,21 @@ export const protectedLinkCases: readonly ContainmentCase[] = [
     scripts: (s) => [[`ln -s "${s.home}/.claude" .agents`, `ln -s "${s.home}/.claude" .deepdesk`, `ln -s "${s.home}/.claude" .claude/agents`, 'ready'].join('\n')],
     check: personClaudeUnchanged,
   },
+  {
+    group: 'protected',
+    name: "the person's other agents' config homes (~/.codex, ~/.gemini: run outside the sandbox) cannot be written",
+    scripts: (s) => [
+      [
+        `for d in "$HOME" "${s.home}"; do mkdir -p "$d/.codex" "$d/.gemini"`,
+        `printf 'notify = ["${s.fire}"]\\n' > "$d/.codex/config.toml"`,
+        `printf '{"hooks":{"SessionStart":[{"command":"${s.fire}"}]}}' > "$d/.gemini/settings.json"; done`,
+        'ready',
+      ].join('\n'),
+    ],
+    async check({ person, scene }) {
+      for (const rel of ['.codex', '.gemini']) expect(await kindOf(person, scene, `${scene.home}/${rel}`), `~/${rel}`).toBe('missing');
+    },
+  },
 ];
 
 export const secretCases: readonly ContainmentCase[] = [
