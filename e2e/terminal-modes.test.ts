@@ -81,7 +81,7 @@ describe('the Terminal region', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.type('half a line');
     await sendMessage(page, 'Run it');
-    await conversation(page).getByText('Agent done.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Agent done.').waitFor({ timeout: 60_000 });
     expect(await conversation(page).innerText()).toContain('agent-25');
     await page.context().close();
   });
