@@ -75,7 +75,7 @@ describe('the Terminal region', () => {
     // The terminal starts collapsed; the person opens it to use their shell.
     await page.getByRole('button', { name: 'Expand Terminal' }).click();
     await terminal(page).getByRole('tab', { name: /Your shell/ }).click();
-    await expect.poll(() => terminalText(page), { timeout: 15_000 }).toMatch(/\S/);
+    await expect.poll(() => terminalText(page), { timeout: 60_000 }).toMatch(/\S/);
     await terminal(page).locator('.xterm').click();
     await page.keyboard.type('cat');
     await page.keyboard.press('Enter');
