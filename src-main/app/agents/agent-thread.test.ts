@@ -24,6 +24,7 @@ import { startScriptedResponsesServer, type ResponsesStep } from '../../core/mod
 import { knownAgent } from './vendors/catalog';
 import { recorderFor } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
+import { lineAuthors } from '../../core/checkpoints/line-authors';
 import { startAgentThread } from './agent-thread';
 import { RunBudget } from '../../core/agent/budget';
 import type { PriceOverride } from '../../core/models/model-info';
@@ -195,6 +196,33 @@ describe('an external agent for a thread', async () => {
     expect(text).not.toContain('deepdesk-test-flag');
     await thread.stop();
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!available)('each turn\'s step carries the model the agent says its session uses (SPEC §24), so who wrote a line names it', async () => {
+    const { folder, dataDir } = scene();
+    const store = new CheckpointStore(join(dataDir, 'checkpoints.db'));
+    cleanups.push(() => store.close());
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const thread = await startAgentThread({
+      agent: { added: { name: 'scripted', label: 'Scripted', command: process.execPath, args: [join(REPO, 'src-main', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs')], env: { SCRIPTED_ACP_MODEL: 'scripted-model-a' } } },
+      threadId: 'thread-model',
+      folder,
+      dataDir,
+      backend,
+      checkpoints: recorderFor(store, folder),
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async () => true,
+    });
+    cleanups.push(() => thread.stop());
+    const first = await thread.prompt(`write ${join(folder, 'a.txt')} from-a`);
+    expect(first.checkpoint).toMatchObject({ threadId: 'thread-model', tool: 'agent:scripted', model: 'scripted-model-a' });
+    // The agent changes its model in a turn (config_option_update): that turn's step names the new one.
+    const second = await thread.prompt(`set-model scripted-model-b ;; write ${join(folder, 'b.txt')} from-b`);
+    expect(second.checkpoint).toMatchObject({ model: 'scripted-model-b' });
+    expect(lineAuthors(store, folder, 'b.txt', readFileSync(join(folder, 'b.txt')))).toEqual([{ line: 1, kind: 'agent', thread: 'thread-model', model: 'scripted-model-b', agent: 'scripted' }]);
+    expect(lineAuthors(store, folder, 'a.txt', readFileSync(join(folder, 'a.txt')))[0]).toMatchObject({ model: 'scripted-model-a' });
   }, 120_000);
 
   it.skipIf(!available)('a thread\'s agent is reaped whole when the thread lets it go (closed, deleted, its window gone): a child it left running goes too', async () => {

@@ -9,7 +9,7 @@ import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
-import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { CheckpointRecorder, StepInfo } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
 import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
@@ -177,7 +177,13 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   /** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
   const checkpointed = async (recorder: CheckpointRecorder, text: string, messageIndex: number | undefined) => {
     const line = text.split('\n')[0] ?? '';
-    const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
+    const info: StepInfo = { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` };
+    const outcome = await recorder.step(info, 'all', async () => {
+      const answer = await session.prompt(text);
+      // The model the agent says it used (SPEC §24), as it says it at the turn's end.
+      if (session.model !== undefined) info.model = session.model;
+      return answer;
+    });
     const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
     return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
   };

@@ -17,6 +17,7 @@ import type { MountSpec } from '../../core/backends/mounts/mount-spec';
 import { MountTable } from '../../core/backends/mounts/mount-table';
 import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
 import type { Backend } from '../../core/backends/protocol';
+import { RemoteBackend } from '../../core/backends/remote/remote-backend';
 import { CheckpointHistory } from '../../core/checkpoints/history';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
@@ -116,6 +117,8 @@ export interface FolderSession {
   rules(): PermissionRule[];
   /** The folder's threads and their runs, shown and answered by this client. */
   threads(client: SessionClient): ThreadService;
+  /** Notes the folder's new commits now (SPEC §24: a commit Deepdesk makes is noted in the same call). */
+  noteCommits(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -178,10 +181,11 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       }
     });
     const recorder = recorderFor(checkpointStore, place.checkpointFolder);
-    if (place.localPath !== undefined && typeof place.checkpointFolder === 'string') {
-      const commits = watchCommits({ store: checkpointStore, folder: place.checkpointFolder, env, settings: () => settings.raw().provenance });
-      opened.push(() => commits.close());
-    }
+    // A folder here, or over SSH (git there, through the script backend's place); a provider's sandbox is noted in its worktree here.
+    const at = place.localPath !== undefined ? {} : place.shell instanceof RemoteBackend ? { place: place.shell.place } : undefined;
+    const folder = typeof place.checkpointFolder === 'string' ? place.checkpointFolder : place.checkpointFolder.root;
+    const commits = at ? watchCommits({ store: checkpointStore, folder, env, settings: () => settings.raw().provenance, ...at }) : undefined;
+    if (commits) opened.push(() => commits.close());
     const audit = await RunAudit.open({
       db,
       env,
@@ -220,6 +224,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       modes,
       mode,
       rules,
+      noteCommits: () => commits?.look() ?? Promise.resolve(),
       threads: (client) =>
         new ThreadService({
           db,

@@ -1,8 +1,10 @@
-// Provenance in git for a folder on this computer (SPEC §24): its new commits noted when a
-// session opens on it and, while it stays open, within seconds of each commit (git's reflog of
-// HEAD is watched: no hook). Settings › Provenance says whether (a folder's entry over the global one).
+// Provenance in git for a folder Deepdesk knows (SPEC §24): its new commits noted when a
+// session opens on it and, while it stays open, within seconds of each commit (no hook: on this
+// computer git's reflog of HEAD is watched; over SSH the folder is looked at every few seconds,
+// git running there). Settings › Provenance says whether (a folder's entry over the global one).
 
 import fs from 'node:fs';
+import type { Place } from '../../core/backends/script/place';
 import { noteNewCommits, pushNotes } from '../../core/checkpoints/provenance/commit-notes';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { gitEnv, runGit } from '../../core/git/run-git';
@@ -12,11 +14,15 @@ import { provenanceFor } from '../settings/settings-service';
 
 /** How often the reflog of HEAD is looked at (a commit is noted within some 2 s, under SPEC's 5 s). */
 const WATCH_MS = 1500;
+/** How often a folder on another machine is looked at (two git calls there). */
+const REMOTE_WATCH_MS = 3000;
 
 export interface CommitNotesOptions {
   store: CheckpointStore;
   folder: string;
   env: NodeJS.ProcessEnv;
+  /** A folder on another machine (its ssh:// URL the `folder`): git runs there. */
+  place?: Place;
   settings: () => Settings['provenance'];
 }
 
@@ -24,35 +30,37 @@ export interface CommitNotesOptions {
 export async function noteFolderCommits(options: CommitNotesOptions): Promise<void> {
   const choices = provenanceFor(options.settings(), options.folder);
   if (!choices.enabled) return;
-  const writing = { store: options.store, folder: options.folder, env: options.env, toolOf: (agent: string) => knownAgent(agent)?.gitAiTool ?? agent };
+  const writing = { store: options.store, folder: options.folder, env: options.env, ...(options.place ? { place: options.place } : {}), toolOf: (agent: string) => knownAgent(agent)?.gitAiTool ?? agent };
   const noted = await noteNewCommits(writing).catch(() => []);
   if (choices.push && noted.length > 0) await pushNotes(writing).catch(() => false);
 }
 
-/** Notes now and after each commit while the session is open; `close` waits for a note being written. */
-export function watchCommits(options: CommitNotesOptions): { close(): Promise<void> } {
+/** Notes now and after each commit while the session is open; `look` notes now (once the look going on ends); `close` waits for a note being written. */
+export function watchCommits(options: CommitNotesOptions): { look(): Promise<void>; close(): Promise<void> } {
   let running: Promise<void> = noteFolderCommits(options);
-  let again = false;
-  const look = (): void => {
-    if (again) return;
-    again = true;
-    running = running.then(() => {
-      again = false;
+  // A look asked while one goes: one more after it, for every ask meanwhile.
+  let queued: Promise<void> | undefined;
+  const look = (): Promise<void> =>
+    (queued ??= running = running.then(() => {
+      queued = undefined;
       return noteFolderCommits(options);
-    });
-  };
+    }));
+  const changed = (): void => void look();
   let reflog: string | undefined;
   let closed = false;
-  const watching = runGit(['rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'], { cwd: options.folder, env: gitEnv(options.env), timeoutMs: 30_000 }).then((r) => {
+  const polling = options.place ? setInterval(changed, REMOTE_WATCH_MS).unref() : undefined;
+  const watching = polling ? Promise.resolve() : runGit(['rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'], { cwd: options.folder, env: gitEnv(options.env), timeoutMs: 30_000 }).then((r) => {
     if (closed || r.code !== 0) return;
     reflog = r.stdout.trim();
-    fs.watchFile(reflog, { interval: WATCH_MS, persistent: false }, look);
+    fs.watchFile(reflog, { interval: WATCH_MS, persistent: false }, changed);
   });
   return {
+    look,
     close: async () => {
       closed = true;
+      clearInterval(polling);
       await watching;
-      if (reflog !== undefined) fs.unwatchFile(reflog, look);
+      if (reflog !== undefined) fs.unwatchFile(reflog, changed);
       await running;
     },
   };

@@ -116,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { folderTrust, plugins } = watchers;
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
   // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
-  const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}) };
+  const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}), noteCommits: () => session.noteCommits() };
   const worktrees = worktreeMethods(where);
   // Threads whose agent is another one over ACP (SPEC §22) and Settings › Agents.
   const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }), progress: (name, line, done) => send('externalAgents.progress', { name, line, done }) });

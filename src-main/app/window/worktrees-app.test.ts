@@ -13,6 +13,7 @@ import { createApp, type App } from './folder-app';
 import { parseRequest, type AgentDto, type ContractError, type EventFrame, type MethodName, type Params, type Result } from '../contract';
 import { createWindowFolders } from '../folders/window-folders';
 import { FileSecretStore } from '../settings/file-secret-store';
+import { sessionId } from '../../core/checkpoints/provenance/git-ai-note';
 
 const env = useAppTestEnv('deepdesk-worktrees-app');
 
@@ -168,6 +169,9 @@ describe('worktrees in the window', () => {
     expect(commit.files).toBe(3);
     expect(git(env.folder, 'rev-parse', 'deepdesk/feature').trim()).toBe(commit.commit);
     expect(git(env.folder, 'rev-parse', 'HEAD').trim()).toBe(head);
+    // Noted in the same call (SPEC §24), not on the next look: the agent's line is its thread's.
+    const note = git(made.threadFolder, 'notes', '--ref=refs/notes/ai', 'show', commit.commit);
+    expect(note).toMatch(new RegExp(`^new\\.txt\\n  ${sessionId(thread.id)}::t_[0-9a-f]{14} 1$`, 'm'));
     expect((await tree.call('worktrees.info', {}))!).toMatchObject({ ahead: 1, uncommitted: 0, applied: true });
     expect((await refusal(tree.call('worktrees.commit', { message: 'again' }))).message).toMatch(/^Nothing to commit/);
 

@@ -22,6 +22,8 @@ export interface WorktreeMethodsOptions {
   onCreated?: (threadFolder: string) => void;
   /** Tells the windows of this folder (`worktrees.changed`). */
   changed: () => void;
+  /** Notes the open folder's new commits (SPEC §24): `Commit…` is noted before it answers. */
+  noteCommits?: () => Promise<void>;
 }
 
 export interface WorktreeMethods {
@@ -111,6 +113,7 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
     'worktrees.commit': ({ message }) =>
       answer(async () => {
         const result = await service.commit(required().name, message, signal);
+        await options.noteCommits?.();
         options.changed();
         return result;
       }),

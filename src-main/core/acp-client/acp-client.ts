@@ -17,6 +17,7 @@ import {
   type ClientConnection,
   type Implementation,
   type InitializeResponse,
+  type SessionConfigOption,
   type SessionNotification,
   type StopReason,
 } from '@agentclientprotocol/sdk';
@@ -37,6 +38,13 @@ export type SessionUpdate = SessionNotification['update'];
 function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
   for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) if (now[key] !== undefined && now[key] !== null) (known as Record<string, unknown>)[key] = now[key];
   return known;
+}
+
+/** The model a session's configuration names: its option of category `model`, else the (unstable) `models.currentModelId`. */
+function modelOf(told: { configOptions?: SessionConfigOption[] | null; models?: { currentModelId?: unknown } | null }): string | undefined {
+  const option = told.configOptions?.find((o) => o.category === 'model' && o.type === 'select')?.currentValue;
+  const model = option ?? told.models?.currentModelId;
+  return typeof model === 'string' && model !== '' ? model : undefined;
 }
 
 /** What an allowed permission request covers: a change to each of its paths, or its command line. */
@@ -114,6 +122,7 @@ export class AcpClientSession {
   private connection: ClientConnection | undefined;
   private initialized: InitializeResponse | undefined;
   private sessionId: string | undefined;
+  private sessionModel: string | undefined;
   private readonly toolCalls = new Map<string, KnownToolCall>();
   private readonly terminals = new Map<string, Terminal>();
   private terminalCount = 0;
@@ -145,6 +154,11 @@ export class AcpClientSession {
 
   get id(): string | undefined {
     return this.sessionId;
+  }
+
+  /** The model the agent says its session uses, when it says (SPEC §24: its steps carry it). */
+  get model(): string | undefined {
+    return this.sessionModel;
   }
 
   /** Connects and initializes; resolves with what the agent reported. */
@@ -245,6 +259,7 @@ export class AcpClientSession {
   async newSession(): Promise<string> {
     const made = await this.withinExit(this.agent().request(methods.agent.session.new, { cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/new');
     this.sessionId = made.sessionId;
+    this.sessionModel = modelOf(made);
     return made.sessionId;
   }
 
@@ -252,9 +267,9 @@ export class AcpClientSession {
   async continueSession(sessionId: string): Promise<boolean> {
     const caps = this.capabilities;
     if (caps?.loadSession === true) {
-      await this.withinExit(this.agent().request(methods.agent.session.load, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/load');
+      this.sessionModel = modelOf(await this.withinExit(this.agent().request(methods.agent.session.load, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/load'));
     } else if (caps?.sessionCapabilities?.resume != null) {
-      await this.withinExit(this.agent().request(methods.agent.session.resume, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/resume');
+      this.sessionModel = modelOf(await this.withinExit(this.agent().request(methods.agent.session.resume, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/resume'));
     } else return false;
     this.sessionId = sessionId;
     return true;
@@ -325,6 +340,7 @@ export class AcpClientSession {
     if (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') {
       this.toolCalls.set(update.toolCallId, toldMore(this.toolCalls.get(update.toolCallId) ?? {}, update));
     }
+    if (update.sessionUpdate === 'config_option_update') this.sessionModel = modelOf(update) ?? this.sessionModel;
     this.turnUpdates?.push(update);
     this.options.onUpdate?.(update);
   }

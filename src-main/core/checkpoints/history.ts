@@ -12,8 +12,6 @@ import { restoreCheckpoints, type RestoreOutcome, type RestoreRequest, type Reso
 import type { CheckpointStore } from './store';
 import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type CheckpointEntry, type FileState } from './types';
 
-/** Text diffs are computed for files up to this size; bigger ones count as binary. */
-
 /** Text of before/after sent with a thread's changes, in total (the rest: counts only). */
 const MAX_CONTENT_CHARS = 8 * 1024 * 1024;
 

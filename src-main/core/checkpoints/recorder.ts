@@ -34,6 +34,7 @@ export interface StepInfo {
   messageLine: string;
   toolCallId?: string;
   tool?: string;
+  /** Read once the step has run: a step may learn its model as it goes (another agent's turn). */
   model?: string;
 }
 

@@ -33,6 +33,7 @@ import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
 import { AgentProtocolSettings } from './AgentProtocolSettings';
 import { SandboxSettings } from './SandboxSettings';
+import { ProvenanceSettings } from './ProvenanceSettings';
 import { sameSandboxesDraft, sandboxesFromDraft } from '../lib/sandbox-settings';
 import { agentProtocolFromDraft } from '../lib/agent-protocol-settings';
 import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraft } from '../lib/usage-settings';
@@ -59,6 +60,7 @@ const SECTIONS = {
   telemetry: { id: 'settings-section-telemetry', label: 'Telemetry' },
   agentProtocol: { id: 'settings-section-agent-protocol', label: 'Agent Protocol' },
   sandboxes: { id: 'settings-section-sandboxes', label: 'Sandboxes' },
+  provenance: { id: 'settings-section-provenance', label: 'Provenance' },
   appearance: { id: 'settings-section-appearance', label: 'Appearance' },
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
@@ -147,6 +149,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
     if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
     if (draft.theme !== from.theme) patch.theme = draft.theme;
     if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
+    if (draft.provenance !== from.provenance) patch.provenance = draft.provenance ?? {};
     const windowText = draft.contextWindowText.trim();
     const windowSize = Number(windowText);
     // The fields typed as text, each read only when changed here: the first one wrong is said, and nothing is saved.
@@ -310,6 +313,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.sandboxes}>
               <SandboxSettings draft={draft.sandboxesDraft} sandboxKeys={settings.sandboxKeys} onChange={(sandboxesDraft) => change({ sandboxesDraft })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.provenance}>
+              <ProvenanceSettings value={draft.provenance} onChange={(provenance) => change({ provenance })} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.appearance}>
               <fieldset className="settings-section">

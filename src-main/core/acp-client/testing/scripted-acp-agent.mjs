@@ -19,6 +19,7 @@
 //   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
+//   set-model NAME      a config_option_update: its model option's value is NAME now
 //   die CODE TEXT       writes TEXT to its stderr and exits with CODE (an adapter that dies mid-turn)
 //   die-once PATH CODE TEXT  as die, the first time (it writes PATH); once PATH exists, nothing
 //   bash CMD            a command told as Claude Code tells its Bash: a tool_call titled "Terminal" with no
@@ -27,7 +28,7 @@
 //                       title "Run a command", rawInput IN as JSON), then completed with rawOutput OUT
 //                       as JSON; without ` | OUT` it is never told to end
 // Permission options offered: allow_always, allow_once, reject_once (Deepdesk must pick once).
-// `session/load` is offered when SCRIPTED_ACP_LOAD=1.
+// `session/load` is offered when SCRIPTED_ACP_LOAD=1; SCRIPTED_ACP_MODEL=NAME gives the session a model option.
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ let connection;
 const client = () => connection.client;
 const say = (sessionId, text) => client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The session's configuration with its model NAME (the ACP `configOptions` shape, category `model`). */
+const modelOptions = (name) => [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: name, options: [{ value: name, name }] }];
 
 async function ask(sessionId, toolCallId) {
   const answer = await client().request(methods.client.session.requestPermission, {
@@ -68,6 +71,7 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
+  if (verb === 'set-model') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'config_option_update', configOptions: modelOptions(arg) } });
   if (verb === 'die-once' && existsSync(rest[0])) return;
   if (verb === 'die-once') writeFileSync(rest.shift(), 'died');
   if (verb === 'die' || verb === 'die-once') {
@@ -179,7 +183,7 @@ const app = agent({ name: 'scripted-acp-agent' })
   .onRequest(methods.agent.session.new, () => {
     const sessionId = `s${next++}`;
     sessions.set(sessionId, { cancelled: false, late: [] });
-    return { sessionId };
+    return { sessionId, ...(process.env.SCRIPTED_ACP_MODEL ? { configOptions: modelOptions(process.env.SCRIPTED_ACP_MODEL) } : {}) };
   })
   .onRequest(methods.agent.session.load, async ({ params }) => {
     sessions.set(params.sessionId, { cancelled: false, late: [] });

@@ -2,13 +2,18 @@
 // it that has no note yet, a git-ai v3.0.0 note under refs/notes/ai from the checkpoint log.
 // Only git's object store and that ref change: no hook, nothing in the working tree, index or
 // config; a commit that already has a note (git-ai's, or one carried by notes.rewriteRef) keeps it.
+// git runs here (run-git.ts), or for a folder on another machine at its place (an SSH folder's,
+// the script backend's), with what the repository's config names held off the same way.
 
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import type { Place } from '../../backends/script/place';
 import { PLAIN_DIFF } from '../../git/held-off-config';
-import { gitEnv, gitFailure, runGit } from '../../git/run-git';
+import { heldOffGitPrelude } from '../../git/held-off-shell';
+import { gitEnv, gitFailure, runGit, type GitRunResult } from '../../git/run-git';
+import { shQuote } from '../../text/shell-quote';
 import { lineAuthors } from '../line-authors';
 import type { CheckpointStore } from '../store';
 import { gitAiNote, NOTES_REF, type NoteFile } from './git-ai-note';
@@ -19,9 +24,11 @@ const MAX_COMMITS = 200;
 
 export interface NoteWriting {
   store: CheckpointStore;
-  /** The local folder as the checkpoint log knows it. */
+  /** The folder as the checkpoint log knows it (a local path, an SSH folder's ssh:// URL). */
   folder: string;
   env: NodeJS.ProcessEnv;
+  /** A folder on another machine: git runs at this place, in its root. */
+  place?: Place;
   /** git-ai's `agent_id.tool` of another agent's lines by its name; Deepdesk's own are `deepdesk`. */
   toolOf(agent: string): string;
   signal?: AbortSignal;
@@ -66,11 +73,16 @@ export async function noteCommit(w: NoteWriting, commit: string): Promise<void> 
   // Rewritten where Deepdesk did not see it (a rebase or amend keeps the author's time): placed by content.
   const attributes = authored !== committed ? { deepdesk_recovered: 'by-content' } : undefined;
   const note = gitAiNote({ commit, files, ...(person ? { person } : {}), toolOf: (agent) => (agent === undefined ? 'deepdesk' : w.toolOf(agent)), ...(attributes ? { attributes } : {}) });
+  // Without -f: a note already there (written meanwhile, or by git-ai) is kept.
+  const add = (file: string, input?: string) => git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', file, commit], true, input);
+  if (w.place) {
+    await add('-', note);
+    return;
+  }
   const dir = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-note-'));
   try {
     fs.writeFileSync(path.join(dir, 'note'), note, { mode: 0o600 });
-    // Without -f: a note already there (written meanwhile, or by git-ai) is kept.
-    await git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', path.join(dir, 'note'), commit], true);
+    await add(path.join(dir, 'note'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -136,11 +148,11 @@ function unquote(name: string): string | undefined {
   }
 }
 
-/** The commit's version of the file: the working tree's when it is the same blob (no git call), else git's. */
+/** The commit's version of the file: a local working tree's when it is the same blob (no git call), else git's. */
 async function contentOf(w: NoteWriting, rel: string, blob: string, git: ReturnType<typeof gitIn>): Promise<Buffer | undefined> {
   try {
-    const here = fs.readFileSync(path.join(w.folder, rel));
-    if (createHash('sha1').update(`blob ${here.length}\0`).update(here).digest('hex') === blob) return here;
+    const here = w.place ? undefined : fs.readFileSync(path.join(w.folder, rel));
+    if (here && createHash('sha1').update(`blob ${here.length}\0`).update(here).digest('hex') === blob) return here;
   } catch {
     // Not in the working tree (any more): git's.
   }
@@ -148,14 +160,30 @@ async function contentOf(w: NoteWriting, rel: string, blob: string, git: ReturnT
   return stored === undefined ? undefined : Buffer.from(stored);
 }
 
-/** git in the folder; `optional`: a failure is undefined rather than an error. */
+/** The notes' own commits are Deepdesk's (the person's identity may not be set). */
+const NOTES_IDENTITY = { GIT_AUTHOR_NAME: 'Deepdesk', GIT_AUTHOR_EMAIL: 'deepdesk@localhost', GIT_COMMITTER_NAME: 'Deepdesk', GIT_COMMITTER_EMAIL: 'deepdesk@localhost' };
+
+/** git in the folder; `optional`: a failure is undefined rather than an error; `input` (at a place only): its stdin. */
 function gitIn(w: NoteWriting) {
-  // The notes' own commits are Deepdesk's (the person's identity may not be set).
-  const env = { ...gitEnv(w.env), GIT_AUTHOR_NAME: 'Deepdesk', GIT_AUTHOR_EMAIL: 'deepdesk@localhost', GIT_COMMITTER_NAME: 'Deepdesk', GIT_COMMITTER_EMAIL: 'deepdesk@localhost' };
-  return async (args: string[], optional = false): Promise<string | undefined> => {
-    const result = await runGit(args, { cwd: w.folder, env, timeoutMs: TIMEOUT_MS, ...(w.signal ? { signal: w.signal } : {}) });
+  const env = { ...gitEnv(w.env), ...NOTES_IDENTITY };
+  const signal = w.signal ? { signal: w.signal } : {};
+  return async (args: string[], optional = false, input?: string): Promise<string | undefined> => {
+    const result = w.place ? await gitAt(w.place, args, input, signal) : await runGit(args, { cwd: w.folder, env, timeoutMs: TIMEOUT_MS, ...signal });
     if (result.code === 0) return result.stdout;
     if (optional) return undefined;
     throw new Error(gitFailure(result, TIMEOUT_MS));
   };
+}
+
+/** git at the place, in its root, with what the repository's config names held off (held-off-shell.ts), no prompt and ssh in batch mode. */
+async function gitAt(place: Place, args: readonly string[], input: string | undefined, signal: { signal?: AbortSignal }): Promise<GitRunResult> {
+  const identity = Object.entries(NOTES_IDENTITY).map(([k, v]) => `${k}=${shQuote(v)}`);
+  const script = [
+    heldOffGitPrelude(),
+    `cd -- ${shQuote(place.root)} || exit 3`,
+    'unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_CONFIG_PARAMETERS',
+    `${identity.join(' ')} GIT_TERMINAL_PROMPT=0 GIT_SSH_COMMAND='ssh -o BatchMode=yes' LC_ALL=C git --no-pager "$@" ${args.map(shQuote).join(' ')}`,
+  ].join('\n');
+  const r = await place.run(script, { timeoutMs: TIMEOUT_MS, ...(input !== undefined ? { stdin: Buffer.from(input) } : {}), ...signal });
+  return { code: r.exitCode, stdout: r.output.toString('utf8'), stderr: r.stderr ?? '', timedOut: r.timedOut, aborted: false };
 }
