@@ -2,7 +2,8 @@
 // on this machine is (SPEC §8, §18): what it changed reaches the folder through the one checked
 // layer step (core/sandbox/apply-checked-layer.ts), applied as the step's own, with the attribution
 // its tool call was given. So a save of the person's made meanwhile is the person's, not the step's,
-// and the step's checkpoint is attributed (a restore need not ask about it). The provider is the
+// and the step's checkpoint is attributed (a restore need not ask about it); a hunk of its change
+// is the thread's and goes back byte for byte (SPEC §24). The provider is the
 // Daytona adapter and its official SDK over the Daytona stand-in; the local command runs under
 // bubblewrap on its write layer.
 
@@ -14,7 +15,8 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
-import { CheckpointRecorder, type StepInfo } from '../../core/checkpoints/recorder';
+import { CheckpointHistory } from '../../core/checkpoints/history';
+import { CheckpointRecorder, recorderFor, type StepInfo } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { createSandbox, detectSandbox } from '../../core/sandbox';
 import { writeLayerTools } from '../../core/sandbox/write-layer';
@@ -101,6 +103,28 @@ describe.skipIf(!layered)('a command step is recorded as its own, wherever the c
     expect(step.changes.map((c) => c.path).sort()).toEqual(['out', 'out/made.txt']);
     expect(step.checkpoint).toMatchObject({ threadId: 'thread-1', toolCallId: 'call-7', tool: 'execute', messageIndex: 0, messageLine: 'make it' });
     expect(step.checkpoint?.unattributed ?? false).toBe(false);
+  });
+});
+
+describe.skipIf(!layered)('a hunk a command step wrote goes back byte for byte, wherever the command ran (SPEC §24)', () => {
+  it.each(Object.keys(places) as Array<keyof typeof places>)('%s: the hunk is the thread’s, its revert a recorded restore, CRLF kept', async (where) => {
+    const place = await places[where]();
+    const store = CheckpointStore.open(path.join(path.dirname(place.folder), 'data', 'checkpoints'));
+    cleanup.push(() => store.close());
+    const file = path.join(place.folder, 'crlf.txt');
+    fs.writeFileSync(file, 'one\r\ntwo\r\nthree\r\n');
+    // The folder's one recorder, as the history's revert finds it.
+    const recorder = recorderFor(store, place.folder);
+    await recorder.step({ ...info, toolCallId: 'call-0' }, 'all', async () => undefined);
+    await recorder.step({ ...info, model: 'model-p' }, 'command', (attribution) => place.execute(String.raw`printf 'one\r\nTWO\r\nthree\r\n' > crlf.txt`, { timeoutS: 60, attribution }));
+    expect(fs.readFileSync(file, 'latin1')).toBe('one\r\nTWO\r\nthree\r\n');
+
+    const history = new CheckpointHistory(store);
+    const hunks = history.threadChanges('thread-1').find((f) => f.path === 'crlf.txt')?.hunks ?? [];
+    expect(hunks.map((h) => [h.lines, h.authors])).toEqual([[['-two\r', '+TWO\r'], [{ kind: 'agent', thread: 'thread-1', model: 'model-p' }]]]);
+    const outcome = await history.revertHunk('thread-1', 'crlf.txt', hunks[0]!.id, 'ask');
+    expect(outcome).toMatchObject({ applied: true, restored: ['crlf.txt'], checkpoint: { kind: 'restore' } });
+    expect(fs.readFileSync(file, 'latin1')).toBe('one\r\ntwo\r\nthree\r\n');
   });
 });
 
