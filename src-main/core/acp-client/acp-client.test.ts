@@ -113,7 +113,7 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
   });
 
   it.skipIf(!available)('keeps what initialize reported', () => {
-    expect(session.agentInfo?.name).toBe('scripted-acp-agent');
+    expect(session.initializeResponse?.agentInfo?.name).toBe('scripted-acp-agent');
     expect(session.capabilities?.loadSession).toBe(false);
   });
 

@@ -15,7 +15,6 @@ import {
   RequestError,
   type AgentCapabilities,
   type ClientConnection,
-  type Implementation,
   type InitializeResponse,
   type SessionConfigOption,
   type SessionNotification,
@@ -44,7 +43,8 @@ function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
 function modelOf(told: { configOptions?: SessionConfigOption[] | null; models?: { currentModelId?: unknown } | null }): string | undefined {
   const option = told.configOptions?.find((o) => o.category === 'model' && o.type === 'select')?.currentValue;
   const model = option ?? told.models?.currentModelId;
-  return typeof model === 'string' && model !== '' ? model : undefined;
+  // The agent's words: kept as data, and short.
+  return typeof model === 'string' && model !== '' && model.length <= 200 ? model : undefined;
 }
 
 /** What an allowed permission request covers: a change to each of its paths, or its command line. */
@@ -142,10 +142,6 @@ export class AcpClientSession {
   /** What `initialize` reported (kept and shown: load, resume, fork, models, usage…). */
   get capabilities(): AgentCapabilities | undefined {
     return this.initialized?.agentCapabilities;
-  }
-
-  get agentInfo(): Implementation | undefined {
-    return this.initialized?.agentInfo ?? undefined;
   }
 
   get initializeResponse(): InitializeResponse | undefined {
