@@ -249,10 +249,8 @@ export class ExternalAgentRunner {
   }
 
   /**
-   * Who answers one of the agent's requests: the run's reviewer while the thread's breaker holds
-   * (its calls the thread's as a Deepdesk run's are: metered under the agent's turn, a ledger row
-   * of purpose `reviewer` held in the thread's budget, each review a span under the request's),
-   * else the person.
+   * Who answers the agent's request: the run's reviewer while the thread's breaker holds, its calls the thread's as a Deepdesk
+   * run's (metered under the agent's turn: a `reviewer` ledger row in the thread's budget, a review span under the request's).
    */
   private answerer(controls: ExternalTurnControls, call: ToolCallInfo): { answerer: Answerer; span?: ToolCallObserver } {
     const review = controls.review;
@@ -288,7 +286,6 @@ export class ExternalAgentRunner {
     // What the session gave is passed as it is; the thread's budget is read as the agent starts.
     const { spec, budget: budgetNow, ...given } = this.context;
     const budget = budgetNow?.();
-    const nobody = (): Promise<boolean> => Promise.resolve(false);
     if (this.starting) return this.starting;
     const promise: Promise<AgentThread> = startAgentThread({
       ...given,
@@ -301,7 +298,7 @@ export class ExternalAgentRunner {
       },
       mode: () => this.turnControls?.mode?.() ?? 'ask',
       sandboxAvailable: () => this.turnControls?.sandboxAvailable?.() ?? false,
-      ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
+      ask: (request, signal) => this.turnAsk?.(request, signal) ?? Promise.resolve(false),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
       ...(budget ? { budget } : {}),
