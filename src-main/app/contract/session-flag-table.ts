@@ -189,7 +189,7 @@ export const SESSION_FLAGS = [
     commands: ['run', 'serve', 'acp', 'host'],
     value: 'MODEL|thread|off',
     help: "answer what would ask the person with a reviewer model first (SPEC §23; PROVIDER:MODEL, or thread: the thread's own model), over Settings' Review with a model; off: the person answers everything; a thread whose reviewer's breaker tripped is reviewed again",
-    helpFor: { host: "the reviewer (SPEC §23; PROVIDER:MODEL, thread or off) of the host's runs and windows whose own flags name none, over Settings' Review with a model" },
+    helpFor: { host: "the reviewer (SPEC §23; PROVIDER:MODEL, thread or off) of the host's runs, windows and editors whose own flags name none, over Settings' Review with a model" },
     section: 'command',
     overSettings: true,
   },

@@ -61,7 +61,7 @@ export interface HostServiceOptions {
   dataDir: string;
   env: NodeJS.ProcessEnv;
   version: string;
-  /** `host --reviewer` (SPEC §23): the reviewer of its runs and windows whose own flags name none. */
+  /** `host --reviewer` (SPEC §23): the reviewer of its runs, windows and editors whose own flags name none. */
   reviewer?: string;
 }
 
@@ -75,7 +75,7 @@ export async function createHostService(options: HostServiceOptions, adapters: H
   const threads = new ThreadStore(db);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const candidates = new HostCandidateSets(runs, { dataDir, db, env, version, log, secrets });
-  const parts: HostParts = { dataDir, db, env, version, secrets, runs, threads, log };
+  const parts: HostParts = { dataDir, db, env, version, secrets, runs, threads, log, ...(reviewer !== undefined ? { reviewer } : {}) };
   const protocol = adapters.protocol?.(parts);
   const editors = adapters.editors?.(parts);
   const served = [protocol, editors].filter((adapter): adapter is HostAdapter => adapter !== undefined);
