@@ -87,7 +87,7 @@ describe('deepdesk run --reviewer', async () => {
     expect(existsSync(join(t.folder, '6'))).toBe(true);
   });
 
-  it.skipIf(!available)("another agent's requests go to the reviewer, naming it: its deny never runs and the agent is told why; its allow runs without the person; the thread's ledger has the reviews", async () => {
+  it.skipIf(!available)("another agent's requests go to the reviewer, naming it: its deny never runs and the agent is told why; its allow runs without the person; the thread's ledger has the reviews", { timeout: 180_000 }, async () => {
     const agent = { name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs')], env: {} };
     writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agents: { added: [agent] } }));
     const thread = randomUUID();
