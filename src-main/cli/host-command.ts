@@ -13,7 +13,7 @@ import { HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
 import { projectFolder } from './folder-flag';
 import { hostRequest } from './host-connection';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const DEFAULT_IDLE_SECONDS = 30;
 
@@ -21,6 +21,7 @@ export async function hostCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.host);
   if (positionals.length > 0) throw new UsageError(`host takes no arguments (got '${positionals[0]}')`);
   const idleSeconds = idleSecondsOf(values['idle-seconds'], process.env.DEEPDESK_HOST_IDLE_SECONDS);
+  const { reviewerChoice: reviewer } = sessionFlagsOf('host', values);
   const dataDir = resolveDataDir(values['data-dir']);
   if (values['print-key'] === true && values['rotate-key'] === true) throw new UsageError('--print-key and --rotate-key go alone: --rotate-key prints the new key');
   if (values['print-key'] === true) {
@@ -49,7 +50,7 @@ export async function hostCommand(argv: string[]): Promise<number> {
         import('../app/adapters/acp/editors-adapter'),
         import('../app/adapters/agent-protocol/listen'),
       ]);
-      return createHostService({ dataDir, env: process.env, version }, { editors: editorsAdapter, protocol: protocolAdapter });
+      return createHostService({ dataDir, env: process.env, version, ...(reviewer !== undefined ? { reviewer } : {}) }, { editors: editorsAdapter, protocol: protocolAdapter });
     },
     ...(protocol !== undefined ? { protocol } : {}),
   });

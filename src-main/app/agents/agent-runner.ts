@@ -2,8 +2,8 @@
 // is one turn of the external agent, its session updates streamed as the thread's events
 // (text, tool calls with their diffs, the plan as todos, the context meter) and kept in the
 // thread's history; its permission requests, writes and terminals are decided with the run's
-// mode and rules as Deepdesk's own calls are, and what asks goes to the run's approval broker
-// (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
+// mode and rules as Deepdesk's own calls are, and what asks goes to the run's reviewer (SPEC §23)
+// or its approval broker (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
 // is started on the thread's first turn and kept for the next; a stop (cancel, then the tree)
 // or a budget ends it, and the next turn starts it again (continuing its session where it can).
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
 import { contentText } from '../../core/agent/model-view';
-import { ask, type ApprovalBroker } from '../../core/agent/decision';
+import { ask, type Answerer, type ApprovalBroker } from '../../core/agent/decision';
+import type { RunBudget } from '../../core/agent/budget';
+import { runAnswerer, type ReviewSetup } from '../../core/agent/review/answerer';
+import { openRun } from '../../core/agent/run-options';
+import type { ToolCallInfo, ToolCallObserver } from '../../core/telemetry/observer';
+import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend } from '../../core/backends/protocol';
@@ -44,6 +49,8 @@ export interface ExternalTurnControls {
   /** The run's approval mode (default `ask`) and whether its commands run in the sandbox: the agent's requests are decided with them. */
   mode?: () => ApprovalMode;
   sandboxAvailable?: () => boolean;
+  /** The reviewer the run's settings name (SPEC §23), and the thread's budget its calls are held in. */
+  review?: { setup: ReviewSetup; budget?: RunBudget };
   emit(event: AgentEvent): void;
   persist(state: ThreadState): void;
 }
@@ -69,7 +76,7 @@ export class ExternalAgentRunner {
   private thread: AgentThread | undefined;
   private starting: Promise<AgentThread> | undefined;
   private turnUpdates: ((update: SessionUpdate) => void) | undefined;
-  private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean>) | undefined;
+  private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean | string>) | undefined;
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
   private turnControls: ExternalTurnControls | undefined;
   private closed = false;
@@ -156,14 +163,21 @@ export class ExternalAgentRunner {
       const id = idOf(request.toolCallId ?? randomUUID());
       const why = request.why !== undefined ? { why: request.why } : {};
       const base = { id, name: request.operation.tool, args: argsOf(request), reason: `${request.agent} asks: ${request.reason}`, ...why };
-      ev({ type: 'approval', ...base, status: 'pending' });
+      const { answerer, span } = this.answerer(controls, base);
       try {
-        const { decision, where } = await ask({ threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent }, { kind: 'person', broker: controls.broker }, AbortSignal.any([askSignal, signal]));
-        ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...where });
-        return decision.type === 'approve';
+        const question = { threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent };
+        const { decision, decidedBy, where, review, reviewFailed } = await ask(question, answerer, AbortSignal.any([askSignal, signal]), (by, failed) =>
+          ev({ type: 'approval', ...base, status: by === 'reviewer' ? 'reviewing' : 'pending', ...(failed !== undefined ? { reviewFailed: failed } : {}) }),
+        );
+        span?.decided(decision.type, decidedBy);
+        const who = { decidedBy, ...(review !== undefined ? { review } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
+        ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...who });
+        return decision.type === 'approve' || (review !== undefined && `denied by the reviewer: ${review.rationale}`);
       } catch (err) {
         ev({ type: 'approval', ...base, status: 'rejected' });
         throw err;
+      } finally {
+        span?.end({ output: '', isError: false });
       }
     };
     this.turnRuled = (request, ruled) => {
@@ -234,6 +248,27 @@ export class ExternalAgentRunner {
     await thread?.stop();
   }
 
+  /**
+   * Who answers the agent's request: the run's reviewer while the thread's breaker holds, its calls the thread's as a Deepdesk
+   * run's (metered under the agent's turn: a `reviewer` ledger row in the thread's budget, a review span under the request's).
+   */
+  private answerer(controls: ExternalTurnControls, call: ToolCallInfo): { answerer: Answerer; span?: ToolCallObserver } {
+    const review = controls.review;
+    if (review === undefined) return { answerer: { kind: 'person', broker: controls.broker } };
+    const observer = this.thread?.observer();
+    const { ctx, toolObservers } = openRun({ model: agentStandInModel(this.spec), backend: controls.backend }, controls.state, null, {
+      signal: controls.signal,
+      emit: (event) => controls.emit(event),
+      persist: async (state) => controls.persist(state),
+      guard: new ReadGuard(),
+      ...(observer ? { telemetry: { turn: () => observer } } : {}),
+      ...(review.budget ? { budget: review.budget } : {}),
+    });
+    const span = ctx.observer.toolCall(call);
+    toolObservers.set(call.id, span);
+    return { answerer: runAnswerer(ctx, controls.broker, review.setup, { mode: controls.mode?.() ?? 'ask', rules: this.context.rules() }), span };
+  }
+
   private forget(): void {
     this.thread = undefined;
     this.starting = undefined;
@@ -251,7 +286,6 @@ export class ExternalAgentRunner {
     // What the session gave is passed as it is; the thread's budget is read as the agent starts.
     const { spec, budget: budgetNow, ...given } = this.context;
     const budget = budgetNow?.();
-    const nobody = (): Promise<boolean> => Promise.resolve(false);
     if (this.starting) return this.starting;
     const promise: Promise<AgentThread> = startAgentThread({
       ...given,
@@ -264,7 +298,7 @@ export class ExternalAgentRunner {
       },
       mode: () => this.turnControls?.mode?.() ?? 'ask',
       sandboxAvailable: () => this.turnControls?.sandboxAvailable?.() ?? false,
-      ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
+      ask: (request, signal) => this.turnAsk?.(request, signal) ?? Promise.resolve(false),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),
       ...(budget ? { budget } : {}),

@@ -59,6 +59,8 @@ export interface AgentThread {
   prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
   /** `stop`: cancel, then the tree. */
   stop(): Promise<void>;
+  /** The turn under way's observer (the audit's): what is metered in the turn besides the agent's own calls goes under it. */
+  observer(): RunObserver | undefined;
   /** Whether the budget stopped it. */
   budgetReached(): boolean;
   /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
@@ -212,6 +214,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       return result;
     },
     stop,
+    observer: () => run,
     budgetReached: () => reached,
     budgetRefusal: () => refusal,
     exited: proc.exited,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { queuedMessageSchema } from './honest';
 import { goalJsonSchema } from '../../core/goals/goal';
-import { REVIEW_CATEGORIES } from '../../core/agent/types';
+import { reviewAnswerSchema } from '../../core/tools/result-facts';
 
 const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
 export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
@@ -62,18 +62,13 @@ export const resultGistSchema = z.discriminatedUnion('kind', [
 ]);
 export type ResultGistDto = z.infer<typeof resultGistSchema>;
 
-/** What core knows of a tool result beyond its text, so the window never parses it. */
-export const reviewVerdictSchema = z.strictObject({
-  decision: z.enum(['allow', 'deny']),
-  risk: z.enum(['low', 'medium', 'high', 'critical']),
-  authorization: z.enum(['none', 'low', 'medium', 'high']),
-  category: z.enum(REVIEW_CATEGORIES),
-  rationale: z.string().max(512),
-});
+/** The reviewer's verdict (SPEC §23), its rationale as the host cut it. */
+export const reviewVerdictSchema = z.strictObject({ ...reviewAnswerSchema.shape, rationale: z.string().max(512) });
 
 /** Who decides whether a call runs (SPEC §23). */
 export const decidedBySchema = z.enum(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']);
 
+/** What core knows of a tool result beyond its text, so the window never parses it. */
 export const toolResultFactsShape = {
   /** execute: the command's exit code (124 after its timeout); null: it was stopped before it ended. */
   exitCode: z.number().int().nullable().optional(),

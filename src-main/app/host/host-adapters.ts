@@ -33,6 +33,8 @@ export interface HostParts {
   runs: HostRuns;
   threads: ThreadStore;
   log(line: string): void;
+  /** `host --reviewer` (SPEC §23): under each session's own flags. */
+  reviewer?: string;
 }
 
 export interface HostAdapter {

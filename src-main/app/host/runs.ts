@@ -83,7 +83,7 @@ export class HostRuns {
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
-  constructor(private readonly options: { dataDir: string; db: Database.Database; version: string; secrets: SecretStore }) {
+  constructor(private readonly options: { dataDir: string; db: Database.Database; version: string; secrets: SecretStore; reviewer?: string }) {
     this.records = new RunRecords(options.db);
     this.threads = new ThreadStore(options.db);
     this.approvals = new ApprovalService(options.db, async () => ({}));

@@ -61,19 +61,21 @@ export interface HostServiceOptions {
   dataDir: string;
   env: NodeJS.ProcessEnv;
   version: string;
+  /** `host --reviewer` (SPEC §23): the reviewer of its runs, windows and editors whose own flags name none. */
+  reviewer?: string;
 }
 
 export async function createHostService(options: HostServiceOptions, adapters: HostAdapters = {}): Promise<HostService> {
-  const { dataDir, env, version } = options;
+  const { dataDir, env, version, reviewer } = options;
   const db = openDatabase(databasePath(dataDir));
   // The data folder's keys (Settings' model keys, MCP sign-ins), one store for every client's sessions.
   const held = holdDataFolderSecrets(dataDir);
   const secrets = held.store;
-  const runs = new HostRuns({ dataDir, db, version, secrets });
+  const runs = new HostRuns({ dataDir, db, version, secrets, ...(reviewer !== undefined ? { reviewer } : {}) });
   const threads = new ThreadStore(db);
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const candidates = new HostCandidateSets(runs, { dataDir, db, env, version, log, secrets });
-  const parts: HostParts = { dataDir, db, env, version, secrets, runs, threads, log };
+  const parts: HostParts = { dataDir, db, env, version, secrets, runs, threads, log, ...(reviewer !== undefined ? { reviewer } : {}) };
   const protocol = adapters.protocol?.(parts);
   const editors = adapters.editors?.(parts);
   const served = [protocol, editors].filter((adapter): adapter is HostAdapter => adapter !== undefined);
@@ -121,7 +123,7 @@ export async function createHostService(options: HostServiceOptions, adapters: H
       }
     }),
     'window.open': hostMethod(windowOpenParams, (connection, p) => {
-      windows ??= new HostWindows({ dataDir, version, log, runs, candidates, secrets, ...(protocol !== undefined ? { protocol } : {}) });
+      windows ??= new HostWindows({ dataDir, version, log, runs, candidates, secrets, ...(protocol !== undefined ? { protocol } : {}), ...(reviewer !== undefined ? { reviewer } : {}) });
       return windows.open(connection, p);
     }),
     'window.call': hostMethod(windowCallParams, (connection, p) => {

@@ -57,6 +57,8 @@ export class HostWindows {
       secrets: FileSecretStore;
       /** The host's Agent Protocol as Settings shows it: where it listens, its key (host-adapters.ts). */
       protocol?: { status(): AgentProtocolStatus; rotateKey(): AgentProtocolStatus };
+      /** `host --reviewer`: under the window's own flags. */
+      reviewer?: string;
     },
   ) {
     this.pool = new AppPool(options.log);
@@ -105,7 +107,7 @@ export class HostWindows {
         ...(desktop !== undefined ? { openExternal: (url: string) => this.desktops.openExternal(url) } : {}),
         transport,
         version,
-        overrides: params.overrides,
+        overrides: { ...(this.options.reviewer !== undefined ? { reviewerChoice: this.options.reviewer } : {}), ...params.overrides },
         mcpConfigFiles: params.mcpConfig,
         mountFlags,
         env,

@@ -33,7 +33,7 @@ import type { LoadedThread } from '../threads/thread-book';
 import type { GoalPlace } from '../../core/goals/evidence';
 import { goalJson, resumeGoal, type GoalDraft } from '../../core/goals/goal';
 import { draftGoal } from '../../core/agent/goal-draft';
-import type { ExternalAgentRunner } from '../agents/agent-runner';
+import type { ExternalAgentRunner, ExternalTurnControls } from '../agents/agent-runner';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -181,7 +181,7 @@ export class RunAssembly {
     const external = plan.settings.externalAgent;
     const ownAgent = external === undefined ? this.definition(live.mounts.backend, plan, controls.broker) : undefined;
     const mode = plan.settings.mode ?? this.options.mode;
-    const turnControls = { state: live.state, backend: live.mounts.backend, signal: controls.signal, broker: controls.broker, ...(mode ? { mode } : {}), ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}), emit, persist: (state: ThreadState) => controls.persist(state) };
+    const turnControls: ExternalTurnControls = { state: live.state, backend: live.mounts.backend, signal: controls.signal, broker: controls.broker, ...(mode ? { mode } : {}), ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}), emit, persist: (state: ThreadState) => controls.persist(state) };
     const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
       // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
       const goal = live.state.goal;
@@ -195,6 +195,10 @@ export class RunAssembly {
       if (external !== undefined) {
         if (text === null && (pursuing || controls.compactOnly === true)) throw new Error(`${external.label} goes on only with a message of the person's`);
         const typed = text === null || typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        // What asks goes to the run's reviewer first (SPEC §23); `thread` is the folder's model here, as the grader is.
+        const setup = this.options.reviewer?.((await this.options.mainModel?.().catch(() => undefined)) ?? plan.model, plan.settings.reviewer);
+        const budget = setup && (await this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget))?.budget;
+        if (setup !== undefined) turnControls.review = { setup, ...(budget ? { budget } : {}) };
         if (!pursuing) return external.turn(typed, turnControls);
       }
       // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here,

@@ -52,6 +52,8 @@ export interface HeadlessRunContext {
   version: string;
   /** The data folder's keys (Settings' model keys, MCP sign-ins). */
   secrets: SecretStore;
+  /** `host --reviewer` (SPEC §23): the run's reviewer when its own flags name none. */
+  reviewer?: string;
   /** The host's warm sessions (session-pool.ts); absent: a run opens its folder's session and closes it. */
   sessions?: FolderSessionPool;
 }

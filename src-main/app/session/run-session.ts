@@ -115,6 +115,7 @@ export function openRunSession(request: HeadlessRunRequest, context: HeadlessRun
   return openFolderSession({
     place: parseFolderLocation(request.folder, request.cwd),
     flags: {
+      ...(context.reviewer !== undefined ? { reviewerChoice: context.reviewer } : {}),
       ...overSettingsFlags(request),
       mounts: parseMountFlags(request.mounts ?? [], request.cwd),
       mcpConfig: request.mcpConfig ?? [],

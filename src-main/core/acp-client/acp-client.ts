@@ -87,8 +87,8 @@ export interface AcpClientOptions {
    * started outside one, and its terminals run in the thread's, where it runs).
    */
   sandboxAvailable?(): boolean;
-  /** Asks the person (the approval card, `run`'s prompt, `attach`); true allows once. */
-  ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean>;
+  /** Asks whoever answers the thread (its reviewer, the person: the approval card, `run`'s prompt, `attach`); true allows once, a text refuses saying why. */
+  ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean | string>;
   /** Each session update, in arrival order. */
   onUpdate?(update: SessionUpdate): void;
   /** A request answered without asking (by the rules, the mode), for the thread's history. */
@@ -306,7 +306,7 @@ export class AcpClientSession {
 
   /**
    * The operation decided with the thread's mode and rules, each of its paths (the strictest
-   * answer wins); what asks asks the person, naming the agent, unless `allowedBefore` (a
+   * answer wins); what asks asks whoever answers the thread, naming the agent, unless `allowedBefore` (a
    * permission request of the agent's was allowed for it). Answers given without asking are told.
    */
   private async decided(operation: AgentOperation, toolCallId: string, signal: AbortSignal, allowedBefore: boolean): Promise<Verdict> {
@@ -318,8 +318,8 @@ export class AcpClientSession {
     const decided = (['deny', 'refuse', 'ask'] as const).map((d) => all.find((a) => a.decision === d)).find((a) => a !== undefined) ?? all[0]!;
     const request: AgentApprovalRequest = { agent: o.agent, toolCallId, operation, reason: decided.reason, why: decided.why };
     if (decided.decision === 'ask' && !allowedBefore) {
-      const allowed = await o.ask(request, signal).catch(() => false);
-      return allowed ? { allowed, guard: decided.guard } : { allowed, reason: 'the person did not allow it' };
+      const answer = await o.ask(request, signal).catch(() => false);
+      return answer === true ? { allowed: true, guard: decided.guard } : { allowed: false, reason: answer || 'the person did not allow it' };
     }
     if (decided.decision === 'ask' || decided.decision === 'allow') {
       if (!allowedBefore) o.onRuled?.(request, 'allow');

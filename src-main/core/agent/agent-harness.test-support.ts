@@ -11,6 +11,7 @@ import type { MediaKind } from '../media/kinds';
 import { transcriptWriter } from '../extensions/hooks/transcript';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createChatModel } from '../models/create-model';
+import { ZERO_USAGE, type ChatModel } from '../models/types';
 import type { PriceOverride } from '../models/model-info';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
@@ -60,12 +61,13 @@ export interface HarnessOptions {
   hookEnv?: NodeJS.ProcessEnv;
   /** Prices set per 'provider:model' (as in Settings). */
   prices?: Record<string, PriceOverride>;
-  /** A reviewer (SPEC §23) on its own scripted server, without retries of its model's own. */
-  reviewer?: { server: ScriptedServer; timeoutSeconds?: number };
+  /**
+   * A reviewer (SPEC §23) on its own scripted server, without retries of its model's own; or a
+   * model in this process answering each review prompt (`decide`), through the run's real Answerer.
+   */
+  reviewer?: { server: ScriptedServer; timeoutSeconds?: number } | { decide(prompt: string): 'allow' | 'deny' };
   /** The project folder and its commands' real OS sandbox (made by the caller; the folder is removed with the harness). */
   sandbox?: { folder: string; sandbox: Sandbox };
-  /** A reviewer answers the run (SPEC §23): sensitive writes ask (the broker stands in for it). */
-  reviewing?: boolean;
 }
 
 export interface Harness {
@@ -109,7 +111,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.reviewer ? { review: () => reviewSetup(options.reviewer!, options.prices) } : {}),
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
-    ...(options.reviewing ? { reviewing: () => true } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(transcripts!), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),
@@ -147,8 +148,26 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 }
 
 function reviewSetup(reviewer: NonNullable<HarnessOptions['reviewer']>, prices: HarnessOptions['prices']): ReviewSetup {
+  if ('decide' in reviewer) return { model: async () => answeringReviewer(reviewer.decide) };
   const model = createChatModel({ model: 'openai-compatible:reviewer-model', baseUrl: reviewer.server.url, retry: { maxRetries: 0 }, ...(prices !== undefined ? { priceOverrides: prices } : {}) });
   return { model: async () => model, ...(reviewer.timeoutSeconds !== undefined ? { timeoutSeconds: reviewer.timeoutSeconds } : {}) };
+}
+
+/** A reviewer's model that answers each review prompt with `decide`'s verdict (a `review_decision` call). */
+function answeringReviewer(decide: (prompt: string) => 'allow' | 'deny'): ChatModel {
+  return {
+    id: 'openai-compatible:reviewer-model',
+    provider: 'openai-compatible',
+    contextWindow: 200_000,
+    price: null,
+    async *stream(request) {
+      const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+      const decision = decide(prompt);
+      const args = { decision, risk: 'low', authorization: 'high', category: 'other', rationale: decision === 'allow' ? 'allowed' : 'persistence' };
+      yield { type: 'tool-call', call: { id: 'review', name: 'review_decision', args, argsText: JSON.stringify(args) } };
+      yield { type: 'finish', stopReason: 'tool-calls', usage: ZERO_USAGE };
+    },
+  };
 }
 
 type WireMessage = RecordedRequest['messages'][number];

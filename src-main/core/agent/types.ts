@@ -6,7 +6,7 @@ import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { DecidedBy, ReviewVerdict, ToolResultFacts } from '../tools/result-facts';
 
-export { REVIEW_CATEGORIES, type DecidedBy, type ReviewCategory, type ReviewVerdict } from '../tools/result-facts';
+export type { DecidedBy, ReviewVerdict } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
 import type { ReviewBreaker } from './review/breakers';

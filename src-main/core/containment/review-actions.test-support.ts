@@ -294,9 +294,9 @@ export async function actionEnvironment(): Promise<{ run(action: ReviewAction): 
       mode: 'auto',
       sandboxAvailable: true,
       sandbox: { folder, sandbox },
-      reviewing: true,
-      // The reviewer forced to allow everything (and the person, who answers what it cannot): it counts.
-      decide: async (request) => (asked.push(request.why?.kind ?? 'unknown'), { type: 'approve' }),
+      // The reviewer forced to allow everything, and the person, who answers what it cannot: each counts.
+      reviewer: { decide: (prompt) => (asked.push(`reviewer: ${/Why it reached review:\n[`~]+\S*\n(.*)/.exec(prompt)?.[1] ?? ''}`), 'allow') },
+      decide: async (request) => (asked.push(`person: ${request.why?.kind ?? 'unknown'}`), { type: 'approve' }),
       // A file tool's change to a file is made after reading it, as the agent must.
       script: [...(typeof call.args.file_path === 'string' ? [{ toolCalls: [{ name: 'read_file', args: { file_path: call.args.file_path } }] }] : []), { toolCalls: [call] }, { text: 'done' }],
     });

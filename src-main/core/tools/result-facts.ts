@@ -1,6 +1,7 @@
 // What core knows of a tool result beyond its text: kept with the result and shown by the
 // window, never sent to the model (whose text stays as SPEC §3 words it).
 
+import { z } from 'zod';
 import type { MediaKind } from '../media/kinds';
 
 /**
@@ -31,16 +32,15 @@ export type ResultGist =
 /** Who decided whether a tool call ran (SPEC §23; the `execute_tool` span's attribute). */
 export type DecidedBy = 'rule' | 'mode' | 'sandbox' | 'hook' | 'reviewer' | 'person';
 
-/** SPEC §23: the reviewer's answer, as the host derived it from risk × authorization. */
-export interface ReviewVerdict {
-  decision: 'allow' | 'deny';
-  risk: 'low' | 'medium' | 'high' | 'critical';
-  authorization: 'none' | 'low' | 'medium' | 'high';
-  category: ReviewCategory;
-  rationale: string;
-}
-export const REVIEW_CATEGORIES = ['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other'] as const;
-export type ReviewCategory = (typeof REVIEW_CATEGORIES)[number];
+/** SPEC §23: the reviewer's answer (its `review_decision` call); as a verdict, the host derived it from risk × authorization. */
+export const reviewAnswerSchema = z.object({
+  decision: z.enum(['allow', 'deny']),
+  risk: z.enum(['low', 'medium', 'high', 'critical']),
+  authorization: z.enum(['none', 'low', 'medium', 'high']),
+  category: z.enum(['scope_escalation', 'destructive_action', 'credential_access', 'external_sharing', 'security_bypass', 'persistence', 'protected_resource', 'trust_boundary', 'other']),
+  rationale: z.string(),
+});
+export type ReviewVerdict = z.infer<typeof reviewAnswerSchema>;
 
 /** What a media file holds, read from its own bytes: pages, pixels or seconds. */
 export type MediaHolds = { pages: number } | { width: number; height: number } | { seconds: number };

@@ -19,7 +19,7 @@ import { startAcpAgent, type RunningAcpAgent } from './acp-agent';
 import { acpTrustScope } from './trust-scope';
 
 /** Opens an editor's agent in the host; bad flags reject with ContractError `bad_request`. */
-export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<RunningAcpAgent> {
+export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore; reviewer?: string }): Promise<RunningAcpAgent> {
   const { dataDir } = host;
   const mounts = checkedMountFlags(params.mounts ?? [], params.cwd);
   const memoriesStore = checkedMemoriesStore(params.memoriesStore);
@@ -35,6 +35,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
       db,
       context: { dataDir, db, env: params.env, version: packageVersion(), secrets: host.secrets, openBrowser: openWithSystem },
       flags: {
+        ...(host.reviewer !== undefined ? { reviewerChoice: host.reviewer } : {}),
         ...overSettingsFlags({ ...params, memoriesStore }),
         mounts,
         mcpConfig: params.mcpConfig ?? [],

@@ -29,8 +29,6 @@ export interface ApprovalOptions {
   readOnlyTool?: (name: string) => boolean;
   /** The reviewer the run's settings name (SPEC §23), read on every call; absent or undefined: the person answers. */
   review?: () => ReviewSetup | undefined;
-  /** Sensitive writes ask even without a reviewer (tests: the broker stands in for one). */
-  reviewing?: () => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -54,7 +52,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
       };
       const answerer = runAnswerer(ctx, options.broker, review, context);
-      const reviewing = options.reviewing?.() ?? answerer.kind === 'reviewer';
+      const reviewing = answerer.kind === 'reviewer';
       const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing });
       const observed = ctx.toolObserver?.(call.id);
       if (decided.decision === 'refuse') {

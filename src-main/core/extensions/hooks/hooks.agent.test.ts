@@ -167,6 +167,19 @@ describe('PreToolUse', () => {
     expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
   });
 
+  it('with a reviewer (SPEC §23), a hook that answers ask asks the reviewer first: its deny never runs, the agent reads why, the person is not asked', async () => {
+    const ask = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'check this one' } });
+    const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ hooks: [command(`echo '${ask}'`)] }] });
+    const reviewed: string[] = [];
+    await harness(hooks, { reviewer: { decide: (prompt) => (reviewed.push(prompt), 'deny') }, script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(reviewed).toHaveLength(1);
+    expect(reviewed[0]).toContain('a hook asks: check this one');
+    expect(h!.approvals).toEqual([]);
+    expect(existsSync(join(h!.ws.folder, 'a.txt'))).toBe(false);
+    expect(results(h!.server.requests[1]!)).toEqual(['Error: denied by the reviewer: persistence']);
+  });
+
   it('updatedInput is what runs, what the question shows, and the history marks it edited by hook', async () => {
     const updated = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', updatedInput: { file_path: '/a.txt', content: 'from the hook' } } });
     const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ matcher: 'Write', hooks: [command(`echo '${updated}'`)] }] });
@@ -548,5 +561,34 @@ describe('PreSkillShellCommand', () => {
     expect(existsSync(join(h!.ws.folder, 'cleaned.txt'))).toBe(false);
     expect(results(h!.server.requests[2]!).at(-1)).toBe('Error: blocked by hook: no cleaning');
     expect(existsSync(join(dir, 'other-ran'))).toBe(false);
+  });
+
+  it("with a reviewer (SPEC §23), a skill's shell line its hook answers ask about goes to the reviewer, as every line that asks: its deny never runs it", async () => {
+    const dir = markerDir();
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const skillDir = join(home, '.agents', 'skills', 'cleanup');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: cleanup\ndescription: Cleans up.\n---\n!`touch cleaned.txt`\n');
+    const catalog = createSkillCatalog({ dataDir: dir, home, isTrusted: () => false });
+    const ask = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreSkillShellCommand', permissionDecision: 'ask', permissionDecisionReason: 'a cleaning' } });
+    const { hooks } = hooksFrom(dir, { PreSkillShellCommand: [{ matcher: 'cleanup', hooks: [command(`cat > /dev/null; echo '${ask}'`)] }] });
+    const reviewed: string[] = [];
+    await harness(hooks, {
+      mode: 'auto',
+      sandboxAvailable: true,
+      skills: () => catalog.current().skills,
+      reviewer: { decide: (prompt) => (reviewed.push(prompt), 'deny') },
+      script: [
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/skills/cleanup/SKILL.md' }, id: 'r' }] },
+        { toolCalls: [{ name: 'execute', args: { command: 'touch cleaned.txt' }, id: 'x' }] },
+        { text: 'done' },
+      ],
+    });
+    await h!.run('clean up');
+    expect(reviewed).toHaveLength(1);
+    expect(reviewed[0]).toContain('touch cleaned.txt');
+    expect(h!.approvals).toEqual([]);
+    expect(existsSync(join(h!.ws.folder, 'cleaned.txt'))).toBe(false);
+    expect(results(h!.server.requests[2]!).at(-1)).toBe('Error: denied by the reviewer: persistence');
   });
 });
