@@ -165,7 +165,7 @@ export class ExternalAgentRunner {
       const base = { id, name: request.operation.tool, args: argsOf(request), reason: `${request.agent} asks: ${request.reason}`, ...why };
       const { answerer, span } = this.answerer(controls, base);
       try {
-        const question = { threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent };
+        const question = { threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent, ...(request.diff !== undefined ? { diff: request.diff } : {}) };
         const { decision, decidedBy, where, review, reviewFailed } = await ask(question, answerer, AbortSignal.any([askSignal, signal]), (by, failed) =>
           ev({ type: 'approval', ...base, status: by === 'reviewer' ? 'reviewing' : 'pending', ...(failed !== undefined ? { reviewFailed: failed } : {}) }),
         );
@@ -298,6 +298,7 @@ export class ExternalAgentRunner {
       },
       mode: () => this.turnControls?.mode?.() ?? 'ask',
       sandboxAvailable: () => this.turnControls?.sandboxAvailable?.() ?? false,
+      reviewing: () => this.turnControls?.review !== undefined,
       ask: (request, signal) => this.turnAsk?.(request, signal) ?? Promise.resolve(false),
       onRuled: (request, answer) => this.turnRuled?.(request, answer),
       onUpdate: (update) => this.turnUpdates?.(update),

@@ -18,7 +18,7 @@ import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent }
 export const AGENT_MODEL_PORT = 3129;
 
 /** What the ACP client session is given, passed through as it is. */
-export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'backend' | 'execute' | 'rules' | 'mode' | 'sandboxAvailable' | 'ask' | 'onUpdate' | 'onRuled'> {
+export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'backend' | 'execute' | 'rules' | 'mode' | 'sandboxAvailable' | 'reviewing' | 'ask' | 'onUpdate' | 'onRuled'> {
   agent: { known: KnownAgent; installRoot?: string } | { added: AddedAgent };
   threadId: string;
   dataDir: string;

@@ -35,7 +35,7 @@ export type SessionUpdate = SessionNotification['update'];
 
 /** What the agent said of a tool call so far, with what it says of it now. */
 function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
-  for (const key of ['kind', 'title', 'rawInput', 'locations'] as const) if (now[key] !== undefined && now[key] !== null) (known as Record<string, unknown>)[key] = now[key];
+  for (const key of ['kind', 'title', 'rawInput', 'locations', 'content'] as const) if (now[key] !== undefined && now[key] !== null) (known as Record<string, unknown>)[key] = now[key];
   return known;
 }
 
@@ -63,6 +63,8 @@ export interface AgentApprovalRequest {
   /** Why it asks, or why it was answered without asking: in words, and as data. */
   reason: string;
   why?: ApprovalWhy;
+  /** A sensitive write's diff (SPEC §23 (5)), what the reviewer is shown. */
+  diff?: string;
 }
 
 export interface AcpClientOptions {
@@ -87,6 +89,8 @@ export interface AcpClientOptions {
    * started outside one, and its terminals run in the thread's, where it runs).
    */
   sandboxAvailable?(): boolean;
+  /** A reviewer answers the thread's questions: its sensitive writes then ask it (SPEC §23 (5)). */
+  reviewing?(): boolean;
   /** Asks whoever answers the thread (its reviewer, the person: the approval card, `run`'s prompt, `attach`); true allows once, a text refuses saying why. */
   ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean | string>;
   /** Each session update, in arrival order. */
@@ -162,8 +166,11 @@ export class AcpClientSession {
     const app = client({ name: 'deepdesk' })
       .onNotification(methods.client.session.update, ({ params }) => this.update(params))
       .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-        const operation = operationOfRequest(toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall), this.options.folder, this.options.describeRequest);
-        const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false);
+        const told = toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall);
+        const operation = operationOfRequest(told, this.options.folder, this.options.describeRequest);
+        // The text a write will leave, when the agent shows it: a sensitive write is reviewed by its effect.
+        const written = told.content?.find((c) => c.type === 'diff')?.newText;
+        const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false, operation.paths.length === 1 ? written : undefined);
         if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
         return permissionAnswer(params.options, verdict.allowed);
       })
@@ -186,7 +193,7 @@ export class AcpClientSession {
         const operation: AgentOperation = { tool: 'write_file', args: { file_path: path }, paths: [path], outside: [], title: `Write ${params.path}` };
         // Decided on where the path leads now; a link met when the backend writes is decided again there.
         const callId = `write_${++this.writeCount}`;
-        const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`));
+        const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`), params.content);
         if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
         const wrote = await withTargetGuard(verdict.guard, () => this.options.backend.write(path, params.content));
         if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
@@ -309,15 +316,18 @@ export class AcpClientSession {
    * answer wins); what asks asks whoever answers the thread, naming the agent, unless `allowedBefore` (a
    * permission request of the agent's was allowed for it). Answers given without asking are told.
    */
-  private async decided(operation: AgentOperation, toolCallId: string, signal: AbortSignal, allowedBefore: boolean): Promise<Verdict> {
+  private async decided(operation: AgentOperation, toolCallId: string, signal: AbortSignal, allowedBefore: boolean, content?: string): Promise<Verdict> {
     const o = this.options;
-    const context = { threadId: o.threadId ?? '', mode: o.mode?.() ?? 'ask', rules: o.rules(), sandboxAvailable: o.sandboxAvailable?.() ?? true, backend: o.backend, agent: o.agent };
-    const each = operation.tool !== 'execute' && operation.paths.length > 1 ? operation.paths.map((file_path) => ({ ...operation.args, file_path })) : [operation.args];
+    const context = { threadId: o.threadId ?? '', mode: o.mode?.() ?? 'ask', rules: o.rules(), sandboxAvailable: o.sandboxAvailable?.() ?? true, backend: o.backend, agent: o.agent, reviewing: o.reviewing?.() === true };
+    const args = content !== undefined ? { ...operation.args, content } : operation.args;
+    const each = operation.tool !== 'execute' && operation.paths.length > 1 ? operation.paths.map((file_path) => ({ ...args, file_path })) : [args];
     const outside = operation.tool !== 'execute' ? operation.outside : [];
     const all = await Promise.all(each.map((args) => decide({ id: toolCallId, tool: operation.tool, args, outside }, context)));
     const decided = (['deny', 'refuse', 'ask'] as const).map((d) => all.find((a) => a.decision === d)).find((a) => a !== undefined) ?? all[0]!;
-    const request: AgentApprovalRequest = { agent: o.agent, toolCallId, operation, reason: decided.reason, why: decided.why };
-    if (decided.decision === 'ask' && !allowedBefore) {
+    const diff = decided.decision === 'ask' ? decided.question.diff : undefined;
+    const request: AgentApprovalRequest = { agent: o.agent, toolCallId, operation, reason: decided.reason, why: decided.why, ...(diff !== undefined ? { diff } : {}) };
+    // An allowed permission request never showed the write's effect: a sensitive write is asked about with its diff.
+    if (decided.decision === 'ask' && (!allowedBefore || diff !== undefined)) {
       const answer = await o.ask(request, signal).catch(() => false);
       return answer === true ? { allowed: true, guard: decided.guard } : { allowed: false, reason: answer || 'the person did not allow it' };
     }

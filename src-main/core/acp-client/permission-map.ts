@@ -4,7 +4,7 @@
 // kind may be only in an earlier `tool_call` update, the command in `title` or as an argv in
 // `rawInput`, the paths in `locations`. Deepdesk answers only "allow once" or "reject once",
 // never an agent's own "always".
-import type { PermissionOption, RequestPermissionResponse, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
+import type { PermissionOption, RequestPermissionResponse, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { shellWord } from '../text/shell-quote';
 import { hostToVirtual } from './paths';
 
@@ -14,6 +14,7 @@ export interface KnownToolCall {
   title?: string | null;
   rawInput?: unknown;
   locations?: ToolCallLocation[] | null;
+  content?: ToolCallContent[] | null;
 }
 
 /** The operation an agent's request stands for, as Deepdesk's tools would name it. */
