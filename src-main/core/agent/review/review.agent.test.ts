@@ -12,6 +12,7 @@ import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Sc
 import { UsageLedger } from '../../telemetry/usage-ledger';
 import { createHarness, textOf, toolMessages, type Harness, type HarnessOptions } from '../agent-harness.test-support';
 import type { ApprovalDecision } from '../types';
+import { allowOnce } from './allow-once';
 import { REVIEW_TOOL } from './review-outcome';
 
 let h: Harness | undefined;
@@ -82,6 +83,39 @@ describe('the reviewer in front of the person', () => {
     expect(reviewer.requests).toEqual([]);
     expect(run.approvals.map((a) => a.args.file_path)).toEqual(['/.env']);
     expect(existsSync(join(run.ws.folder, '.env'))).toBe(false);
+  });
+});
+
+describe('a denied call allowed once by the person', () => {
+  it('runs that exact call once, as the person decided; a second identical call and a different one go to the reviewer again', async () => {
+    reviewer.push(verdict('deny'), verdict('deny'), verdict('deny'));
+    const run = await harness([write('/a.txt', 'hello'), { text: 'the reviewer said no' }, write('/a.txt', 'hello'), write('/b.txt', 'hello'), write('/a.txt', 'hello')]);
+    await run.run('write hello into a.txt');
+    expect(existsSync(join(run.ws.folder, 'a.txt'))).toBe(false);
+    const denied = run.events.find((e) => e.type === 'approval' && e.status === 'rejected');
+    expect(denied).toMatchObject({ decidedBy: 'reviewer', name: 'write_file' });
+    // Only a reviewer's denial: not a call that ran, not an unknown one.
+    expect(allowOnce(run.state, 'no-such-call')).toBeNull();
+    expect(allowOnce(run.state, denied!.type === 'approval' ? denied!.id : '')).toEqual({ name: 'write_file', args: { file_path: '/a.txt', content: 'hello' } });
+    rmSync(join(run.ws.folder, 'a.txt'), { force: true });
+    await run.run('try again');
+    expect(reviewer.requests).toHaveLength(3);
+    expect(existsSync(join(run.ws.folder, 'b.txt'))).toBe(false);
+    const second = run.events.filter((e) => e.type === 'approval' && e.status !== 'reviewing').slice(1);
+    expect(second.map((e) => (e.type === 'approval' ? [(e.args as { file_path?: string }).file_path, e.status, e.decidedBy] : []))).toEqual([
+      ['/a.txt', 'approved', 'person'],
+      ['/b.txt', 'rejected', 'reviewer'],
+      ['/a.txt', 'rejected', 'reviewer'],
+    ]);
+    expect(run.state.allowedOnce).toBeUndefined();
+    expect(run.approvals).toEqual([]);
+  });
+
+  it('is never offered for a deny rule', async () => {
+    const run = await harness([write('/secret.txt')], { rules: [{ tools: ['write_file'], paths: ['/secret.txt'], decision: 'deny' }] });
+    await run.run('go');
+    const denied = run.events.find((e) => e.type === 'approval' && e.status === 'denied');
+    expect(allowOnce(run.state, denied!.type === 'approval' ? denied!.id : '')).toBeNull();
   });
 });
 
