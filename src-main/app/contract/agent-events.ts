@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { queuedMessageSchema } from './honest';
 import { goalJsonSchema } from '../../core/goals/goal';
-import { REVIEW_CATEGORIES } from '../../core/agent/types';
+import { reviewAnswerSchema } from '../../core/agent/review/review-outcome';
 
 const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
 export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
@@ -63,13 +63,7 @@ export const resultGistSchema = z.discriminatedUnion('kind', [
 export type ResultGistDto = z.infer<typeof resultGistSchema>;
 
 /** What core knows of a tool result beyond its text, so the window never parses it. */
-export const reviewVerdictSchema = z.strictObject({
-  decision: z.enum(['allow', 'deny']),
-  risk: z.enum(['low', 'medium', 'high', 'critical']),
-  authorization: z.enum(['none', 'low', 'medium', 'high']),
-  category: z.enum(REVIEW_CATEGORIES),
-  rationale: z.string().max(512),
-});
+export const reviewVerdictSchema = reviewAnswerSchema.extend({ rationale: z.string().max(512) }).strict();
 
 /** Who decides whether a call runs (SPEC §23). */
 export const decidedBySchema = z.enum(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']);

@@ -8,7 +8,6 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { reviewedCalls } from '../lib/review-words';
 import type { ConvItem } from '../lib/thread-reducer';
 import { toolTitleText } from '../lib/tool-title';
-import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Modal } from './Modal';
 import { VisibleText } from './VisibleText';
@@ -59,53 +58,45 @@ export function ReviewedCalls({ items, threadId }: { items: readonly ConvItem[];
 /** *Allow once…* on a denied call: asks to confirm (Cancel takes the keyboard), then says it was allowed. */
 function AllowOnce({ threadId, callId, title }: { threadId: string; callId: string; title: string }): React.JSX.Element {
   const api = useApi();
-  const [step, setStep] = useState<'offered' | 'confirming' | 'sending' | 'allowed' | { error: string }>('offered');
-  const cancel = useRef<HTMLButtonElement>(null);
-  const offer = useRef<HTMLButtonElement>(null);
-  const said = useRef<HTMLParagraphElement>(null);
-  // The keyboard goes where the step went: Cancel, back to the offer, or what was said.
+  const [step, setStep] = useState<'offered' | 'confirming' | 'allowed'>('offered');
+  const focused = useRef<HTMLElement | null>(null);
   const moved = useRef(false);
+  // The keyboard follows the step (never on first show): Cancel, back to the offer, or what was said.
   useEffect(() => {
-    if (step === 'confirming') cancel.current?.focus();
-    else if (step === 'offered' && moved.current) offer.current?.focus();
-    else if (step === 'allowed' || typeof step === 'object') said.current?.focus();
+    if (moved.current) focused.current?.focus();
     moved.current = true;
   }, [step]);
-
+  const keep = (el: HTMLElement | null): void => {
+    if (el !== null) focused.current = el;
+  };
   const allow = async (): Promise<void> => {
-    setStep('sending');
-    try {
-      await api.call('threads.allowOnce', { threadId, callId });
-      setStep('allowed');
-    } catch (err) {
-      setStep({ error: errorMessage(err) });
-    }
+    if ((await api.safe('threads.allowOnce', { threadId, callId })) !== undefined) setStep('allowed');
   };
 
-  if (step === 'allowed' || typeof step === 'object') {
+  if (step === 'allowed') {
     return (
-      <p ref={said} tabIndex={-1} role="status" className={step === 'allowed' ? 'ok-text small' : 'error-text small'}>
-        {step === 'allowed' ? 'Allowed once: it runs the next time the agent makes exactly this call. The agent is told.' : <VisibleText text={step.error} />}
+      <p ref={keep} tabIndex={-1} role="status" className="ok-text small">
+        Allowed once: it runs the next time the agent makes exactly this call. The agent is told.
       </p>
     );
   }
   if (step === 'offered') {
     return (
-      <button ref={offer} type="button" className="btn btn-small" aria-label={`Allow once: ${title}`} onClick={() => setStep('confirming')}>
+      <button ref={keep} type="button" className="btn btn-small" aria-label={`Allow once: ${title}`} onClick={() => setStep('confirming')}>
         Allow once…
       </button>
     );
   }
   return (
-    <div role="group" aria-label="Allow this call once?" aria-describedby={`allow-once-${callId}`} className="allow-once-confirm">
+    <div role="group" aria-label="Allow this call once?" aria-describedby={`allow-once-${callId}`}>
       <p id={`allow-once-${callId}`} className="small">
         Allow this denied call once? It runs the next time the agent makes exactly this call, as if you approved it; every other call is reviewed as before.
       </p>
       <div className="field-inline">
-        <button type="button" className="btn btn-small" disabled={step === 'sending'} onClick={() => void allow()}>
+        <button type="button" className="btn btn-small" onClick={() => void allow()}>
           Allow once
         </button>
-        <button ref={cancel} type="button" className="btn btn-small" onClick={() => setStep('offered')}>
+        <button ref={keep} type="button" className="btn btn-small" onClick={() => setStep('offered')}>
           Cancel
         </button>
       </div>

@@ -44,17 +44,13 @@ export function typedReviewer(draft: Omit<ReviewerDraft, 'reviewerScope'>): { ch
   return { choices: { ...(draft.reviewerOn ? { model } : {}), ...(timeoutText !== '' ? { timeoutSeconds: timeout } : {}) } };
 }
 
-/**
- * The `reviewer` setting from what was typed (null: none left), or what is wrong with it. For all
- * folders it drops the open folder's own entry; for the folder alone, off is `model: "off"`
- * there and the choices for all stay as saved.
- */
+/** The `reviewer` setting from what was typed (null: none left), or what is wrong with it: for all folders (dropping this one's own entry), or for this one (off: `model: "off"`). */
 export function reviewerFromDraft(draft: ReviewerDraft, saved: Settings['reviewer'], folder: string): { reviewer: Reviewer | null } | { error: string } {
   const typed = typedReviewer(draft);
   if ('error' in typed) return typed;
-  const others = Object.fromEntries(Object.entries(saved?.folders ?? {}).filter(([dir]) => dir !== folder));
-  const forAll: Choices = draft.reviewerScope === 'all' ? typed.choices : { ...(saved?.model !== undefined ? { model: saved.model } : {}), ...(saved?.timeoutSeconds !== undefined ? { timeoutSeconds: saved.timeoutSeconds } : {}) };
-  const folders = draft.reviewerScope === 'folder' ? { ...others, [folder]: draft.reviewerOn ? typed.choices : { ...typed.choices, model: 'off' } } : others;
+  const { folders: _folders, ...forAll }: Reviewer = draft.reviewerScope === 'all' ? typed.choices : (saved ?? {});
+  const folders = Object.fromEntries(Object.entries(saved?.folders ?? {}).filter(([dir]) => dir !== folder));
+  if (draft.reviewerScope === 'folder') folders[folder] = { ...typed.choices, model: typed.choices.model ?? 'off' };
   const reviewer: Reviewer = { ...forAll, ...(Object.keys(folders).length > 0 ? { folders } : {}) };
-  return { reviewer: forAll.model === undefined && reviewer.folders === undefined ? null : reviewer };
+  return { reviewer: reviewer.model === undefined && reviewer.folders === undefined ? null : reviewer };
 }

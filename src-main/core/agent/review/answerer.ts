@@ -24,11 +24,7 @@ export interface ReviewSetup {
 /** The Answerer of one call of the run: the reviewer while the thread's breaker holds, else the person. */
 export function runAnswerer(ctx: RunContext, broker: ApprovalBroker, setup: ReviewSetup | undefined, decided: Pick<DecisionContext, 'mode' | 'rules'>): Answerer {
   const root = rootRun(ctx);
-  const allowedOnce = async (question: ApprovalRequest): Promise<boolean> => {
-    if (!takeAllowedOnce(root.state, question)) return false;
-    await root.persist();
-    return true;
-  };
+  const allowedOnce = async (question: ApprovalRequest): Promise<boolean> => takeAllowedOnce(root.state, question) && (await root.persist().then(() => true));
   if (setup === undefined || root.state.reviewBreaker?.tripped !== undefined) return { kind: 'person', broker, allowedOnce };
   const reviewer = createReviewer({
     ...(setup.timeoutSeconds !== undefined ? { timeoutSeconds: setup.timeoutSeconds } : {}),

@@ -10,7 +10,8 @@ export const REVIEW_TOOL = 'review_decision';
 
 const RATIONALE_CHARS = 512;
 
-const answerSchema = z.object({
+/** The model's answer (the contract's verdict is this, bounded). */
+export const reviewAnswerSchema = z.object({
   decision: z.enum(['allow', 'deny']),
   risk: z.enum(['low', 'medium', 'high', 'critical']),
   authorization: z.enum(['none', 'low', 'medium', 'high']),
@@ -21,12 +22,12 @@ const answerSchema = z.object({
 export const REVIEW_TOOL_SPEC: ToolSpec = {
   name: REVIEW_TOOL,
   description: 'Give your decision on the action under review. Call this exactly once.',
-  parameters: z.toJSONSchema(answerSchema) as ToolSpec['parameters'],
+  parameters: z.toJSONSchema(reviewAnswerSchema) as ToolSpec['parameters'],
 };
 
 /** The host's verdict from the model's answer, or null when it does not parse. */
 export function reviewOutcome(args: unknown): ReviewVerdict | null {
-  const parsed = answerSchema.safeParse(args);
+  const parsed = reviewAnswerSchema.safeParse(args);
   if (!parsed.success) return null;
   const answer = parsed.data;
   const allowed = answer.decision === 'allow' && answer.risk !== 'critical' && (answer.risk !== 'high' || answer.authorization === 'medium' || answer.authorization === 'high');

@@ -107,7 +107,7 @@ describe('a denied call allowed once by the person', () => {
       ['/b.txt', 'rejected', 'reviewer'],
       ['/a.txt', 'rejected', 'reviewer'],
     ]);
-    expect(run.state.allowedOnce).toBeUndefined();
+    expect(run.state.allowedOnce).toEqual([]);
     expect(run.approvals).toEqual([]);
   });
 
