@@ -203,7 +203,8 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
     const found = sensitiveWrite(write.path, contents);
     if (found === null) continue;
     const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: write.path, what: found.what });
-    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, answerer, signal);
+    // The person's allowance of the command once is not one of what it writes.
+    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, { ...answerer, allowedOnce: async () => false }, signal);
     if (decision.type === 'approve') continue;
     const message = decision.type === 'reject' || decision.type === 'respond' ? decision.message?.trim() : undefined;
     refused.set(write.path, decidedBy === 'reviewer' ? `denied by the reviewer: ${message ?? 'no reason given'}` : `the person refused it${message ? `: ${message}` : ''}`);
