@@ -22,15 +22,10 @@ export interface ReviewInput {
   rules: readonly PermissionRule[];
   /** The thread's messages so far (earlier calls and their results are taken from them). */
   history?: readonly ChatMessage[];
-  /** The diff of a write (for a command, its layer's), when known. */
-  diff?: string;
-  /** Files' contents the action concerns, by path. */
-  files?: ReadonlyArray<{ path: string; content: string }>;
-  cwd?: string;
 }
 
 /** Characters each untrusted part may take; more is cut, and the cut is said. */
-const BUDGET = { action: 8_000, diff: 12_000, history: 12_000, file: 6_000, result: 1_500 } as const;
+const BUDGET = { action: 8_000, diff: 12_000, history: 12_000, result: 1_500 } as const;
 
 export const REVIEW_SYSTEM = [
   'You review one action an AI coding agent wants to take on the person\'s computer, in place of the person.',
@@ -53,19 +48,17 @@ export function reviewPrompt(input: ReviewInput): string {
   // A folder's rules may come from its own files: shown as data, as the rest of what it says.
   parts.push('## TRUSTED: the folder', `Approval mode: ${input.mode}. The rules in force (a folder's own may only make this stricter):`, data(rules.length > 0 ? rules.join('\n') : '(none)', BUDGET.action));
   parts.push('## TRUSTED: the action under review', ...actionLines(input));
-  if (input.diff !== undefined) parts.push('### Its diff', data(input.diff, BUDGET.diff));
-  for (const file of input.files ?? []) parts.push(`### File ${JSON.stringify(file.path)} (untrusted content)`, data(file.content, BUDGET.file));
+  // A write's diff (for a command, its layer's): what the write does, as the question carries it.
+  if (question.diff !== undefined) parts.push('### Its diff', data(question.diff, BUDGET.diff));
   const earlier = earlierCalls(input.history ?? [], question.toolCallId);
   if (earlier !== '') parts.push('## UNTRUSTED: the agent\'s earlier calls (arguments, then the tails of their results)', data(earlier, BUDGET.history, 'tail'));
   return parts.join('\n\n');
 }
 
-function actionLines(input: ReviewInput): string[] {
-  const { question } = input;
+function actionLines({ question }: ReviewInput): string[] {
   // The host's words, but naming the agent's paths: fenced as the rest.
   const lines = [`Tool: ${question.toolName}`, 'Why it reached review:', data(question.reason, BUDGET.result)];
   if (question.agent !== undefined) lines.push('Asked by another agent of the thread:', data(question.agent, BUDGET.result));
-  if (input.cwd !== undefined) lines.push('Working folder:', data(input.cwd, BUDGET.result));
   if (question.resolvedTarget !== undefined) lines.push('Its path resolves to:', data(question.resolvedTarget, BUDGET.result));
   if (question.outsideSandbox !== undefined) lines.push(`It asks to run outside the sandbox; the agent's reason (untrusted):\n${data(question.outsideSandbox.reason, BUDGET.result)}`);
   lines.push('Arguments (exactly as given):', data(JSON.stringify(question.args, null, 2), BUDGET.action));
