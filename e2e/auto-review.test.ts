@@ -163,6 +163,7 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => section.locator('.error-text[role="status"]').count()).toBe(1);
     expect(await section.getByRole('status').innerText()).not.toMatch(/^Allowed/);
     await screenshot(page, 'settings-auto-review-1400x900');
+    expect(describeViolations(await seriousViolations(page))).toBe('');
 
     await page.getByRole('button', { name: 'Save settings' }).click();
     await poll(saved).toEqual({ model: '', timeoutSeconds: 20 });
