@@ -3,10 +3,11 @@
 // the contract shapes them (`thread.event` frames of the open thread), beside a real run: a
 // call under review says so and asks nothing; then its card says who decided and why; a denied
 // call says it with its risk and category; the thread's reviewed calls list both; the breaker's
-// notice leads to Settings › Auto-review; a real approval whose reviewer could not
+// notice leads to Settings › Approvals; a real approval whose reviewer could not
 // answer says so on the card the person answers. Then for real, `serve --reviewer thread` with
-// the scripted model playing the agent and the reviewer. Settings › Auto-review writes settings.json's
-// `reviewer`, and its Test shows the reviewer's verdict or why it gave none.
+// the scripted model playing the agent and the reviewer, where a denied call is allowed once by
+// the person's explicit act. Settings › Approvals › Review with a model writes settings.json's
+// `reviewer` (for all folders or this one), and its Test shows the reviewer's verdict or why it gave none.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,18 +137,18 @@ describe('auto-review in the window (SPEC §23)', () => {
     await notice.getByRole('button', { name: 'Review settings' }).click();
     const settings = page.getByRole('dialog', { name: 'Settings' });
     await settings.getByRole('checkbox', { name: 'Review with a model' }).waitFor();
-    await poll(() => settings.getByRole('link', { name: 'Auto-review' }).getAttribute('aria-current')).toBe('true');
+    await poll(() => settings.getByRole('link', { name: 'Approvals' }).getAttribute('aria-current')).toBe('true');
   });
 
-  it('Settings › Auto-review: on with a timeout and the thread’s model, Test shows the verdict or the error, Save writes settings.json, off clears it; a wrong typed field is said', { timeout: 120_000 }, async () => {
+  it('Settings › Approvals › Review with a model: on with a timeout and the thread’s model, Test shows the verdict or the error, Save writes settings.json, off for this folder alone, off clears it; a wrong typed field is said', { timeout: 120_000 }, async () => {
     const serve = await e2e.serve({ script: [{ toolCalls: [{ name: 'review_decision', args: ALLOW }] }, { text: 'It looks fine to me.' }] });
     const { page } = await openWindow(serve.url);
     const saved = (): unknown => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { reviewer?: unknown }).reviewer;
     const open = async () => {
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
-      await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Auto-review' }).click();
-      return dialog.getByRole('group', { name: 'Auto-review' });
+      await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Approvals' }).click();
+      return dialog.getByRole('group', { name: 'Approvals' }).getByRole('group', { name: 'Review with a model' });
     };
     let section = await open();
     const on = section.getByRole('checkbox', { name: 'Review with a model' });
@@ -162,12 +163,26 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => section.locator('.error-text[role="status"]').count()).toBe(1);
     expect(await section.getByRole('status').innerText()).not.toMatch(/^Allowed/);
     await screenshot(page, 'settings-auto-review-1400x900');
+    expect(describeViolations(await seriousViolations(page))).toBe('');
 
     await page.getByRole('button', { name: 'Save settings' }).click();
     await poll(saved).toEqual({ model: '', timeoutSeconds: 20 });
     section = await open();
     expect(await section.getByRole('checkbox', { name: 'Review with a model' }).isChecked()).toBe(true);
     expect(await section.getByRole('spinbutton', { name: 'Reviewer timeout (seconds)' }).inputValue()).toBe('20');
+    // Off for this folder alone: its own entry, over the one for all.
+    expect(await section.getByRole('radio', { name: 'For all folders' }).isChecked()).toBe(true);
+    await section.getByRole('radio', { name: 'For this folder only' }).check();
+    await section.getByRole('checkbox', { name: 'Review with a model' }).uncheck();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => Object.values((saved() as { folders?: object }).folders ?? {})).toEqual([{ model: 'off', timeoutSeconds: 20 }]);
+    expect(saved()).toMatchObject({ model: '', timeoutSeconds: 20 });
+    section = await open();
+    expect(await section.getByRole('radio', { name: 'For this folder only' }).isChecked()).toBe(true);
+    expect(await section.getByRole('checkbox', { name: 'Review with a model' }).isChecked()).toBe(false);
+    // For all folders again (the folder's own entry goes), then off.
+    await section.getByRole('radio', { name: 'For all folders' }).check();
+    expect(await section.getByRole('checkbox', { name: 'Review with a model' }).isChecked()).toBe(true);
     await section.getByRole('checkbox', { name: 'Review with a model' }).uncheck();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await poll(saved).toBeUndefined();
@@ -183,10 +198,10 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { contextWindow?: number }).contextWindow).toBe(9000);
   });
 
-  it('for real: serve --reviewer thread, the scripted model the agent and the reviewer: verdicts, a failed review asks the person, the breaker trips', { timeout: 180_000 }, async () => {
+  it('for real: serve --reviewer thread, the scripted model the agent and the reviewer: verdicts, a failed review asks the person, the breaker trips, a denied call allowed once', { timeout: 180_000 }, async () => {
     const run = (command: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command } }] });
     const verdict = (args: object): ScriptStep => ({ toolCalls: [{ name: 'review_decision', args }] });
-    const agent: ScriptStep[] = [run('echo allowed-by-reviewer'), run('echo asked-of-you'), run('rm -rf ./a'), run('rm -rf ./b'), run('rm -rf ./c'), { text: 'Done.' }];
+    const agent: ScriptStep[] = [run('echo allowed-by-reviewer'), run('echo asked-of-you'), run('rm -rf ./a'), run('rm -rf ./b'), run('rm -rf ./c'), { text: 'Done.' }, run('rm -rf ./a'), { text: 'Removed.' }];
     const reviewer: ScriptStep[] = [verdict(ALLOW), { text: 'Looks fine, I suppose.' }, verdict(DENY), verdict(DENY), verdict(DENY)];
     const isReview = (request: RecordedRequest): boolean => request.tools?.some((t) => t.function.name === 'review_decision') === true;
     const next = (request: RecordedRequest): ScriptStep => (isReview(request) ? reviewer.shift() : agent.shift()) ?? { text: 'Nothing more.' };
@@ -219,5 +234,29 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => log.getByRole('article', { name: 'execute rm -rf ./a — Rejected' }).innerText()).toContain('Denied by the reviewer (high, destructive_action): Deleting the whole folder was not asked for.');
     expect(await log.getByRole('article', { name: /^execute echo allowed-by-reviewer — Done/ }).innerText()).toContain('Allowed by the reviewer — low risk: The person asked for a build.');
     await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).waitFor();
+
+    // A denied call allowed once, by an explicit act: *Allow once…* asks, and its Cancel has the keyboard (Enter allows nothing).
+    await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).click();
+    const list = page.getByRole('dialog', { name: 'Reviewed calls' });
+    expect(await list.getByRole('button', { name: /^Allow once: / }).count()).toBe(3);
+    const allowA = list.getByRole('button', { name: /^Allow once: .*rm -rf \.\/a$/ });
+    await allowA.click();
+    const confirm = list.getByRole('group', { name: 'Allow this call once?' });
+    await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Cancel');
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    await screenshot(page, 'allow-once-1400x900');
+    await page.keyboard.press('Enter');
+    await poll(() => confirm.count()).toBe(0);
+    await poll(() => allowA.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await confirm.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await poll(() => list.getByRole('status').innerText()).toBe('Allowed once: it runs the next time the agent makes exactly this call. The agent is told.');
+    await page.keyboard.press('Escape');
+    await log.getByRole('note').filter({ hasText: 'You allowed the denied execute call once.' }).waitFor({ timeout: 20_000 });
+    // The agent makes it again: it runs, decided by the person, with nobody asked (the breaker still holds the rest).
+    await sendMessage(page, 'go on');
+    await log.getByText('Removed.').waitFor({ timeout: 30_000 });
+    expect(await log.getByRole('article', { name: 'execute rm -rf ./a — Done' }).count()).toBe(1);
+    expect(await log.getByRole('group', { name: 'Approve tool call' }).count()).toBe(0);
   });
 });

@@ -45,7 +45,7 @@ async function offsetWithin(inner: Locator, outer: Locator): Promise<number> {
   return a.y - b.y;
 }
 
-const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approval rules', 'Auto-review', 'Subagents', 'Goals', 'Agents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Agent Protocol', 'Sandboxes', 'Provenance', 'Appearance', 'Updates'];
+const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approvals', 'Subagents', 'Goals', 'Agents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Agent Protocol', 'Sandboxes', 'Provenance', 'Appearance', 'Updates'];
 
 describe('Settings sections', () => {
   for (const [width, height] of [
@@ -80,9 +80,9 @@ describe('Settings sections', () => {
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Approval rules');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Approvals');
       await page.keyboard.press('Enter');
-      const rules = dialog.getByRole('group', { name: 'Approval rules' });
+      const rules = dialog.getByRole('group', { name: 'Approvals' });
       await poll(() => offsetWithin(rules, body).then((y) => Math.abs(y) < 30)).toBe(true);
       await poll(() => rules.evaluate((el) => el === document.activeElement)).toBe(true);
 

@@ -94,6 +94,7 @@ export const externalAgentSchema = z.object({
 });
 export type ExternalAgentDto = z.infer<typeof externalAgentSchema>;
 
+const reviewerChoicesSchema = z.object({ model: z.string().optional(), timeoutSeconds: z.number().int().min(1).max(600).optional() });
 const provenanceChoicesSchema = z.object({ enabled: z.boolean().optional(), push: z.boolean().optional(), trailer: z.boolean().optional() });
 /** Settings › Provenance (SPEC §24): git notes of who wrote each line (on unless `enabled: false`), pushed and trailers only when chosen; a folder's entry over the global one. */
 export const provenanceSettingsSchema = provenanceChoicesSchema.extend({ folders: z.record(z.string(), provenanceChoicesSchema).optional() });
@@ -129,8 +130,8 @@ export const settingsSchema = z.object({
    * `--max-cost` (or the dialog's budget) gives none (USD; absent: none).
    */
   goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional(), candidatesBudgetUsd: z.number().positive().optional() }).optional(),
-  /** Settings › Approvals › Review with a model (SPEC §23): `model` `provider:model` ('' the thread's own); each try's `timeoutSeconds` (default 30). Absent: the person answers. */
-  reviewer: z.object({ model: z.string(), timeoutSeconds: z.number().int().min(1).max(600).optional() }).optional(),
+  /** Settings › Approvals › Review with a model (SPEC §23): `model` `provider:model` ('' the thread's own, `off` none); each try's `timeoutSeconds` (default 30); a folder's entry over the global one. No model: the person answers. */
+  reviewer: reviewerChoicesSchema.extend({ folders: z.record(z.string(), reviewerChoicesSchema).optional() }).optional(),
   /** Settings › Agents (SPEC §22): the commands the person added as agents. */
   agents: z.object({ added: z.array(addedAgentSchema).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
@@ -417,6 +418,8 @@ export const methods = {
   /** Runs the thread again from where it stopped (after an error), without a new message. */
   'threads.retry': { params: threadRef, result: ok },
   'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
+  /** Allows a call the reviewer denied once, by the person's explicit act (SPEC §23): that exact call runs the next time the agent makes it. */
+  'threads.allowOnce': { params: threadRef.extend({ callId: z.string().min(1) }), result: ok },
 
   'approvals.decide': {
     params: threadRef.extend({

@@ -231,6 +231,7 @@ export class HostWindows {
     switch (method) {
       case 'threads.send':
       case 'threads.retry':
+      case 'threads.allowOnce':
       case 'threads.compact':
       case 'threads.sendQueuedNow':
       case 'threads.delete':

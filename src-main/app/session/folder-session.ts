@@ -264,7 +264,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
             return spec ? models.named(spec) : undefined;
           },
           mainModel: () => models.main(),
-          reviewer: runReviewer(models, () => settings.raw(), flags.reviewerChoice),
+          reviewer: runReviewer(models, () => settings.raw(), flags.reviewerChoice, place.text),
         }),
       close: closeAll,
     };

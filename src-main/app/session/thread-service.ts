@@ -12,6 +12,7 @@ import { goalJson, startGoal as startGoalRecord, type Goal, type GoalDraft } fro
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
 import { isNote, type PendingNote } from '../../core/agent/notes';
+import { allowOnce } from '../../core/agent/review/allow-once';
 import { newThreadState, type ApprovalRequest, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { Backend } from '../../core/backends/protocol';
@@ -277,6 +278,21 @@ export class ThreadService {
   /** Text of a thread file (/large_tool_results/…, /conversation_history/…). */
   readThreadFile(threadId: string, path: string): Promise<string> {
     return this.book.readThreadFile(threadId, path);
+  }
+
+  /** Allows a call the reviewer denied once (SPEC §23), by the person's explicit act; the agent is told. */
+  allowOnce(threadId: string, callId: string): void {
+    const live = this.book.open(threadId);
+    const call = allowOnce(live.state, callId);
+    if (call === null) throw new ContractError('only a call the reviewer denied can be allowed once', 'bad_request');
+    this.book.persistFiles(live);
+    const text = `Note: the person allowed your ${call.name} call ${callId} once, after the reviewer denied it. Make that exact call again (the same arguments) if it is still needed; any other call is reviewed as before.`;
+    this.book.tell(threadId, { kind: 'reviewer', text, display: `You allowed the denied ${call.name} call once.` });
+  }
+
+  /** Review was turned back on for the folder in Settings (SPEC §23): breakers that tripped are reset. */
+  reviewTurnedOn(): void {
+    this.book.resetReviewBreakers();
   }
 
   /** Keeps a note for the thread's next model request (ThreadBook.tell). */

@@ -69,9 +69,22 @@ export interface FolderProvenance {
 
 /** The folder's choices: its own entry over the global ones; notes are written unless turned off. */
 export function provenanceFor(settings: Settings['provenance'], folder: string): FolderProvenance {
-  const own = Object.entries(settings?.folders ?? {}).find(([dir]) => resolve(dir) === resolve(folder))?.[1];
+  const own = folderEntry(settings?.folders, folder);
   const pick = (key: keyof FolderProvenance, otherwise: boolean): boolean => own?.[key] ?? settings?.[key] ?? otherwise;
   return { enabled: pick('enabled', true), push: pick('push', false), trailer: pick('trailer', false) };
+}
+
+/** The folder's reviewer (SPEC §23): its own entry over the global one; undefined when review is off there. */
+export function reviewerFor(settings: Settings['reviewer'], folder: string): { model: string; timeoutSeconds?: number } | undefined {
+  const own = folderEntry(settings?.folders, folder);
+  const model = own?.model ?? settings?.model;
+  const timeoutSeconds = own?.timeoutSeconds ?? settings?.timeoutSeconds;
+  return model === undefined || model.trim() === 'off' ? undefined : { model, ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) };
+}
+
+/** A setting's own entry for the folder (`"folders": {"DIR": …}`), if it has one. */
+function folderEntry<T>(folders: Record<string, T> | undefined, folder: string): T | undefined {
+  return Object.entries(folders ?? {}).find(([dir]) => resolve(dir) === resolve(folder))?.[1];
 }
 
 export interface SettingsServiceOptions {

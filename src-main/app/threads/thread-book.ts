@@ -201,6 +201,12 @@ export class ThreadBook {
     if (!this.options.isRunning(threadId)) this.deliverNotes(threadId);
   }
 
+  /** Review was turned back on for the folder (SPEC §23): its threads' tripped breakers are reset, loaded and stored. */
+  resetReviewBreakers(): void {
+    for (const live of this.live.values()) if (live.state.reviewBreaker?.tripped !== undefined) delete live.state.reviewBreaker;
+    this.store.resetTrippedBreakers(this.options.folder);
+  }
+
   /**
    * Cuts the conversation to before the person's message at `index` and saves it, with what
    * went (for Undo restore); `rewound` tells of it. The thread must be idle.

@@ -197,6 +197,7 @@ const rowStateSchema = z.object({
   goal: goalSchema.optional(),
   /** The reviewer's breaker (SPEC §23): it holds across a restart. */
   reviewBreaker: z.object({ deniedInRow: z.number().int().min(0), denied: z.number().int().min(0), failedInRow: z.number().int().min(0), tripped: z.string().optional() }).optional(),
+  allowedOnce: z.array(z.string()).optional(),
   externalAgent: z.object({ name: z.string(), label: z.string(), sessionId: z.string().optional() }).optional(),
 });
 
@@ -294,6 +295,7 @@ export class ThreadStore {
         deleteReviewed: () => db.prepare('DELETE FROM thread_reviewed_hunks WHERE thread_id = ?'),
         goalsIn: () => db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
         setGoal: () => db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
+        resetBreakers: () => db.prepare("UPDATE threads SET state_json = json_remove(state_json, '$.reviewBreaker') WHERE folder = ? AND json_extract(state_json, '$.reviewBreaker.tripped') IS NOT NULL"),
         goalOf: () => db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
         agentOf: () => db.prepare<[string], { agent_label: unknown }>(`SELECT ${AGENT_LABEL} FROM threads WHERE id = ?`),
       }),
@@ -593,6 +595,11 @@ export class ThreadStore {
   /** Marks a hunk of the thread's changes Reviewed, or not (the thread must exist). */
   markReviewed(threadId: string, hunkId: string, reviewed: boolean): void {
     (reviewed ? this.stmts.markReviewed : this.stmts.unmarkReviewed).run(threadId, hunkId);
+  }
+
+  /** Review was turned back on (SPEC §23): the folder's threads whose reviewer's breaker tripped start afresh. */
+  resetTrippedBreakers(folder: string): void {
+    this.stmts.resetBreakers.run(folder);
   }
 
   /** Keeps a note for the thread's next model request (the thread must exist). */

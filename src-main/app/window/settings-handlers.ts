@@ -8,7 +8,7 @@ import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel } from '../../core/models/types';
 import { ContractError } from '../contract';
 import { detectLocalServers } from '../settings/local-servers';
-import { isSandboxKeyVariable } from '../settings/settings-service';
+import { isSandboxKeyVariable, reviewerFor } from '../settings/settings-service';
 import { modelProblemForWindow, problemForWindow, providerLabel } from '../base/model-problem-words';
 import { testReview } from '../../core/agent/review/reviewer';
 import type { HandlersFor, WindowServices } from './handlers';
@@ -19,7 +19,13 @@ export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & 
   const { forWindow, withoutFlagValues } = overrides;
   return {
     'settings.get': async () => forWindow(await settings.get()),
-    'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
+    'settings.update': async (patch) => {
+      const saving = withoutFlagValues(patch);
+      const saved = await settings.update(saving);
+      // Review turned (back) on for this folder: a thread whose breaker tripped is reviewed again (SPEC §23).
+      if (saving.reviewer != null && reviewerFor(saved.reviewer, w.folder) !== undefined) w.threads.reviewTurnedOn();
+      return forWindow(saved);
+    },
     'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
     'settings.setSandboxKey': async ({ variable, value }) => {
       if (!isSandboxKeyVariable(variable)) throw new ContractError(`${variable} is not a sandbox provider's key.`, 'bad_request');
@@ -28,7 +34,7 @@ export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & 
     'settings.testConnection': async ({ model, baseUrl, apiKey }) =>
       testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
     'settings.testReviewer': async ({ model, timeoutSeconds }) => {
-      const saved = settings.raw().reviewer;
+      const saved = reviewerFor(settings.raw().reviewer, w.folder);
       const spec = (model ?? saved?.model ?? '').trim() || models.spec();
       if (spec === '') return { ok: false, message: 'No model is set: choose the reviewer’s model, or the folder’s model in Settings.' };
       const seconds = timeoutSeconds ?? saved?.timeoutSeconds;

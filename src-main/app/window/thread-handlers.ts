@@ -93,6 +93,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
     'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
+    'threads.allowOnce': async ({ threadId, callId }) => (threads.allowOnce(threadId, callId), ok),
     'threads.attachment': async ({ threadId, index, name }) => threads.attachment(threadId, index, name),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 

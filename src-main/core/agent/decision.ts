@@ -35,7 +35,11 @@ export interface ApprovalBroker {
  * an editor, `attach`); or the reviewer of SPEC §23, answering before the person and handing
  * them (`broker`) what it cannot answer: its failures, a tripped breaker, protected paths.
  */
-export type Answerer = { kind: 'person'; broker: ApprovalBroker } | { kind: 'reviewer'; reviewer: Reviewer; broker: ApprovalBroker };
+export type Answerer = ({ kind: 'person' } | { kind: 'reviewer'; reviewer: Reviewer }) & {
+  broker: ApprovalBroker;
+  /** Spends the person's allowance of this exact call, given after the reviewer denied it (SPEC §23). */
+  allowedOnce?(question: ApprovalRequest): Promise<boolean>;
+};
 
 /** SPEC §23's reviewer (review/): a verdict the host derived, or why it could not give one (the person is then asked). */
 export interface Reviewer {
@@ -145,11 +149,13 @@ export interface Asked {
 }
 
 /**
- * Asks whoever answers (the one call of a broker, and of a reviewer). A reviewer answers first
- * (SPEC §23) except for protected paths, which are the person's; its allow approves, its deny
- * rejects with its rationale; when it cannot answer, the person is asked, told why.
+ * Asks whoever answers (the one call of a broker, and of a reviewer). A call the person allowed
+ * once runs as theirs. A reviewer answers first (SPEC §23) except for protected paths, which are
+ * the person's; its allow approves, its deny rejects with its rationale; when it cannot answer,
+ * the person is asked, told why.
  */
 export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: AskingTold): Promise<Asked> {
+  if (!personOnly(question) && (await answerer.allowedOnce?.(question)) === true) return { decision: { type: 'approve' }, decidedBy: 'person', where: {} };
   let reviewFailed: string | undefined;
   if (answerer.kind === 'reviewer' && !personOnly(question)) {
     told?.('reviewer');
@@ -197,7 +203,8 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
     const found = sensitiveWrite(write.path, contents);
     if (found === null) continue;
     const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: write.path, what: found.what });
-    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, answerer, signal);
+    // The person's allowance of the command once is not one of what it writes.
+    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, { ...answerer, allowedOnce: async () => false }, signal);
     if (decision.type === 'approve') continue;
     const message = decision.type === 'reject' || decision.type === 'respond' ? decision.message?.trim() : undefined;
     refused.set(write.path, decidedBy === 'reviewer' ? `denied by the reviewer: ${message ?? 'no reason given'}` : `the person refused it${message ? `: ${message}` : ''}`);

@@ -63,6 +63,8 @@ export interface ThreadState {
   externalAgent?: ThreadAgentRecord;
   /** The reviewer's breaker (SPEC §23): its counts, and why it tripped. */
   reviewBreaker?: ReviewBreaker;
+  /** Calls the reviewer denied that the person allowed once (review/allow-once.ts), until made. */
+  allowedOnce?: string[];
 }
 
 export interface ThreadAgentRecord {

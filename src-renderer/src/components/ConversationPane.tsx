@@ -64,7 +64,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />
         ) : null}
-        <ReviewedCalls items={state.items} />
+        <ReviewedCalls items={state.items} threadId={session.threadId} />
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
         {state.goal ? <RunCandidatesOnGoal goal={state.goal} sandbox={sandbox} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />

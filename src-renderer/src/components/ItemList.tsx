@@ -88,7 +88,7 @@ function ReviewerNotice({ text }: { text: string }): React.JSX.Element {
         <Icon name="shield" />
         <span className="notice-text">{text}</span>
         {openSettings ? (
-          <button type="button" className="btn btn-small" onClick={() => openSettings('Auto-review')}>
+          <button type="button" className="btn btn-small" onClick={() => openSettings('Approvals')}>
             Review settings
           </button>
         ) : null}

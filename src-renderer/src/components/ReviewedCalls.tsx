@@ -1,15 +1,18 @@
 // The thread's reviewed calls (SPEC §23): every call the reviewer answered, allowed and denied,
 // with its risk, category and rationale, in the order they came. Opened from the thread's
-// header. The call and the rationale are the model's text: plain text only.
+// header. A denied one can be allowed once by the person's explicit act: *Allow once…*, then a
+// confirmation whose focused button is Cancel. The call and the rationale are the model's
+// text: plain text only.
 
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { reviewedCalls } from '../lib/review-words';
 import type { ConvItem } from '../lib/thread-reducer';
 import { toolTitleText } from '../lib/tool-title';
+import { useApi } from '../state/use-api';
 import { Modal } from './Modal';
 import { VisibleText } from './VisibleText';
 
-export function ReviewedCalls({ items }: { items: readonly ConvItem[] }): React.JSX.Element | null {
+export function ReviewedCalls({ items, threadId }: { items: readonly ConvItem[]; threadId: string | null }): React.JSX.Element | null {
   const calls = useMemo(() => reviewedCalls(items), [items]);
   const [open, setOpen] = useState(false);
   if (calls.length === 0) return null;
@@ -24,7 +27,7 @@ export function ReviewedCalls({ items }: { items: readonly ConvItem[] }): React.
       {open ? (
         <Modal label="Reviewed calls" title="Reviewed calls" onEscape={close} className="reviewed-calls-dialog">
           <ul className="reviewed-calls">
-            {calls.map(({ key, name, args, review }) => (
+            {calls.map(({ key, id, name, args, review }) => (
               <li key={key} className={`reviewed-call reviewed-${review.decision}`}>
                 <div className="reviewed-call-head">
                   <span className="mono reviewed-call-title">
@@ -37,6 +40,7 @@ export function ReviewedCalls({ items }: { items: readonly ConvItem[] }): React.
                 <p className="reviewed-call-rationale">
                   <VisibleText text={review.rationale} />
                 </p>
+                {review.decision === 'deny' && threadId !== null ? <AllowOnce threadId={threadId} callId={id} title={toolTitleText(name, args)} /> : null}
               </li>
             ))}
           </ul>
@@ -48,5 +52,54 @@ export function ReviewedCalls({ items }: { items: readonly ConvItem[] }): React.
         </Modal>
       ) : null}
     </>
+  );
+}
+
+/** *Allow once…* on a denied call: asks to confirm (Cancel takes the keyboard), then says it was allowed. */
+function AllowOnce({ threadId, callId, title }: { threadId: string; callId: string; title: string }): React.JSX.Element {
+  const api = useApi();
+  const [step, setStep] = useState<'offered' | 'confirming' | 'allowed'>('offered');
+  const focused = useRef<HTMLElement | null>(null);
+  const moved = useRef(false);
+  // The keyboard follows the step (never on first show): Cancel, back to the offer, or what was said.
+  useEffect(() => {
+    if (moved.current) focused.current?.focus();
+    moved.current = true;
+  }, [step]);
+  const keep = (el: HTMLElement | null): void => {
+    if (el !== null) focused.current = el;
+  };
+  const allow = async (): Promise<void> => {
+    if ((await api.safe('threads.allowOnce', { threadId, callId })) !== undefined) setStep('allowed');
+  };
+
+  if (step === 'allowed') {
+    return (
+      <p ref={keep} tabIndex={-1} role="status" className="ok-text small">
+        Allowed once: it runs the next time the agent makes exactly this call. The agent is told.
+      </p>
+    );
+  }
+  if (step === 'offered') {
+    return (
+      <button ref={keep} type="button" className="btn btn-small" aria-label={`Allow once: ${title}`} onClick={() => setStep('confirming')}>
+        Allow once…
+      </button>
+    );
+  }
+  return (
+    <div role="group" aria-label="Allow this call once?" aria-describedby={`allow-once-${callId}`}>
+      <p id={`allow-once-${callId}`} className="small">
+        Allow this denied call once? It runs the next time the agent makes exactly this call, as if you approved it; every other call is reviewed as before.
+      </p>
+      <div className="field-inline">
+        <button type="button" className="btn btn-small" onClick={() => void allow()}>
+          Allow once
+        </button>
+        <button ref={keep} type="button" className="btn btn-small" onClick={() => setStep('offered')}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }

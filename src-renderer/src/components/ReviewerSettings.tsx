@@ -1,10 +1,11 @@
-// Settings › Auto-review › Review with a model (SPEC §23): a reviewer model answers what would ask the person
-// first, behind the rules, protected paths and the sandbox; what it cannot answer still asks
-// the person. Test reviews a harmless fixed action with what is typed and shows the verdict
-// or the error.
+// Settings › Approvals › Review with a model (SPEC §23): a reviewer model answers what would ask
+// the person first, behind the rules, protected paths and the sandbox; what it cannot answer
+// still asks the person. For all folders or for the open folder alone. Test reviews a harmless
+// fixed action with what is typed and shows the verdict or the error.
 
 import { useState } from 'react';
-import { REVIEW_TIMEOUT_DEFAULT, reviewerFromDraft, type ReviewerDraft } from '../lib/reviewer-settings';
+import type { Settings } from '../../../src-main/app/contract';
+import { choicesDraft, REVIEW_TIMEOUT_DEFAULT, typedReviewer, type ReviewerDraft } from '../lib/reviewer-settings';
 import { verdictText } from '../lib/review-words';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
@@ -14,6 +15,10 @@ import { VisibleText } from './VisibleText';
 
 interface ReviewerSettingsProps {
   draft: ReviewerDraft;
+  /** As saved: choosing all folders or this one shows what is saved there. */
+  saved: Settings['reviewer'];
+  /** The open folder. */
+  folder: string;
   /** The thread's model now (what an empty reviewer model means). */
   modelInUse: string;
   /** `--reviewer` sets it for this session: shown, never saved. */
@@ -21,19 +26,19 @@ interface ReviewerSettingsProps {
   onChange(patch: Partial<ReviewerDraft>): void;
 }
 
-export function ReviewerSettings({ draft, modelInUse, flag, onChange }: ReviewerSettingsProps): React.JSX.Element {
+export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onChange }: ReviewerSettingsProps): React.JSX.Element {
   const api = useApi();
   const [test, setTest] = useState<{ ok: boolean; message: string } | 'running' | null>(null);
 
   const runTest = async (): Promise<void> => {
-    const typed = reviewerFromDraft({ ...draft, reviewerOn: true });
+    const typed = typedReviewer({ ...draft, reviewerOn: true });
     if ('error' in typed) {
       setTest({ ok: false, message: typed.error });
       return;
     }
     setTest('running');
     try {
-      const { model, timeoutSeconds } = typed.reviewer ?? { model: '' };
+      const { model = '', timeoutSeconds } = typed.choices;
       const result = await api.call('settings.testReviewer', { ...(model !== '' ? { model } : {}), ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
       setTest(result.ok ? { ok: true, message: verdictText(result.verdict) } : { ok: false, message: result.message });
     } catch (err) {
@@ -42,9 +47,22 @@ export function ReviewerSettings({ draft, modelInUse, flag, onChange }: Reviewer
   };
 
   return (
-    <fieldset className="settings-section" disabled={flag} aria-describedby={flag ? 'settings-reviewer-flag' : undefined}>
-      <legend>Auto-review</legend>
+    <fieldset className="settings-subsection" disabled={flag} aria-describedby={flag ? 'settings-reviewer-flag' : undefined}>
+      <legend>Review with a model</legend>
       {flag ? <FlagNote id="settings-reviewer-flag" field="reviewerChoice" /> : null}
+      <div role="radiogroup" aria-label="Review applies to" className="field-inline">
+        {(['all', 'folder'] as const).map((scope) => (
+          <label key={scope} className="checkbox">
+            <input
+              type="radio"
+              name="settings-reviewer-scope"
+              checked={draft.reviewerScope === scope}
+              onChange={() => onChange({ reviewerScope: scope, ...choicesDraft(scope === 'folder' ? { ...saved, ...saved?.folders?.[folder] } : saved) })}
+            />
+            {scope === 'all' ? 'For all folders' : 'For this folder only'}
+          </label>
+        ))}
+      </div>
       <label className="checkbox">
         <input type="checkbox" checked={draft.reviewerOn} onChange={(e) => onChange({ reviewerOn: e.target.checked })} />
         Review with a model

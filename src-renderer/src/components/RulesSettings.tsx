@@ -1,4 +1,4 @@
-// Approval rules, in order (the first that matches decides); "always allow" adds here.
+// Settings › Approvals › Rules, in order (the first that matches decides); "always allow" adds here.
 // A rule quotes model-written commands and paths: plain text, invisible characters escaped.
 
 import { describeRule, type PermissionRule } from '../lib/rules';
@@ -9,8 +9,8 @@ import { VisibleText } from './VisibleText';
 export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; onChange(rules: PermissionRule[]): void }): React.JSX.Element {
   const [fromFiles] = useLiveValue('rules.fromFiles', 'extensions.changed');
   return (
-    <fieldset className="settings-section">
-      <legend>Approval rules</legend>
+    <fieldset className="settings-subsection">
+      <legend>Rules</legend>
       <p className="muted small">Checked in order before the defaults (reads allowed; writes, edits, deletes and commands ask).</p>
       {rules.length === 0 ? (
         <p className="muted small">No rules yet. Choosing “Always allow” in an approval adds one here.</p>

@@ -47,8 +47,7 @@ const SECTIONS = {
   model: { id: 'settings-section-model', label: 'Model' },
   context: { id: 'settings-section-context', label: 'Context window' },
   prices: { id: 'settings-section-prices', label: 'Prices' },
-  rules: { id: 'settings-section-rules', label: 'Approval rules' },
-  reviewer: { id: 'settings-section-reviewer', label: 'Auto-review' },
+  approvals: { id: 'settings-section-approvals', label: 'Approvals' },
   subagents: { id: 'settings-section-subagents', label: 'Subagents' },
   goals: { id: 'settings-section-goals', label: 'Goals' },
   agents: { id: 'settings-section-agents', label: 'Agents' },
@@ -108,9 +107,9 @@ function renamed<T extends object>(read: T | { error: string }, rename: (value: 
 
 /**
  * `section`: the label of a section to open Settings at (a budget's stop opens `Prices`);
- * the keyboard goes there too.
+ * the keyboard goes there too. `folder`: the open folder (what is set for it alone).
  */
-export function SettingsDialog({ onClose: close, section }: { onClose(): void; section?: string | undefined }): React.JSX.Element {
+export function SettingsDialog({ onClose: close, section, folder }: { onClose(): void; section?: string | undefined; folder: string }): React.JSX.Element {
   const api = useApi();
   // What opened Settings: the first render comes before the dialog takes the keyboard.
   const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
@@ -120,7 +119,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
   }, [close, opener]);
   const { settings, update, replace } = useSettings();
   // `base`: the settings the draft started from (moved on when they change elsewhere).
-  const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings) } : null);
+  const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings, folder) } : null);
   const [draft, setDraft] = useState<SettingsDraft | null>(() => base.current?.draft ?? null);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -129,10 +128,10 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
   useEffect(() => {
     if (!settings || base.current?.source === settings) return;
     const before = base.current?.draft;
-    const after = toDraft(settings);
+    const after = toDraft(settings, folder);
     base.current = { source: settings, draft: after };
     setDraft((d) => (d === null || before === undefined ? after : rebase(d, before, after)));
-  }, [settings]);
+  }, [settings, folder]);
 
   const change = (patch: Partial<SettingsDraft>): void => setDraft((d) => (d ? { ...d, ...patch } : d));
 
@@ -178,8 +177,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
         () => goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText),
       ],
       [
-        !flags.reviewerChoice && (draft.reviewerOn !== from.reviewerOn || draft.reviewerModelText.trim() !== from.reviewerModelText.trim() || draft.reviewerTimeoutText.trim() !== from.reviewerTimeoutText.trim()),
-        () => reviewerFromDraft(draft),
+        !flags.reviewerChoice &&
+          (draft.reviewerOn !== from.reviewerOn || draft.reviewerScope !== from.reviewerScope || draft.reviewerModelText.trim() !== from.reviewerModelText.trim() || draft.reviewerTimeoutText.trim() !== from.reviewerTimeoutText.trim()),
+        () => reviewerFromDraft(draft, settings?.reviewer, folder),
       ],
       [!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft), () => sandboxesFromDraft(draft.sandboxesDraft)],
     ];
@@ -267,11 +267,12 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
                 savedRuns={settings.maxConcurrentRuns}
               />
             </SettingsAnchor>
-            <SettingsAnchor section={SECTIONS.rules}>
-              <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
-            </SettingsAnchor>
-            <SettingsAnchor section={SECTIONS.reviewer}>
-              <ReviewerSettings draft={draft} modelInUse={settings.model} flag={settings.overridden?.reviewerChoice === true} onChange={change} />
+            <SettingsAnchor section={SECTIONS.approvals}>
+              <fieldset className="settings-section">
+                <legend>Approvals</legend>
+                <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
+                <ReviewerSettings draft={draft} saved={settings.reviewer} folder={folder} modelInUse={settings.model} flag={settings.overridden?.reviewerChoice === true} onChange={change} />
+              </fieldset>
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.subagents}>
               <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />

@@ -519,7 +519,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           {narrow && drawer !== null ? <div className="drawer-scrim" aria-hidden="true" onClick={() => setDrawer(null)} /> : null}
         </div>
       </div>
-      <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} section={settingsSection} /> : null}</ErrorBoundary>
+      <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} section={settingsSection} folder={info.folder ?? ''} /> : null}</ErrorBoundary>
       <ErrorBoundary name="Viewer">{viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}</ErrorBoundary>
       <Toasts />
     </FileLinkContext.Provider>

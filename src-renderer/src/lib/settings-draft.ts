@@ -32,7 +32,8 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridd
 } & AgentProtocolDraft &
   ReviewerDraft;
 
-export function toDraft(settings: Settings): SettingsDraft {
+/** `folder`: the open folder (its own reviewer entry is what the dialog edits, when it has one). */
+export function toDraft(settings: Settings, folder?: string): SettingsDraft {
   const { apiKeys: _keys, sandboxKeys: _sandboxKeys, overridden: _flags, ...rest } = settings;
   return {
     ...rest,
@@ -47,11 +48,11 @@ export function toDraft(settings: Settings): SettingsDraft {
     sandboxesDraft: sandboxesDraft(settings.sandboxes),
     ...goalsDraft(settings.goals),
     ...agentProtocolDraft(settings.agentProtocol),
-    ...reviewerDraft(settings.reviewer),
+    ...reviewerDraft(settings.reviewer, folder),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'provenance'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'reviewerScope', 'provenance'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

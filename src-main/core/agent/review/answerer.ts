@@ -1,6 +1,6 @@
 // Who answers a run's questions (SPEC §23), built in one place from the run: the person, or the
 // reviewer the run's settings name (its model and timeout) in front of them while the thread's
-// breaker holds. The reviewer's call is the thread's (the metering point, purpose `reviewer`,
+// breaker holds; either way, a call the person allowed once runs. The reviewer's call is the thread's (the metering point, purpose `reviewer`,
 // the run's budget and totals), each review a `review` span under the call's, and each outcome
 // counted on the thread's breaker, which is kept with the thread.
 
@@ -10,6 +10,8 @@ import type { Answerer, ApprovalBroker, DecisionContext, Reviewer } from '../dec
 import { meteredStream, recordUsage } from '../model-call';
 import { isPersonMessage } from '../notes';
 import { rootRun, type RunContext } from '../run-context';
+import type { ApprovalRequest } from '../types';
+import { takeAllowedOnce } from './allow-once';
 import { afterReview, trippedNotice } from './breakers';
 import { createReviewer } from './reviewer';
 
@@ -22,7 +24,8 @@ export interface ReviewSetup {
 /** The Answerer of one call of the run: the reviewer while the thread's breaker holds, else the person. */
 export function runAnswerer(ctx: RunContext, broker: ApprovalBroker, setup: ReviewSetup | undefined, decided: Pick<DecisionContext, 'mode' | 'rules'>): Answerer {
   const root = rootRun(ctx);
-  if (setup === undefined || root.state.reviewBreaker?.tripped !== undefined) return { kind: 'person', broker };
+  const allowedOnce = async (question: ApprovalRequest): Promise<boolean> => takeAllowedOnce(root.state, question) && (await root.persist().then(() => true));
+  if (setup === undefined || root.state.reviewBreaker?.tripped !== undefined) return { kind: 'person', broker, allowedOnce };
   const reviewer = createReviewer({
     ...(setup.timeoutSeconds !== undefined ? { timeoutSeconds: setup.timeoutSeconds } : {}),
     async *call(request) {
@@ -36,7 +39,7 @@ export function runAnswerer(ctx: RunContext, broker: ApprovalBroker, setup: Revi
     },
     input: () => ({ ...personWords(root), mode: decided.mode, rules: decided.rules, history: root.state.messages, ...(root.state.goal !== undefined ? { goal: root.state.goal } : {}) }),
   });
-  return { kind: 'reviewer', broker, reviewer: counted(ctx, reviewer) };
+  return { kind: 'reviewer', broker, reviewer: counted(ctx, reviewer), allowedOnce };
 }
 
 /** The reviewer with its outcomes counted on the thread's breaker (and a span each); a trip is told. */

@@ -55,8 +55,7 @@ export function reviewPrompt(input: ReviewInput): string {
   return parts.join('\n\n');
 }
 
-function actionLines(input: ReviewInput): string[] {
-  const { question } = input;
+function actionLines({ question }: ReviewInput): string[] {
   // The host's words, but naming the agent's paths: fenced as the rest.
   const lines = [`Tool: ${question.toolName}`, 'Why it reached review:', data(question.reason, BUDGET.result)];
   if (question.agent !== undefined) lines.push('Asked by another agent of the thread:', data(question.agent, BUDGET.result));
