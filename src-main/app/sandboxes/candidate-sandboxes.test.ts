@@ -19,6 +19,7 @@ import { forkedCandidateSandboxes } from './candidate-sandboxes';
 import { sandboxFolderFor } from './sandbox-folder';
 import { openSandboxPlace, type OpenedSandboxPlace } from './sandbox-place';
 import { SandboxStore } from './sandbox-store';
+import type { SettingsService } from '../settings/settings-service';
 
 const FORKING = SANDBOX_PROVIDER_NAMES.filter((name) => SANDBOX_PROVIDER_TABLE[name].capabilities.fork);
 
@@ -58,8 +59,9 @@ it.each(FORKING)('a candidate forked in a %s sandbox reaches neither the personâ
   const store = new SandboxStore(db);
   const places: OpenedSandboxPlace[] = [];
   try {
-    const context = { dataDir, db, settings: { raw: () => ({}), sandboxKeys: async () => ({}) }, ledger: { recordSandboxTime: () => undefined } };
+    const context = { dataDir, db, settings: { raw: () => ({}) as ReturnType<SettingsService['raw']>, sandboxKeys: async () => ({}) }, ledger: { recordSandboxTime: () => undefined } };
     const requests = await forkedCandidateSandboxes({ folder, cwd: folder, sandbox: { provider: name }, env, threadIds: ['t1', 't2'], nameHint: (i) => `sum ${i + 1}` }, context, () => undefined);
+    if (requests === undefined) throw new Error(`${name} forks: each candidate gets a sandbox of its own`);
     expect(requests).toHaveLength(2);
     // Each candidate's run finds its own sandbox's worktree by its id, as `--sandbox-id` does.
     const open = async (id: string) => {
