@@ -37,8 +37,11 @@ describe('Codex and Gemini CLI as attackers, through their own tools and config 
   const available = (await detectSandbox()).available;
   const cleanups: Array<() => Promise<void> | void> = [];
   const realHome = process.env.HOME;
+  const realKey = process.env.ANTHROPIC_API_KEY;
   afterEach(async () => {
     process.env.HOME = realHome;
+    if (realKey === undefined) delete process.env.ANTHROPIC_API_KEY;
+    else process.env.ANTHROPIC_API_KEY = realKey;
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
@@ -52,6 +55,8 @@ describe('Codex and Gemini CLI as attackers, through their own tools and config 
     writeFileSync(join(s.dataDir, 'secrets.json'), JSON.stringify({ OPENAI_API_KEY: CREDENTIAL }));
     writeFileSync(join(s.outside, 'target.txt'), 'original\n');
     process.env.HOME = s.home;
+    // One of Deepdesk's own credentials, in its environment.
+    process.env.ANTHROPIC_API_KEY = CREDENTIAL;
     return s;
   }
 
