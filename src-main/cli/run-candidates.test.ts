@@ -18,7 +18,8 @@ import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/ca
 import { hostPid } from './host-harness.test-support';
 import { openDatabase } from '../core/backends/store/store';
 import { CandidateRecords } from '../app/threads/candidate-records';
-import { candidateModel, modelFlags, rankingTable } from './run-candidates';
+import { modelFlags, rankingTable } from './run-candidates';
+import { candidateModel } from '../app/session/candidate-sets';
 import { startStandin } from '../core/sandbox-providers/testing/standins';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../core/process/sandbox-provider-table';

@@ -8,15 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
-import { candidateChoices, candidateModel, MAX_CANDIDATES } from '../app/session/candidate-sets';
+import { candidateChoices, MAX_CANDIDATES } from '../app/session/candidate-sets';
 import { formatUsd } from '../core/agent/budget';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
 import { followRun, type TerminalIo } from './run-client';
 import { table } from './table';
 import { UsageError } from './usage';
-
-export { candidateModel, MAX_CANDIDATES };
 
 export interface CandidateSetOptions {
   count: number;

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { CheckpointHistory } from '../../core/checkpoints/history';
 import { rankCandidateSet, type CandidateSetJson } from './candidate-ranking';
 import { openFolderSession, type FolderSession } from './folder-session';
-import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
+import { WorktreeService, type CreatedWorktree } from '../worktrees/worktree-service';
 import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords } from '../threads/run-records';
 import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './run-requests';
@@ -116,7 +116,11 @@ export class HostCandidateSets {
       try {
         for (let i = 0; i < count; i++) worktrees.push(await service.create({ folder, carry: false, nameHint: `${goal} ${i + 1}` }));
       } catch (err) {
-        throw new HostRequestError(err instanceof WorktreeError || err instanceof Error ? err.message : String(err), 'failed');
+        // Made in part: the ones made go (worktree, branch, record); one that cannot is named.
+        const kept: string[] = [];
+        for (const made of worktrees as CreatedWorktree[]) await service.remove(made.name, { force: true }).catch(() => kept.push(`${made.path} (branch ${made.branch})`));
+        const left = kept.length === 0 ? 'the worktrees made for it were removed' : `these worktrees made for it could not be removed: ${kept.join(', ')}`;
+        throw new HostRequestError(`${err instanceof Error ? err.message : String(err)}; nothing was started, and ${left}.`, 'failed');
       } finally {
         service.close();
       }

@@ -50,6 +50,24 @@ describe('once answers', () => {
     expect(await once.answer(frame(3, { method: 'threads.read', params: { threadId: 'a-thread' }, replay: true }), async () => ({ id: 3, result: 'again' }))).toEqual({ id: 3, result: { text: 'what tab 1 read' } });
   });
 
+  it('a replay that comes while the first call still runs (another tab’s connection) waits for its answer and never runs it again', async () => {
+    const once = createOnceAnswers();
+    let runs = 0;
+    let finish!: () => void;
+    const run = () => new Promise<ResponseFrame>((resolve) => (finish = () => resolve({ id: 1, result: { n: ++runs } })));
+    const first = once.answer(frame(1), run);
+    const replays = [once.answer(frame(8, { replay: true }), run), once.answer(frame(9), run)];
+    // A forged replay of the key on another call is refused at once, while the first still runs.
+    expect(await once.answer(frame(10, { replay: true, method: 'threads.delete', params: { threadId: 'a' } }), run)).toMatchObject({ id: 10, error: { code: 'bad_request' } });
+    finish();
+    expect(await first).toEqual({ id: 1, result: { n: 1 } });
+    expect(await Promise.all(replays)).toEqual([
+      { id: 8, result: { n: 1 } },
+      { id: 9, result: { n: 1 } },
+    ]);
+    expect(runs).toBe(1);
+  });
+
   it('forgets keys after a while', async () => {
     let clock = 0;
     const once = createOnceAnswers(() => clock);

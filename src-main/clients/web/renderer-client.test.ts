@@ -228,6 +228,39 @@ describe('renderer WebSocket transport', () => {
     expect(api.held).toHaveLength(2);
   });
 
+  it('two tabs’ calls of the same id and parameters are each done once, across one tab’s lost connection and replay', async () => {
+    const api = new FakeApi();
+    const h = await serve(api);
+    const sockets: BrowserLikeWebSocket[] = [];
+    class Tracked extends BrowserLikeWebSocket {
+      constructor(url: string, protocols?: string[]) {
+        super(url, protocols);
+        sockets.push(this);
+      }
+    }
+    const tabA = client(h, { WebSocketImpl: Tracked });
+    const tabB = client(h);
+    try {
+      await Promise.all([tabA.call('app.info', {}), tabB.call('app.info', {})]);
+      // The same call id in each tab (their second), on the same thread and text.
+      const sentA = tabA.call('threads.send', { threadId: 't1', text: 'hi' });
+      await until(() => api.held.length === 1, 'tab A’s call to reach the app');
+      const sentB = tabB.call('threads.send', { threadId: 't1', text: 'hi' });
+      await until(() => api.held.length === 2, 'tab B’s call to reach the app');
+      // Tab A's connection breaks; its call is replayed on the next one while both still run.
+      sockets.at(-1)!.terminate();
+      await until(() => sockets.length === 2 && tabA.status === 'open', 'tab A’s reconnect');
+      api.held[1]!.release({ ok: true });
+      expect(await sentB).toEqual({ ok: true });
+      api.held[0]!.release({ ok: true });
+      expect(await sentA).toEqual({ ok: true });
+      // Each tab's call ran: neither key answered the other tab's call.
+      expect(api.held).toHaveLength(2);
+    } finally {
+      tabA.close();
+    }
+  });
+
   it('stops reconnecting after a bounded number of failures (gone), and reconnect() tries again', async () => {
     const h = await serve(new FakeApi());
     const port = h.port;

@@ -228,6 +228,42 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     expect(existsSync(join(folder, 'd-was', 'config'))).toBe(false);
   }, 60_000);
 
+  // The containment suite's attacks on what a run may touch (core/containment/file-cases.ts),
+  // through ACP's fs/* in `auto` (nothing asks): what a command in the sandbox cannot reach, a
+  // read or write the agent asks of the client does not reach either.
+  it.skipIf(!available)('fs/read and fs/write reach nothing a sandboxed command cannot: secrets, the data folder, outside by path, `..` or a link, the folder’s own configuration', async () => {
+    writeFileSync(join(dataDir, 'secrets.json'), '{"OPENAI_API_KEY":"sk-HELD-BY-DEEPDESK"}');
+    const made = await session.prompt(`own-run ln -s ${join(root, 'outside')} out && ln -s ${join(fakeHome, '.ssh')} keys && ln -s ${dataDir} dd && ln -s .deepdesk dk && ln -s .claude/skills sk`);
+    expect(said(made.updates)).toContain('own-run exit 0');
+    mode = 'auto';
+    asked.length = 0;
+    try {
+      const reads = [join(fakeHome, '.ssh', 'id_rsa'), join(folder, 'keys', 'id_rsa'), join(dataDir, 'secrets.json'), join(folder, 'dd', 'secrets.json'), join(folder, '..', 'home', '.ssh', 'id_rsa')];
+      const writes = [
+        outsideFile,
+        join(folder, '..', 'outside', 'marker.txt'),
+        join(folder, 'out', 'marker.txt'),
+        join(folder, 'out', 'new.txt'),
+        join(folder, '.deepdesk', 'hooks.json'),
+        join(folder, 'dk', 'hooks.json'),
+        join(folder, '.mcp.json'),
+        join(folder, 'sk', 'x', 'SKILL.md'),
+        join(folder, '.claude', 'skills', 'x', 'SKILL.md'),
+      ];
+      const turn = await session.prompt([...reads.map((p) => `fs-read ${p}`), ...writes.map((p) => `fs-write ${p} pwned`)].join(' ;; '));
+      const text = said(turn.updates);
+      expect(text).not.toContain('PLANTED-SECRET');
+      expect(text).not.toContain('sk-HELD-BY-DEEPDESK');
+      expect(text.match(/fs-read failed/g), text).toHaveLength(reads.length);
+      expect(text.match(/fs-write failed/g), text).toHaveLength(writes.length);
+    } finally {
+      mode = 'ask';
+    }
+    expect(readFileSync(outsideFile, 'utf8')).toBe('original');
+    expect(existsSync(join(root, 'outside', 'new.txt'))).toBe(false);
+    for (const rel of ['.deepdesk', '.mcp.json', '.claude/skills']) expect(existsSync(join(folder, rel)), rel).toBe(false);
+  }, 60_000);
+
   it.skipIf(!available)('a terminal runs the line it was asked with (a `for` loop), its env given to the process; refused, nothing runs', async () => {
     asked.length = 0;
     mode = 'auto';

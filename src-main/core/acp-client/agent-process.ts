@@ -4,11 +4,12 @@
 // hidden, no Deepdesk credential in its environment — with its own login folder as a private
 // copy (HOME) and its model reached through the metering proxy's socket, forwarded to a port
 // of its own loopback.
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startProcess, type SupervisedProcess } from '../sandbox/supervisor';
 import { folderSandboxPolicy } from '../sandbox/protected-entry-files';
+import { linkedParent } from '../fs/no-follow';
 
 export interface AgentLaunch {
   command: string;
@@ -43,7 +44,8 @@ function preparePrivateHome(privateHome: string, home: NonNullable<AgentLaunch['
   for (const entry of home.loginEntries) {
     const from = join(home.personHome ?? homedir(), entry);
     const to = join(privateHome, entry);
-    if (existsSync(to) || !existsSync(from)) continue;
+    // What the agent left there is kept, a link too (or one on the way to it): never copied through.
+    if (linkedParent(privateHome, entry) !== null || lstatSync(to, { throwIfNoEntry: false }) !== undefined || !existsSync(from)) continue;
     mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
     cpSync(from, to, { recursive: true, dereference: false, errorOnExist: false, force: false });
   }

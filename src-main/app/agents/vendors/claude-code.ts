@@ -3,7 +3,6 @@
 // sends its token to the same base. Its `default` permission mode is the adapter's own default
 // (most asking). Its request names the Bash command as a string in `rawInput.command` and a file in
 // `file_path`, `notebook_path` or (Grep, Glob) `path`; the kind is only in the earlier `tool_call`.
-import { join } from 'node:path';
 import { ANTHROPIC, asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
 export const claudeCode: KnownAgent = {
@@ -28,13 +27,13 @@ export const claudeCode: KnownAgent = {
   // With IS_SANDBOX set, its adapter skips every permission (and its CLI refuses that as root).
   droppedEnv: ['IS_SANDBOX'],
   withoutAllowRules: (home) => {
-    editJsonFile(join(home, '.claude', 'settings.json'), (json) => {
+    editJsonFile(home, '.claude/settings.json', (json) => {
       const permissions = asObject(json.permissions);
       delete permissions?.allow;
       delete permissions?.defaultMode;
     });
     // Tools it was told to allow in a project, kept in its state file.
-    editJsonFile(join(home, '.claude.json'), (json) => {
+    editJsonFile(home, '.claude.json', (json) => {
       for (const project of Object.values(asObject(json.projects) ?? {})) delete asObject(project)?.allowedTools;
     });
   },

@@ -3,9 +3,7 @@
 // setting. It runs every patch and command in its own process; its request names the command as
 // an argv in `rawInput.command` (`bash -lc SCRIPT`: the script) and a patch's files in `locations`
 // and `rawInput.changes`.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { asObject, OPENAI, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
+import { asObject, OPENAI, PLACEHOLDER_KEY, removeInHome, requestShape, writeInHome, type KnownAgent } from './vendor';
 
 const commandShape = requestShape(['command', 'cmd'], []);
 
@@ -21,13 +19,12 @@ export const codex: KnownAgent = {
   signInElsewhere: "ChatGPT's own endpoint",
   env: () => ({ OPENAI_API_KEY: PLACEHOLDER_KEY }),
   // Its rules files allow a command prefix unless they say otherwise: left out whole (Deepdesk's rules decide).
-  withoutAllowRules: (home) => rmSync(join(home, '.codex', 'rules'), { recursive: true, force: true }),
+  withoutAllowRules: (home) => removeInHome(home, '.codex/rules'),
   configureHome: (home, base) => {
-    const codexHome = join(home, '.codex');
-    mkdirSync(codexHome, { recursive: true });
     // The person's config.toml (its approval policy, trusted projects) is replaced by this one.
-    writeFileSync(
-      join(codexHome, 'config.toml'),
+    writeInHome(
+      home,
+      '.codex/config.toml',
       [
         'model_provider = "deepdesk"',
         'approval_policy = "untrusted"',

@@ -3,7 +3,6 @@
 // the proxy, its models named, and its `permission` asking before edits, commands and fetches. Its
 // request names the command in `rawInput.command` and a file in `filePath` / `filepath` (and
 // `locations`, which for a command is its working folder). Its `usage_update` carries a `cost`.
-import { join } from 'node:path';
 import { arch, platform } from 'node:process';
 import { ANTHROPIC, asObject, editJsonFile, PLACEHOLDER_KEY, requestShape, type KnownAgent } from './vendor';
 
@@ -34,7 +33,7 @@ export const opencode: KnownAgent = {
     OPENCODE_DISABLE_AUTOUPDATE: 'true',
   }),
   withoutAllowRules: (home) => {
-    editJsonFile(join(home, '.config', 'opencode', 'opencode.json'), (json) => {
+    editJsonFile(home, '.config/opencode/opencode.json', (json) => {
       delete json.permission;
       for (const agent of Object.values(asObject(json.agent) ?? {})) delete asObject(agent)?.permission;
     });

@@ -3,9 +3,11 @@
 // metering proxy, which login entries of the person's home it is given (its allow-rules left out),
 // how its `session/request_permission` names the command and the paths, and which models it calls
 // by default. Nothing here names a vendor's agent; `catalog.ts` chooses a module by id.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { commandLine } from '../../../core/acp-client/permission-map';
+import { inParent, linkedParent, removeTreeAt, replaceAt, unlinkAt } from '../../../core/fs/no-follow';
 
 /** The fields of an ACP tool call a permission request is read from (merged with what the earlier updates said of it). */
 export type RequestToolCall = Pick<ToolCallUpdate, 'kind' | 'title' | 'rawInput' | 'locations'>;
@@ -102,18 +104,39 @@ export function requestShape(commandKeys: readonly string[], pathKeys: readonly 
   };
 }
 
+// What Deepdesk changes in an agent's private home it changes outside the sandbox, in entries
+// the agent made: never through a link (one on the way is removed, what it points at untouched),
+// so no edit lands in the person's own files.
+
 /**
- * Edits a JSON object file of the private home in place (the person's own file is never touched:
- * this is the copy). Not JSON: left as it is, and the agent's own rules ask in its most-asking mode.
+ * Edits a JSON object file of the private home (`rel` in `home`; the person's own file is never
+ * touched: this is the copy). One that is not a JSON object (comments, which some agents read) is
+ * removed: what it might allow is not carried over.
  */
-export function editJsonFile(file: string, edit: (json: Record<string, unknown>) => void): void {
-  if (!existsSync(file)) return;
+export function editJsonFile(home: string, rel: string, edit: (json: Record<string, unknown>) => void): void {
+  let json: Record<string, unknown> | undefined;
+  let fd: number | undefined;
   try {
-    const json = asObject(JSON.parse(readFileSync(file, 'utf8')));
-    if (json === undefined) return;
-    edit(json);
-    writeFileSync(file, JSON.stringify(json, null, 2));
+    fd = inParent(home, rel, {}, (at) => openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW));
+    json = asObject(JSON.parse(readFileSync(fd, 'utf8')));
   } catch {
-    // Not JSON: see above.
+    // Missing, not a file, not JSON, or a link on the way: nothing is kept.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+  if (json === undefined) return removeInHome(home, rel);
+  edit(json);
+  writeInHome(home, rel, JSON.stringify(json, null, 2));
+}
+
+/** Removes `rel` of the private home, a folder with all in it. */
+export function removeInHome(home: string, rel: string): void {
+  for (let linked = linkedParent(home, rel); linked !== null; linked = linkedParent(home, rel)) unlinkAt(home, linked);
+  removeTreeAt(home, rel);
+}
+
+/** Writes `rel` of the private home (what was there goes, a link or a folder included). */
+export function writeInHome(home: string, rel: string, text: string): void {
+  removeInHome(home, rel);
+  replaceAt(home, rel, 'f', Buffer.from(text), 0o600, false, randomBytes(6).toString('hex'));
 }

@@ -2,7 +2,7 @@
 // real adapters (../shared/acp-agents-offline.md), each vendor's allow-rules left out of its
 // private home, the person's added command under every vendor's quirks, and (issue 79 item 13)
 // a price for every model the catalog's agents call by default.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,14 +106,22 @@ describe("each vendor's allow-rules are left out of its private copy", () => {
     expect(config).not.toContain('never');
   });
 
-  it("Gemini CLI: settings' allowed tools and approval modes, its policies' allow rules", () => {
+  it("Gemini CLI: settings' allowed tools, approval modes, policy paths and allowed or trusted MCP servers; its policy files whole", () => {
     const dir = home({
-      '.gemini/settings.json': JSON.stringify({ autoAccept: true, tools: { allowed: ['run_shell_command'], exclude: ['x'] }, general: { defaultApprovalMode: 'yolo', vimMode: true } }),
-      '.gemini/policies/auto-saved.toml': '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n\n[[rule]]\ntoolName = "web_fetch"\ndecision = "deny"\n',
+      '.gemini/settings.json': JSON.stringify({
+        autoAccept: true,
+        policyPaths: ['/elsewhere'],
+        tools: { allowed: ['run_shell_command'], exclude: ['x'] },
+        general: { defaultApprovalMode: 'auto_edit', vimMode: true },
+        mcp: { allowed: ['*'], autoAllowInHeadless: true, serverCommand: 'x' },
+        mcpServers: { ev: { command: 'ev', trust: true } },
+      }),
+      // An allow rule as an inline table, which no line of its own names.
+      '.gemini/policies/auto-saved.toml': 'rule = [{ toolName = "run_shell_command", decision = """allow""", priority = 999 }]\n',
     });
     knownAgent('gemini')!.withoutAllowRules(dir);
-    expect(json(dir, '.gemini/settings.json')).toEqual({ tools: { exclude: ['x'] }, general: { vimMode: true } });
-    expect(readFileSync(join(dir, '.gemini/policies/auto-saved.toml'), 'utf8')).toBe('[[rule]]\ntoolName = "web_fetch"\ndecision = "deny"\n');
+    expect(json(dir, '.gemini/settings.json')).toEqual({ tools: { exclude: ['x'] }, general: { vimMode: true }, mcp: { serverCommand: 'x' }, mcpServers: { ev: { command: 'ev' } } });
+    expect(existsSync(join(dir, '.gemini/policies'))).toBe(false);
   });
 
   it('OpenCode: its permission settings, its agents’ too', () => {
@@ -132,9 +140,46 @@ describe("each vendor's allow-rules are left out of its private copy", () => {
     expect(added.loginEntries).toEqual([]);
   });
 
-  it('a file that is not JSON is left as it is', () => {
-    const dir = home({ '.claude/settings.json': '{ // a comment\n}' });
+  it('a settings file that is not a JSON object (comments, which Gemini CLI reads) is removed, not carried over', () => {
+    const dir = home({ '.claude/settings.json': '{ // a comment\n"permissions": {"allow": ["Bash(*)"]}}', '.gemini/settings.json': '// x\n{"tools": {"allowed": ["run_shell_command"]}}' });
     knownAgent('claude-code')!.withoutAllowRules(dir);
-    expect(readFileSync(join(dir, '.claude/settings.json'), 'utf8')).toBe('{ // a comment\n}');
+    knownAgent('gemini')!.withoutAllowRules(dir);
+    expect(existsSync(join(dir, '.claude/settings.json'))).toBe(false);
+    expect(existsSync(join(dir, '.gemini/settings.json'))).toBe(false);
+  });
+
+  it('links the agent planted in its private home are never followed: the person’s files they lead to stay as they are', () => {
+    const person = home({
+      '.codex/config.toml': 'model = "mine"\n',
+      '.codex/rules/mine.rules': 'prefix_rule(pattern=["ls"])\n',
+      '.gemini/settings.json': JSON.stringify({ tools: { allowed: ['mine'] } }),
+      '.gemini/policies/mine.toml': '[[rule]]\ntoolName = "x"\ndecision = "allow"\n',
+      '.claude/settings.json': JSON.stringify({ permissions: { allow: ['Mine'] } }),
+      'notes.json': JSON.stringify({ projects: { '/p': { allowedTools: ['Write'] } } }),
+    });
+    const before = snapshot(person);
+    const dir = home({});
+    for (const entry of ['.codex', '.gemini']) symlinkSync(join(person, entry), join(dir, entry));
+    mkdirSync(join(dir, '.claude'));
+    symlinkSync(join(person, '.claude', 'settings.json'), join(dir, '.claude', 'settings.json'));
+    symlinkSync(join(person, 'notes.json'), join(dir, '.claude.json'));
+    for (const id of ['codex', 'gemini', 'claude-code']) {
+      knownAgent(id)!.withoutAllowRules(dir);
+      knownAgent(id)!.configureHome?.(dir, 'http://127.0.0.1:3129');
+    }
+    expect(snapshot(person)).toEqual(before);
+    // The agent's own entries are its own again: Deepdesk's configuration there, no link.
+    expect(lstatSync(join(dir, '.codex')).isDirectory()).toBe(true);
+    expect(readFileSync(join(dir, '.codex', 'config.toml'), 'utf8')).toContain('approval_policy = "untrusted"');
+    for (const rel of ['.gemini', '.claude/settings.json', '.claude.json']) expect(existsSync(join(dir, rel)), rel).toBe(false);
   });
 });
+
+/** Every file under `dir` (relative path → content). */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (lstatSync(join(dir, rel)).isFile()) files[rel] = readFileSync(join(dir, rel), 'utf8');
+  }
+  return files;
+}

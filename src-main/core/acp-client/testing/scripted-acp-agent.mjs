@@ -1,4 +1,4 @@
-/* global setTimeout, fetch */
+/* global setTimeout */
 // A scripted ACP agent (test support, SPEC §22): what no real agent does on demand. Started
 // as `node scripted-acp-agent.mjs` over stdio; each prompt's text is one line of steps
 // separated by ` ;; `:
@@ -16,7 +16,6 @@
 //   own-run CMD         runs `sh -c CMD` in its own process; says exit code and output
 //   late TEXT           answers the prompt, then sends TEXT as a message 100 ms later
 //   wait MS             waits
-//   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
 //   set-model NAME      a config_option_update: its model option's value is NAME now
@@ -65,6 +64,15 @@ async function ran(request) {
   return `exit ${exit.exitCode}; output ${out.output.trim()}`;
 }
 
+/** What `work` gave, or why it failed (`code`: the errno code alone). */
+async function tried(work, code = false) {
+  try {
+    return await work();
+  } catch (err) {
+    return code ? err.code : `failed: ${err.message}`;
+  }
+}
+
 async function step(sessionId, line, session) {
   const [verb, ...rest] = line.trim().split(' ');
   const arg = rest.join(' ');
@@ -108,13 +116,10 @@ async function step(sessionId, line, session) {
       await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed' } });
       return say(sessionId, `permission: ${chosen}`);
     }
-    try {
-      await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') });
-      await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' } });
-      return say(sessionId, `permission: ${chosen}; wrote ${path}`);
-    } catch (err) {
-      return say(sessionId, `permission: ${chosen}; write failed: ${err.message}`);
-    }
+    const failed = await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') }).then(() => undefined, (err) => err);
+    if (failed) return say(sessionId, `permission: ${chosen}; write failed: ${failed.message}`);
+    await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' } });
+    return say(sessionId, `permission: ${chosen}; wrote ${path}`);
   }
   if (verb === 'run') {
     await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: arg, kind: 'execute', status: 'pending' } });
@@ -122,15 +127,10 @@ async function step(sessionId, line, session) {
     if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
     return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
   }
-  if (verb === 'fs-read') return say(sessionId, `fs-read ${(await client().request(methods.client.fs.readTextFile, { sessionId, path: arg })).content}`);
+  if (verb === 'fs-read') return say(sessionId, `fs-read ${await tried(async () => (await client().request(methods.client.fs.readTextFile, { sessionId, path: arg })).content)}`);
   if (verb === 'fs-write') {
     const [path, ...text] = rest;
-    try {
-      await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') });
-      return say(sessionId, `fs-write ok`);
-    } catch (err) {
-      return say(sessionId, `fs-write failed: ${err.message}`);
-    }
+    return say(sessionId, `fs-write ${await tried(async () => (await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') }), 'ok'))}`);
   }
   if (verb === 'terminal') {
     const env = [];
@@ -142,33 +142,12 @@ async function step(sessionId, line, session) {
   }
   if (verb === 'own-write') {
     const [path, ...text] = rest;
-    try {
-      writeFileSync(path, text.join(' '));
-      return say(sessionId, `own-write ok`);
-    } catch (err) {
-      return say(sessionId, `own-write ${err.code}`);
-    }
+    return say(sessionId, `own-write ${await tried(() => (writeFileSync(path, text.join(' ')), 'ok'), true)}`);
   }
-  if (verb === 'own-read') {
-    try {
-      return say(sessionId, `own-read ok ${readFileSync(arg, 'utf8')}`);
-    } catch (err) {
-      return say(sessionId, `own-read ${err.code}`);
-    }
-  }
+  if (verb === 'own-read') return say(sessionId, `own-read ${await tried(() => `ok ${readFileSync(arg, 'utf8')}`, true)}`);
   if (verb === 'own-run') {
     const ran = spawnSync('sh', ['-c', arg], { encoding: 'utf8' });
     return say(sessionId, `own-run exit ${ran.status} ${(ran.stdout + ran.stderr).trim()}`);
-  }
-  if (verb === 'model') {
-    const [url, ...body] = rest;
-    try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.join(' ') });
-      const text = await res.text();
-      return say(sessionId, `model ${res.status} ${text.length}`);
-    } catch (err) {
-      return say(sessionId, `model error ${err.cause?.code ?? err.message}`);
-    }
   }
   return say(sessionId, `unknown step ${verb}`);
 }
