@@ -23,6 +23,12 @@ const MARK = '==script==';
 const STARTED = '==started==';
 /** Room for the agent's own steps (the prompt, its request, the sandbox's start) on a busy machine. */
 const AGENT_STEPS_S = 30;
+/**
+ * The stop's grace for the agent to leave by itself after its cancel: none. The scripted agent
+ * never does, so each stop would wait out the product's whole grace (1 s a case); the stop's
+ * kill of the tree, which the cases judge, is the same.
+ */
+const STOP_GRACE_MS = 0;
 
 /** `timeoutS`: the time limit of the run in progress, its terminals' own (as `execute`'s). */
 async function startSession(scene: Scene, timeoutS: () => number, started: () => void): Promise<AcpClientSession> {
@@ -65,7 +71,7 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
       person.set(localPerson(env));
     },
     async tearDown() {
-      for (const session of sessions.values()) await (await session).stop();
+      for (const session of sessions.values()) await (await session).stop(STOP_GRACE_MS);
       sessions.clear();
     },
     async run(scene, script, { timeoutS }) {
@@ -76,7 +82,7 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
       const end = async (): Promise<void> => {
         if (sessions.get(scene) !== opened) return;
         sessions.delete(scene);
-        await session.stop();
+        await session.stop(STOP_GRACE_MS);
       };
       // What the agent says after the mark is the script's output (the agent trims what it says).
       const run = `echo ${MARK}; sh -c "$(printf %s ${Buffer.from(withReady(script)).toString('base64')} | base64 -d)"`;
