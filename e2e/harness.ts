@@ -137,6 +137,8 @@ export interface OpenAppOptions {
   height?: number;
   /** Runs in the page before its own scripts (e.g. to seed localStorage). */
   init?: () => void;
+  /** The page's clock is the test's from the start (`page.clock`: a notice's expiry passes at once). */
+  clock?: boolean;
   /** Wait for the workspace's message box (default); false when there may be no folder yet. */
   waitForWorkspace?: boolean;
 }
@@ -149,6 +151,7 @@ export async function openApp(browser: Browser, url: string, options: OpenAppOpt
     throw err;
   });
   if (options.init) await page.addInitScript(options.init);
+  if (options.clock === true) await page.clock.install();
   await page.goto(url);
   // Exact: an approval shown by then has a "Message to the agent" box too.
   if (options.waitForWorkspace !== false) {

@@ -326,7 +326,7 @@ describe('cards', () => {
 describe('conversation', () => {
   it('offers Jump to latest when scrolled up, and scrolls to a sent message', async () => {
     const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} of a long answer that keeps streaming in.`).join('\n\n');
-    serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 10 } }, { text: 'Short reply.' }] });
+    serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 20 } }, { text: 'Short reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
     await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });

@@ -445,7 +445,8 @@ describe('deepdesk acp', () => {
     send('{this is not json');
     send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'nope/nothing', params: {} }));
     send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} }));
-    await expect.poll(() => lines().some((m) => m.id === 3), { timeout: 20_000 }).toBe(true);
+    // Answers may come in any order (JSON-RPC): all three are waited for.
+    await expect.poll(() => lines().some((m) => m.error?.code === -32700) && [2, 3].every((id) => lines().some((m) => m.id === id)), { timeout: 20_000 }).toBe(true);
     const messages = lines();
     expect(messages.find((m) => m.error?.code === -32700)).toBeDefined();
     expect(messages.find((m) => m.id === 2)?.error?.code).toBe(-32601);

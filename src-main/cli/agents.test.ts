@@ -18,12 +18,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('the agent host', () => {
   it('run --detach prints the thread id and returns; agents lists it by a short id Working, then Done; attach of the finished thread shows what it did and says it is not running', async () => {
-    t.server.push({ delayMs: 4000, then: { text: 'all done' } });
+    // The run works until the test has seen it Working (not for a time the listing must fit in).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    t.server.push(async () => (await finished, { text: 'all done' }));
     const started = await t.deepdesk(['run', '--detach', ...model(), 'take your time']);
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
     expect(id).toMatch(UUID);
     expect(await agents()).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Working\\s+${t.folder}\\s+take your time$`, 'm'));
+    finish();
     await waitFor(async () => (await agents()).includes('Done'), 20_000, 'the run to finish');
     const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string }>;
     expect(listed.map((a) => a.threadId)).toEqual([id]);

@@ -122,7 +122,10 @@ describe('the desktop app as a client of the agent host', () => {
   it('a run outlives the window: closed while it works, the next window sees it go on and end', async () => {
     const folder = join(root, 'runs');
     mkdirSync(folder);
-    const server: ScriptedServer = await startScriptedServer([{ delayMs: 1_500, then: { text: 'done without a window' } }]);
+    // The run works until the next window is open (not for a time the steps must fit in).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const server: ScriptedServer = await startScriptedServer([async () => (await finished, { text: 'done without a window' })]);
     try {
       const first = await open(folder);
       await first.call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
@@ -133,6 +136,7 @@ describe('the desktop app as a client of the agent host', () => {
       windows.splice(windows.indexOf(first.window), 1);
 
       const second = await open(folder);
+      finish();
       await vi.waitFor(async () => expect(((await second.call('threads.get', { threadId: id })) as ThreadView).items.map((item) => (item.kind === 'assistant' ? item.text : item.kind))).toContain('done without a window'), { timeout: 15_000 });
       expect(await second.window.workingThreads()).toEqual([]);
     } finally {

@@ -142,7 +142,10 @@ describe('the desktop shell', () => {
   });
 
   it('quitting with a thread working asks; kept in the background, the window closes, a launch shows it again, and it quits when the run ends', async () => {
-    const server = await startScriptedServer([{ delayMs: 6_000, then: { text: 'finished in the background' } }]);
+    // The run goes on until the test lets it end (not for a time the steps below must fit in).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const server = await startScriptedServer([async () => (await finished, { text: 'finished in the background' })]);
     try {
       await call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
       const { id } = (await call('threads.create')) as { id: string };
@@ -173,6 +176,7 @@ describe('the desktop shell', () => {
         { timeout: 10_000, interval: 200 },
       );
       expect(fake.quits).toBe(quitsBefore);
+      finish();
       await vi.waitFor(() => expect(fake.quits).toBe(quitsBefore + 1), { timeout: 15_000 });
       expect(fake.messageBoxes).toHaveLength(2);
     } finally {

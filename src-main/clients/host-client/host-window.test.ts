@@ -101,7 +101,10 @@ describe("the window's app in the agent host", () => {
   });
 
   it('a window that closes leaves its run going; the next window sees it finish', async () => {
-    server.push({ delayMs: 1200, then: { text: 'finished without a window' } });
+    // The run works until the next window has seen it running (not for a time the steps must fit in).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    server.push(async () => (await finished, { text: 'finished without a window' }));
     const first = await open();
     const { id } = await call(first, 'threads.create', {});
     await call(first, 'threads.send', { threadId: id, text: 'take your time' });
@@ -109,6 +112,7 @@ describe("the window's app in the agent host", () => {
     const second = await open();
     const running = (await call(second, 'threads.get', { threadId: id })) as ThreadView;
     expect(running.thread.running).toBe(true);
+    finish();
     await waitFor(async () => !((await call(second, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to end');
     const done = (await call(second, 'threads.get', { threadId: id })) as ThreadView;
     expect(JSON.stringify(done.items)).toContain('finished without a window');

@@ -94,7 +94,10 @@ describe('which agent and mode a protocol run has', () => {
 describe('protocol runs and the rest of Deepdesk', () => {
   it('an interrupt answered elsewhere (as a window answers it) leaves the thread: busy while the run goes on, then idle', async () => {
     const threadId = randomUUID();
-    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/elsewhere.txt', content: 'yes\n' } }] }, { delayMs: 1_000, then: { text: 'written' } });
+    // The run goes on until the test has seen it busy (not for a time the reads must fit in).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/elsewhere.txt', content: 'yes\n' } }] }, async () => (await finished, { text: 'written' }));
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', config: { configurable: { mode: 'ask' } } });
     const waiting = await h.client.threads.get(threadId);
     expect(waiting.status).toBe('interrupted');
@@ -105,6 +108,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
     const busy = await h.client.threads.get(threadId);
     expect(busy.status).toBe('busy');
     expect(Object.values(busy.interrupts ?? {}).flat()).toEqual([]);
+    finish();
     await until(() => h.client.threads.get(threadId), (t) => t.status === 'idle', 'the thread to be idle');
     expect(readFileSync(join(h.folder, 'elsewhere.txt'), 'utf8')).toBe('yes\n');
     const state = await h.client.threads.getState<Values>(threadId);

@@ -19,11 +19,19 @@ const AGENT = join(import.meta.dirname, '..', '..', 'acp-client', 'testing', 'sc
 export type AcpDoor = 'own process' | 'terminal';
 
 const MARK = '==script==';
+/** What the agent says as its own process starts the script: the run's time limit counts from there. */
+const STARTED = '==started==';
 /** Room for the agent's own steps (the prompt, its request, the sandbox's start) on a busy machine. */
 const AGENT_STEPS_S = 30;
+/**
+ * The stop's grace for the agent to leave by itself after its cancel: none. The scripted agent
+ * never does, so each stop would wait out the product's whole grace (1 s a case); the stop's
+ * kill of the tree, which the cases judge, is the same.
+ */
+const STOP_GRACE_MS = 0;
 
 /** `timeoutS`: the time limit of the run in progress, its terminals' own (as `execute`'s). */
-async function startSession(scene: Scene, timeoutS: () => number): Promise<AcpClientSession> {
+async function startSession(scene: Scene, timeoutS: () => number, started: () => void): Promise<AcpClientSession> {
   const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: scene.project, dataDir: scene.dataDir }, scene.home));
   if (!sandbox) throw new Error('no sandbox on this machine: the ACP paths cannot be tested');
   const backend = new LocalShellBackend({ rootDir: scene.project, sandbox });
@@ -37,6 +45,9 @@ async function startSession(scene: Scene, timeoutS: () => number): Promise<AcpCl
     mode: () => 'auto',
     // Whatever would still ask is refused: nobody is there.
     ask: async () => false,
+    onUpdate: (u) => {
+      if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text === STARTED) started();
+    },
   });
   await session.initialize();
   await session.newSession();
@@ -48,6 +59,7 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
   // One agent per scene (a case's runs share it), stopped when the case ends its runs.
   const sessions = new Map<Scene, Promise<AcpClientSession>>();
   let limitS = 60;
+  let started = (): void => undefined;
   return {
     name: door === 'terminal' ? 'ACP agent’s terminal (terminal/create)' : 'ACP agent’s own process',
     notApplicable: {
@@ -59,29 +71,39 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
       person.set(localPerson(env));
     },
     async tearDown() {
-      for (const session of sessions.values()) await (await session).stop();
+      for (const session of sessions.values()) await (await session).stop(STOP_GRACE_MS);
       sessions.clear();
     },
     async run(scene, script, { timeoutS }) {
-      let started = sessions.get(scene);
+      let opened = sessions.get(scene);
       limitS = timeoutS;
-      if (started === undefined) sessions.set(scene, (started = startSession(scene, () => limitS)));
-      const session = await started;
+      if (opened === undefined) sessions.set(scene, (opened = startSession(scene, () => limitS, () => started())));
+      const session = await opened;
       const end = async (): Promise<void> => {
-        if (sessions.get(scene) !== started) return;
+        if (sessions.get(scene) !== opened) return;
         sessions.delete(scene);
-        await session.stop();
+        await session.stop(STOP_GRACE_MS);
       };
       // What the agent says after the mark is the script's output (the agent trims what it says).
       const run = `echo ${MARK}; sh -c "$(printf %s ${Buffer.from(withReady(script)).toString('base64')} | base64 -d)"`;
       // Its own process waits for the script's output to close: what the script leaves running must not hold it.
-      const turn = session.prompt(door === 'terminal' ? `terminal ${run}` : `own-run o=$(mktemp); ${run} >$o 2>&1 </dev/null; c=$?; cat $o; rm -f $o; exit $c`);
+      const turn = session.prompt(door === 'terminal' ? `terminal ${run}` : `say ${STARTED} ;; own-run o=$(mktemp); ${run} >$o 2>&1 </dev/null; c=$?; cat $o; rm -f $o; exit $c`);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const said = await Promise.race([
         turn.then((t) => t.updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('\n')),
         // Past its time limit (with room for the agent's own steps) the run is its agent's stop (SPEC §22): the whole tree ends with it.
-        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), (timeoutS + AGENT_STEPS_S) * 1000))),
-      ]).finally(() => clearTimeout(timer));
+        // Its own process's script has no limit of its own: the limit counts from the script's start, as a terminal's does.
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), (timeoutS + AGENT_STEPS_S) * 1000);
+          started = () => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(undefined), timeoutS * 1000);
+          };
+        }),
+      ]).finally(() => {
+        clearTimeout(timer);
+        started = () => undefined;
+      });
       turn.catch(() => undefined);
       if (said === undefined) await end();
       const output = said === undefined ? '(stopped at its time limit)' : said.slice(said.indexOf(MARK) + MARK.length);
