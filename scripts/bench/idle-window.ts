@@ -8,12 +8,9 @@ import { chromium, type Page } from 'playwright-core';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newThreadState } from '../../src-main/core/agent/types';
-import { openDatabase } from '../../src-main/core/backends/store/store-db';
-import { ThreadStore } from '../../src-main/app/threads/thread-store';
 import { progress, verdict, type Report } from './report';
 import { builtCli, startServe } from './serve-process';
-import { threadMessages } from './thread-fixture';
+import { dataWithThreads, threadMessages } from './thread-fixture';
 import { CHROMIUM, CHROMIUM_ARGS } from './window';
 
 const IDLE_MS = 60_000;
@@ -55,25 +52,6 @@ async function taskClock(page: Page): Promise<() => Promise<number>> {
   return async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0) * 1000;
 }
 
-/** A data folder holding `count` finished threads of `folder` (a few messages each). */
-function dataWithThreads(folder: string, count: number): string {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-idle-data-'));
-  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
-  try {
-    const store = new ThreadStore(db);
-    db.transaction(() => {
-      for (let i = 0; i < count; i++) {
-        const state = newThreadState(`bench-idle-${i}`);
-        state.messages = threadMessages(6);
-        store.save(state, { folder, title: `thread ${i}` });
-      }
-    })();
-  } finally {
-    db.close();
-  }
-  return dataDir;
-}
-
 interface Idle {
   serve: number;
   host: number;
@@ -83,14 +61,14 @@ interface Idle {
 
 async function idleMinute(repo: string, threads: number): Promise<Idle> {
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-idle-'));
-  const serve = await startServe(repo, { folder, dataDir: dataWithThreads(folder, threads) });
+  const serve = await startServe(repo, { folder, dataDir: dataWithThreads(folder, Array.from({ length: threads }, (_, i) => ({ id: `bench-idle-${i}`, messages: threadMessages(6) }))) });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await context.addInitScript(TIMER_PROBE);
     const page = await context.newPage();
     await page.goto(serve.url);
-    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: /thread \d+/ }).nth(threads - 1).waitFor({ timeout: 30_000 });
+    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: /bench-idle-\d+/ }).nth(threads - 1).waitFor({ timeout: 30_000 });
     // What opening left to do settles first.
     await page.waitForTimeout(5_000);
     const host = serve.hostPid();

@@ -9,33 +9,17 @@ import { chromium, type Page } from 'playwright-core';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newThreadState } from '../../src-main/core/agent/types';
-import { openDatabase } from '../../src-main/core/backends/store/store-db';
-import { ThreadStore } from '../../src-main/app/threads/thread-store';
 import { formatMs, median } from './measure';
 import { progress, verdict, type Report } from './report';
 import { builtCli, startServe } from './serve-process';
-import { threadMessages } from './thread-fixture';
+import { dataWithThreads, threadMessages } from './thread-fixture';
 import { CHROMIUM, CHROMIUM_ARGS, intervals, openApp, startFrames, stopFrames } from './window';
 
 const MESSAGES = 10_000;
 const OPENS = 10;
 
-function dataWithThreads(folder: string): string {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-long-window-'));
-  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
-  try {
-    const store = new ThreadStore(db);
-    for (const [id, count] of [['bench-long', MESSAGES], ['bench-short', 6]] as const) {
-      const state = newThreadState(id);
-      state.messages = [...threadMessages(count - 1), { role: 'user', content: `END-OF-${id}` }];
-      store.save(state, { folder, title: id });
-    }
-  } finally {
-    db.close();
-  }
-  return dataDir;
-}
+/** A thread of `count` messages whose last one is the marker its open waits for. */
+const endingWith = (id: string, count: number) => ({ id, messages: [...threadMessages(count - 1), { role: 'user' as const, content: `END-OF-${id}` }] });
 
 interface Open {
   ms: number;
@@ -69,7 +53,7 @@ export async function benchLongThreadWindow(report: Report, repo: string): Promi
   }
   progress(`long thread: a ${MESSAGES.toLocaleString('en-US')}-message thread opened ${OPENS} times in the window, a short one between`);
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-long-window-folder-'));
-  const serve = await startServe(repo, { folder, dataDir: dataWithThreads(folder) });
+  const serve = await startServe(repo, { folder, dataDir: dataWithThreads(folder, [endingWith('bench-long', MESSAGES), endingWith('bench-short', 6)]) });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     const page = await openApp(browser, serve.url);
