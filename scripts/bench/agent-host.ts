@@ -21,7 +21,7 @@ import { HostWindow } from '../../src-main/clients/host-client/host-window';
 import { formatMs, formatRatio, median, timeInterleaved, timeRuns } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report } from './report';
-import { threadMessages } from './thread-fixture';
+import { dataWithThreads, threadMessages } from './thread-fixture';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/deepdesk.mjs');
@@ -89,26 +89,6 @@ function preHostBuild(): string | undefined {
   }
 }
 
-/** A data folder holding `count` threads of the folder (a few messages each), as a person's after months. */
-function dataWithThreads(folder: string, count: number): string {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-threads-'));
-  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
-  try {
-    const store = new ThreadStore(db);
-    const messages = threadMessages(4);
-    db.transaction(() => {
-      for (let i = 0; i < count; i++) {
-        const state = newThreadState(`bench-thread-${i}`);
-        state.messages = messages;
-        store.save(state, { folder, title: `thread ${i}` });
-      }
-    })();
-  } finally {
-    db.close();
-  }
-  return dataDir;
-}
-
 const MANY_THREADS = 10_000;
 
 /** Now, in milliseconds since the epoch with a fraction: comparable with the host's log and records. */
@@ -172,7 +152,7 @@ export async function benchAgentHost(report: Report, options: BenchOptions, scop
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-'));
   const warmData = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-data-'));
   // The warm run's time must not grow with the threads the data folder holds.
-  const manyData = dataWithThreads(folder, MANY_THREADS);
+  const manyData = dataWithThreads(folder, Array.from({ length: MANY_THREADS }, (_, i) => ({ id: `bench-thread-${i}`, messages: threadMessages(4) })));
   const colds: string[] = [];
   /** A data folder of its own for one timed run (removed at the end). */
   const freshDataDir = (kind: string): string => {

@@ -65,6 +65,9 @@ const PARTS: Part[] = [
       await benchRunStep(report, options, async () => (await ensureRepo100k(dataDir, options.regenerate)).dir);
     },
   },
+  { title: 'Issue 82 · the window answers', suites: ['window', 'answers'], run: async (report) => (await import('./window-answers')).benchWindowAnswers(report, repo) },
+  { title: 'Issue 82 · an idle window', suites: ['window', 'idle'], run: async (report) => (await import('./idle-window')).benchIdleWindow(report, repo) },
+  { title: 'Issue 82 · a long thread in the window', suites: ['window', 'long-window'], run: async (report) => (await import('./long-thread-window')).benchLongThreadWindow(report, repo) },
   { title: 'Issue 18 · MCP server start', suites: ['sandbox'], run: async (report, options) => (await import('./mcp-start')).benchMcpStart(report, options) },
   {
     title: 'Issue 13 · big folders',

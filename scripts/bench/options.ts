@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step', 'answers', 'idle', 'long-window'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step,answers,idle,long-window]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -48,7 +48,13 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  warm-run: only issue 66's warm deepdesk run "hi" beside its floors (part of host),
                  get-state: only issue 66's getState of a 10k-message thread beside its floor (part of protocol),
                  run-step: only issue 82's sandboxed execute step through deepdesk run in a 20-file and a
-                 100k-file git repository, over an ls step, beside bare sh and bwrap (part of sandbox; runs out/))
+                 100k-file git repository, over an ls step, beside bare sh and bwrap (part of sandbox; runs out/),
+                 answers: only issue 82's app.info every 2 s while pathological Markdown renders in the window,
+                 beside the idle window (part of window; runs out/),
+                 idle: only issue 82's window on 20 finished threads idle 60 s: CPU of serve, its host and the
+                 page, and the page's timers, beside 1 thread (part of window; runs out/),
+                 long-window: only issue 82's 10,000-message thread opened 10 times in the window: the open,
+                 its longest frame, the page's heap (part of window; runs out/))
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

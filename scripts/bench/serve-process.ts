@@ -44,12 +44,12 @@ export function builtCli(repo: string): string | null {
     : null;
 }
 
-/** `folder`: serve this existing folder (kept) instead of a new empty one (removed after). */
-export async function startServe(repo: string, options: { modelUrl?: string; timeoutMs?: number; folder?: string } = {}): Promise<ServeProcess> {
+/** `folder`: serve this existing folder (kept) instead of a new empty one (removed after); `dataDir`: this data folder (removed after). */
+export async function startServe(repo: string, options: { modelUrl?: string; timeoutMs?: number; folder?: string; dataDir?: string } = {}): Promise<ServeProcess> {
   const bin = builtCli(repo);
   if (bin === null) throw new Error('not built: run `npm run build` first');
   const folder = options.folder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-'));
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-data-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-data-'));
   const modelArgs = options.modelUrl ? ['--model', 'openai-compatible:scripted-model', '--base-url', options.modelUrl] : [];
   const start = performance.now();
   const child = spawn(process.execPath, [bin, 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs], {

@@ -1,7 +1,13 @@
 // A realistic 300-message thread (a user asking, the agent reading and editing files) in
 // Deepdesk's message shape, and the same conversation for LangChain (deepagents).
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { newThreadState } from '../../src-main/core/agent/types';
+import { openDatabase } from '../../src-main/core/backends/store/store-db';
 import type { ChatMessage } from '../../src-main/core/models/types';
+import { ThreadStore } from '../../src-main/app/threads/thread-store';
 import { generateText, makeRng, sentence, word } from './text-gen';
 
 export const THREAD_MESSAGES = 300;
@@ -29,4 +35,23 @@ export function threadMessages(count = THREAD_MESSAGES): ChatMessage[] {
   }
   while (out.length < count) out.push({ role: 'user', content: sentence(rng) });
   return out.slice(0, count);
+}
+
+/** A new data folder holding these threads of `folder` (each titled by its id), as a person's after a while. */
+export function dataWithThreads(folder: string, threads: ReadonlyArray<{ id: string; messages: ChatMessage[] }>): string {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-threads-'));
+  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
+  try {
+    const store = new ThreadStore(db);
+    db.transaction(() => {
+      for (const { id, messages } of threads) {
+        const state = newThreadState(id);
+        state.messages = messages;
+        store.save(state, { folder, title: id });
+      }
+    })();
+  } finally {
+    db.close();
+  }
+  return dataDir;
 }

@@ -2,7 +2,8 @@
 // events as progress lines (or --json), its lines for the person on stderr, its approvals
 // asked on the terminal — withdrawn when another client answers first — until it ends.
 
-import { goalCheckOf, type GoalJson } from '../core/goals/goal';
+import type { GoalJson } from '../core/goals/goal';
+import { goalCheckOf } from '../core/goals/goal-check';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';

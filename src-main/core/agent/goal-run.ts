@@ -6,7 +6,7 @@
 import { GoalGate, type GradeAnswer, type GradeRequest } from '../goals/gate';
 import type { GoalPlace } from '../goals/evidence';
 import { VERDICT_TOOL, VERDICT_TOOL_SPEC } from '../goals/grader';
-import { verifyCallKind } from '../goals/goal';
+import { verifyCallKind } from '../goals/goal-check';
 import { RunGate } from '../goals/run-gate';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';

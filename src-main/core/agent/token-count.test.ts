@@ -1,7 +1,8 @@
 // Token estimates stay close to the tokenizer's exact count, and a run of text without spaces
 // (which byte-pair merging handles in quadratic time) is counted in pieces.
 import { countTokens } from 'gpt-tokenizer';
-import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { describe, expect, it, vi } from 'vitest';
 import { mediaInputFor } from '../media/capabilities';
 import { notTakenNotice } from '../media/kinds';
 import { makePdf, makePng } from '../media/testing/fixtures';
@@ -26,6 +27,20 @@ describe('countTextTokens', () => {
       expect(counted).toBeGreaterThanOrEqual(exact(text));
       expect(counted).toBeLessThanOrEqual(exact(text) + pieces);
     }
+  });
+
+  // A model's list indented one level deeper each line (Markdown that stalls a renderer) held
+  // the agent host's event loop for seconds when its spaces went to the tokenizer whole.
+  it('hands the tokenizer no run of spaces longer than two pieces (the first piece goes with what comes before it)', () => {
+    const tokenizer = createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: typeof countTokens };
+    const seen = vi.spyOn(tokenizer, 'countTokens');
+    const text = Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n');
+    const counted = countTextTokens(text);
+    const longest = Math.max(...seen.mock.calls.flatMap(([piece]) => (typeof piece === 'string' ? piece : '').match(/\s+/g) ?? []).map((run) => run.length));
+    seen.mockRestore();
+    expect(longest).toBeLessThanOrEqual(2 * 256);
+    expect(counted).toBeGreaterThanOrEqual(exact(text));
+    expect(counted).toBeLessThanOrEqual(exact(text) + Math.ceil(text.length / 256));
   });
 });
 

@@ -121,7 +121,7 @@ export class StepTools {
     return results.map((r) => r.output);
   }
 
-  /** A command the host runs itself (a goal's verify step, `kind` naming which: goal.ts verifyCallKind), as the agent's own execute would be: checked, asked about by the rules, contained. */
+  /** A command the host runs itself (a goal's verify step, `kind` naming which: goal-check.ts verifyCallKind), as the agent's own execute would be: checked, asked about by the rules, contained. */
   async runHostCommand(command: string, kind = 'goal-verify'): Promise<StepRun> {
     const { ctx } = this;
     const call: ToolCall = { id: `${kind}-${randomUUID()}`, name: 'execute', args: { command }, argsText: JSON.stringify({ command }) };

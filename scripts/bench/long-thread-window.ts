@@ -1,0 +1,89 @@
+// Issue 82: a 10,000-message thread in the window. `deepdesk serve` on a data folder holding
+// it and a short thread; in headless Chromium the long one is opened from the thread list ten
+// times, the short one between: the time from the click to its last message on screen, the
+// longest frame meanwhile (requestAnimationFrame intervals), and the page's JS heap after a
+// collection following each open (flat: the tenth beside the first). Its floor is the same
+// open of the 6-message thread.
+
+import { chromium, type Page } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { formatMs, median } from './measure';
+import { progress, verdict, type Report } from './report';
+import { builtCli, startServe } from './serve-process';
+import { dataWithThreads, threadMessages } from './thread-fixture';
+import { CHROMIUM, CHROMIUM_ARGS, intervals, openApp, startFrames, stopFrames } from './window';
+
+const MESSAGES = 10_000;
+const OPENS = 10;
+
+/** A thread of `count` messages whose last one is the marker its open waits for. */
+const endingWith = (id: string, count: number) => ({ id, messages: [...threadMessages(count - 1), { role: 'user' as const, content: `END-OF-${id}` }] });
+
+interface Open {
+  ms: number;
+  longestFrame: number;
+}
+
+async function open(page: Page, id: string): Promise<Open> {
+  await startFrames(page);
+  const start = performance.now();
+  await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: new RegExp(id) }).first().click();
+  await page.waitForFunction((marker) => (document.querySelector('[role="log"]')?.textContent ?? '').includes(marker), `END-OF-${id}`, { timeout: 60_000, polling: 'raf' });
+  const ms = performance.now() - start;
+  return { ms, longestFrame: Math.max(0, ...intervals(await stopFrames(page))) };
+}
+
+async function heapAfterGc(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  await cdp.detach();
+  return usedSize;
+}
+
+const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+
+export async function benchLongThreadWindow(report: Report, repo: string): Promise<void> {
+  const section = report.section('Issue 82 · a 10,000-message thread in the window (deepdesk serve, headless Chromium)');
+  if (builtCli(repo) === null) {
+    section.rows.push({ name: 'long thread in the window', ours: 'not yet measurable: the app is not built (npm run build)' });
+    return;
+  }
+  progress(`long thread: a ${MESSAGES.toLocaleString('en-US')}-message thread opened ${OPENS} times in the window, a short one between`);
+  const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-long-window-folder-'));
+  const serve = await startServe(repo, { folder, dataDir: dataWithThreads(folder, [endingWith('bench-long', MESSAGES), endingWith('bench-short', 6)]) });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  try {
+    const page = await openApp(browser, serve.url);
+    const long: Open[] = [];
+    const short: Open[] = [];
+    const heaps: number[] = [];
+    for (let i = 0; i < OPENS; i++) {
+      long.push(await open(page, 'bench-long'));
+      heaps.push(await heapAfterGc(page));
+      short.push(await open(page, 'bench-short'));
+    }
+    const ms = median(long.map((o) => o.ms));
+    const frame = Math.max(...long.map((o) => o.longestFrame));
+    const growth = heaps.at(-1)! / heaps[0]!;
+    section.rows.push({
+      name: `open a ${MESSAGES.toLocaleString('en-US')}-message thread from the list, to its last message on screen (${OPENS} opens)`,
+      ours: formatMs(ms),
+      floor: `6 messages: ${formatMs(median(short.map((o) => o.ms)))}`,
+      target: '≤ 1 s',
+      result: verdict(ms <= 1_000),
+    });
+    section.rows.push({ name: '  its longest frame while opening (all opens)', ours: formatMs(frame), floor: `6 messages: ${formatMs(Math.max(...short.map((o) => o.longestFrame)))}`, target: '≤ 50 ms', result: verdict(frame <= 50) });
+    section.rows.push({
+      name: `  the page's JS heap after a collection, after the 1st and the ${OPENS}th open`,
+      ours: `${mb(heaps[0]!)} → ${mb(heaps.at(-1)!)} (×${growth.toFixed(2)})`,
+      target: 'flat (≤ ×1.1)',
+      result: verdict(growth <= 1.1),
+    });
+  } finally {
+    await browser.close();
+    await serve.stop();
+  }
+}
