@@ -22,6 +22,10 @@ describe('sensitive writes inside the folder (SPEC §23)', () => {
     ['/AGENTS.md', 'agent-instructions'],
     ['/packages/web/CLAUDE.md', 'agent-instructions'],
     ['/GEMINI.md', 'agent-instructions'],
+    ['/.gemini/settings.json', 'agent-instructions'],
+    ['/.codex/config.toml', 'agent-instructions'],
+    ['/opencode.json', 'agent-instructions'],
+    ['/.cursor/mcp.json', 'agent-instructions'],
     ['/Makefile.', 'build-scripts'],
   ])('%s is %s', (path, kind) => {
     expect(sensitiveWrite(path)?.kind).toBe(kind);

@@ -27,6 +27,8 @@ const BY_PATH: ReadonlyArray<{ kind: SensitiveKind; what: string; patterns: read
   { kind: 'editor-tasks', what: 'editor tasks or settings', patterns: ['/.vscode', '/.idea', '**/.vscode/tasks.json', '**/.vscode/launch.json', '**/.vscode/settings.json'] },
   { kind: 'environment', what: 'an environment file', patterns: ['**/.env*', '**/.envrc'] },
   { kind: 'agent-instructions', what: 'agent instructions', patterns: ['**/AGENTS.md', '**/AGENTS.override.md', '**/CLAUDE.md', '**/CLAUDE.local.md', '**/GEMINI.md', '/.cursorrules', '/.cursor/rules', '/.clinerules', '/.github/copilot-instructions.md'] },
+  // What steers another agent's next run, here or in the person's own terminal (its servers, hooks, allow lists).
+  { kind: 'agent-instructions', what: "another agent's configuration", patterns: ['/.gemini', '/.codex', '/.cursor', '/.opencode', '/opencode.json', '/opencode.jsonc', '/.zed', '/.continue', '/.goose', '/.windsurfrules'] },
 ];
 
 /** `package.json` fields that run programs: scripts (the lifecycle ones among them), bins, native builds, git hooks. */
