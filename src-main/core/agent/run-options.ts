@@ -23,7 +23,6 @@ export interface AgentDefinition {
   middleware: Middleware[];
   /** The base system prompt; middleware appends sections. */
   systemPrompt: string;
-  maxSteps?: number;
   /** Stop when the same calls with the same results repeat this many steps in a row (0: never). */
   maxRepeatedCalls?: number;
 }
