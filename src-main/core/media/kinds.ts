@@ -1,6 +1,8 @@
 // The four kinds of media read_file hands to a model (SPEC §12), by file extension, and
 // the words the fallbacks use. Pure data and functions: no I/O.
 
+import type { MediaPart } from '../models/types';
+
 export type MediaKind = 'image' | 'audio' | 'video' | 'document';
 
 export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'audio', 'video', 'document'];
@@ -78,6 +80,11 @@ export function kindOfMime(mimeType: string): MediaKind | null {
   if (mime.startsWith('video/')) return 'video';
   for (const entry of Object.values(MEDIA_BY_EXTENSION)) if (entry.kind === 'document' && entry.mimeType === mime) return 'document';
   return null;
+}
+
+/** The kind of a media block: by its MIME type, else by its part type (`file` parts of unknown types as documents). */
+export function mediaKindOf(part: Pick<MediaPart, 'type' | 'mimeType'>): MediaKind {
+  return kindOfMime(part.mimeType) ?? (part.type === 'image' ? 'image' : 'document');
 }
 
 /** `812 B`, `14.2 KB`, `3.1 MB` (1024-based, as file managers show). */
