@@ -7,6 +7,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Icon } from './Icon';
 import { RecentFolderLabel } from './RecentFolderLabel';
 import { RemoteFolderDialog } from './RemoteFolderDialog';
@@ -37,16 +38,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
     if (autoFocus) input.current?.focus();
   }, [autoFocus]);
 
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('app.recentFolders', {})
-      .then((list) => !cancelled && setRecent(list))
-      .catch(() => !cancelled && setRecent([]));
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('app.recentFolders', {}), setRecent, () => setRecent([])), [api]);
 
   const open = async (target: string): Promise<void> => {
     if (opening !== null) return;

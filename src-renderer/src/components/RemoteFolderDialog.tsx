@@ -9,6 +9,7 @@ import { useEffect, useId, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Spinner } from './Icon';
 import { RecentFolderLabel } from './RecentFolderLabel';
 import { Modal } from './Modal';
@@ -36,16 +37,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
   /** What is being connected to: a recent folder's URL, or `form`. */
   const [connecting, setConnecting] = useState<string | null>(null);
 
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('app.sshHosts', {})
-      .then((list) => !cancelled && setHosts(list.hosts))
-      .catch(() => !cancelled && setHosts([]));
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('app.sshHosts', {}), (list) => setHosts(list.hosts), () => setHosts([])), [api]);
 
   const connect = async (key: string, request: () => Promise<AppInfo>): Promise<void> => {
     if (connecting !== null) return;

@@ -8,6 +8,7 @@ import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxPlaceStatu
 import { useSettings } from '../state/settings-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
@@ -55,34 +56,15 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const [name, setName] = useState('');
   /** The folder that goes up (this one: a worktree of it is made, or it is the worktree). */
   const [folder, setFolder] = useState('');
-  useEffect(() => {
-    let live = true;
-    void api.safe('app.info', {}).then((info) => {
-      if (live && info) setFolder(info.folder ?? '');
-    });
-    return () => {
-      live = false;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.safe('app.info', {}), (info) => info && setFolder(info.folder ?? '')), [api]);
 
   useEffect(() => {
-    let cancelled = false;
     setChecked(false);
-    api
-      .call('sandboxes.canRun', { provider })
-      .then((can) => {
-        if (cancelled) return;
-        setWhy(can.ok ? null : (can.why ?? null));
-        setChecked(true);
-      })
-      .catch((err: unknown) => {
-        if (cancelled) return;
-        setWhy(errorMessage(err));
-        setChecked(true);
-      });
-    return () => {
-      cancelled = true;
+    const checkedWith = (reason: string | null): void => {
+      setWhy(reason);
+      setChecked(true);
     };
+    return whileCurrent(api.call('sandboxes.canRun', { provider }), (can) => checkedWith(can.ok ? null : (can.why ?? null)), (err) => checkedWith(errorMessage(err)));
   }, [api, provider]);
 
   const start = async (): Promise<void> => {
@@ -185,17 +167,8 @@ export function useSandboxStatus(sandboxId: string | undefined): SandboxPlaceSta
   const api = useApi();
   const { reconnects } = useConnection();
   const [status, setStatus] = useState<SandboxPlaceStatus | null | undefined>(undefined);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('sandboxes.status', {})
-      .then((next) => !cancelled && setStatus(next))
-      .catch(() => !cancelled && setStatus(null));
-    return () => {
-      cancelled = true;
-    };
-    // Asked again for another sandbox (the folder opened anew on a new one).
-  }, [api, reconnects, sandboxId]);
+  // Asked again for another sandbox (the folder opened anew on a new one).
+  useEffect(() => whileCurrent(api.call('sandboxes.status', {}), setStatus, () => setStatus(null)), [api, reconnects, sandboxId]);
   useEvent('sandboxes.changed', (next) => setStatus(next));
   return status;
 }
