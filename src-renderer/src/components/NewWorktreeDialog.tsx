@@ -12,6 +12,7 @@ import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 import '../styles/worktrees.css';
 
 /** Whether a worktree can be made of the open folder (a local git repository, not a worktree itself): false until known. */
@@ -130,19 +131,13 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
             <input type="checkbox" checked={carry} disabled={creating} onChange={(e) => setCarry(e.target.checked)} /> Carry over uncommitted changes ({files(uncommitted)})
           </label>
         ) : null}
-        {error !== null ? (
-          <p id={messageId} className="error-text" role="alert">
-            {error}
-          </p>
-        ) : (
-          <p id={messageId} className="muted small" aria-live="polite">
-            {creating ? (
-              <>
-                <Spinner /> Making the worktree…
-              </>
-            ) : null}
-          </p>
-        )}
+        <FormMessage id={messageId} error={error} live>
+          {creating ? (
+            <>
+              <Spinner /> Making the worktree…
+            </>
+          ) : null}
+        </FormMessage>
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose} disabled={creating}>
             Cancel

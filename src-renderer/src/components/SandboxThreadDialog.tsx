@@ -12,6 +12,7 @@ import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
 
 type Kind = 'new' | 'continue';
@@ -112,23 +113,17 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
           </div>
         ) : null}
         <SandboxTerms provider={provider} folder={folder} />
-        {why !== null ? (
-          <p className="error-text" role="alert">
-            {why}
-          </p>
-        ) : (
-          <p className="muted small" aria-live="polite">
-            {working ? (
-              <>
-                <Spinner /> Making the sandbox thread…
-              </>
-            ) : !checked ? (
-              <>
-                <Spinner /> Checking…
-              </>
-            ) : null}
-          </p>
-        )}
+        <FormMessage error={why} live>
+          {working ? (
+            <>
+              <Spinner /> Making the sandbox thread…
+            </>
+          ) : !checked ? (
+            <>
+              <Spinner /> Checking…
+            </>
+          ) : null}
+        </FormMessage>
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose} disabled={working}>
             Cancel
