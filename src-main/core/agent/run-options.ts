@@ -45,7 +45,6 @@ export interface RunOptions {
   parentRun?: RunContext;
   /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
   resumableToolCalls?: ReadonlySet<string>;
-  onTerminalData?: (chunk: string) => void;
   /**
    * Takes (and removes) the messages queued while the run was going; called whenever a
    * step ends. Each one is delivered as a user message before the next model call.
