@@ -1,8 +1,6 @@
 // The four kinds of media read_file hands to a model (SPEC §12), by file extension, and
 // the words the fallbacks use. Pure data and functions: no I/O.
 
-import type { MediaPart } from '../models/types';
-
 export type MediaKind = 'image' | 'audio' | 'video' | 'document';
 
 export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'audio', 'video', 'document'];
@@ -83,7 +81,7 @@ export function kindOfMime(mimeType: string): MediaKind | null {
 }
 
 /** The kind of a media block: by its MIME type, else by its part type (`file` parts of unknown types as documents). */
-export function mediaKindOf(part: Pick<MediaPart, 'type' | 'mimeType'>): MediaKind {
+export function mediaKindOf(part: { type: string; mimeType: string }): MediaKind {
   return kindOfMime(part.mimeType) ?? (part.type === 'image' ? 'image' : 'document');
 }
 
