@@ -20,18 +20,10 @@ import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const SERVE_OPTIONS = COMMAND_OPTIONS.serve;
 
-export interface ServeIo {
-  stdout: NodeJS.WritableStream;
-  /** Where notices about the person's files go, one line each (default: process.stderr). */
-  stderr?: NodeJS.WritableStream;
-  /** Resolves when the server should stop (default: SIGINT/SIGTERM). */
-  until?: Promise<void>;
-}
-
-export async function serveCommand(argv: string[], io: ServeIo = { stdout: process.stdout }): Promise<number> {
+export async function serveCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, SERVE_OPTIONS);
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}')`);
-  if (values['print-url'] === true) return printServeUrls(resolveDataDir(values['data-dir']), io);
+  if (values['print-url'] === true) return printServeUrls(resolveDataDir(values['data-dir']));
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${values.port}')`);
   const flags = sessionFlagsOf('serve', values);
@@ -44,7 +36,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   const overrides = overSettingsFlags(flags);
   // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
   // command leaves its runs going; this process only serves the window to the browser.
-  const say = (line: string) => void (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   const env = definedEnv(process.env);
   const folder = sandbox === undefined || given === null ? given : await sandboxWorktree(dataDir, { folder: given, cwd: process.cwd(), env, sandbox }, say);
   const app = await HostWindow.open({
@@ -66,13 +58,13 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     throw err;
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
-  io.stdout.write(`Deepdesk is running at ${host.url}\n`);
+  process.stdout.write(`Deepdesk is running at ${host.url}\n`);
   // Its start's garbage (loading the window's server and the host's client) is given back now,
   // not when V8's memory reducer gets to it, seconds to minutes later (issue 66).
   giveBackMemorySoon();
   const forget = recordServeUrl(dataDir, host.url);
   try {
-    await (io.until ?? untilSignal());
+    await untilSignal();
   } finally {
     forget();
   }
@@ -135,7 +127,7 @@ function recordServeUrl(dataDir: string, url: string): () => void {
 }
 
 /** `serve --print-url`: the address of every serve running on this data folder, one a line. */
-function printServeUrls(dataDir: string, io: ServeIo): number {
+function printServeUrls(dataDir: string): number {
   const dir = serveUrlsDir(dataDir);
   const urls: string[] = [];
   let names: string[] = [];
@@ -156,9 +148,9 @@ function printServeUrls(dataDir: string, io: ServeIo): number {
     if (/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/.test(url)) urls.push(url);
   }
   if (urls.length === 0) {
-    (io.stderr ?? process.stderr).write(`deepdesk: no \`deepdesk serve\` is running on ${dataDir}; start one with \`deepdesk serve\`\n`);
+    process.stderr.write(`deepdesk: no \`deepdesk serve\` is running on ${dataDir}; start one with \`deepdesk serve\`\n`);
     return 1;
   }
-  for (const url of urls) io.stdout.write(`${url}\n`);
+  for (const url of urls) process.stdout.write(`${url}\n`);
   return 0;
 }

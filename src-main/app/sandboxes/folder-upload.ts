@@ -160,12 +160,11 @@ const BATCH_FILES = 200;
 const BATCH_BYTES = 16 * 1024 * 1024;
 
 /** Sends the plan's files to `sandbox.workdir`; resolves to the manifest of what is there now. */
-export async function uploadFolder(sandbox: ProviderSandbox, folder: string, plan: UploadPlan, options: { signal?: AbortSignal; onProgress?: (sent: number, total: number) => void } = {}): Promise<Manifest> {
+export async function uploadFolder(sandbox: ProviderSandbox, folder: string, plan: UploadPlan, options: { signal?: AbortSignal } = {}): Promise<Manifest> {
   const manifest: Manifest = {};
   const failed: string[] = [];
   let batch: SandboxFileUpload[] = [];
   let batchBytes = 0;
-  let sent = 0;
   const regular = plan.files.filter((f): f is { rel: string; size: number; exec: boolean } => !('link' in f));
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
@@ -176,8 +175,6 @@ export async function uploadFolder(sandbox: ProviderSandbox, folder: string, pla
       delete manifest[rel];
       failed.push(`${rel} (${r.error})`);
     }
-    sent += batch.length;
-    options.onProgress?.(sent, regular.length);
     batch = [];
     batchBytes = 0;
   };

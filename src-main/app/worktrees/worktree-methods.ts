@@ -18,8 +18,6 @@ export interface WorktreeMethodsOptions {
   dataDir: string;
   db: Database.Database;
   env: NodeJS.ProcessEnv;
-  /** A worktree was made of this folder: e.g. its approval mode goes with it. */
-  onCreated?: (threadFolder: string) => void;
   /** Tells the windows of this folder (`worktrees.changed`). */
   changed: () => void;
   /** Notes the open folder's new commits (SPEC §24): `Commit…` is noted before it answers. */
@@ -93,7 +91,6 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
         if (own() !== undefined) throw new WorktreeError('this folder is a worktree already: make new worktrees from the folder it was made from', 'failed');
         const wanted = name?.trim();
         const made = await service.create({ folder: options.folder, ...(wanted ? { name: wanted } : {}), carry, signal });
-        options.onCreated?.(made.threadFolder);
         options.changed();
         return { name: made.name, threadFolder: made.threadFolder, branch: made.branch, carried: made.carried };
       }),

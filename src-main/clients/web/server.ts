@@ -15,7 +15,6 @@ export interface WebHostOptions {
   staticDir: string;
   /** 0 (the default) picks a free port. */
   port?: number;
-  host?: '127.0.0.1';
 }
 
 export interface WebHost {
@@ -98,7 +97,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', fail);
       done();
     });

@@ -17,8 +17,7 @@ export interface SocketHub {
   close(): Promise<void>;
 }
 
-export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: number } = {}): SocketHub {
-  const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+export function createSocketHub(api: WindowApi): SocketHub {
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_FRAME_BYTES,
@@ -31,7 +30,7 @@ export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: nu
 
   const send = (socket: WebSocket, text: string): void => {
     if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount + Buffer.byteLength(text) > maxBuffered) {
+    if (socket.bufferedAmount + Buffer.byteLength(text) > MAX_BUFFERED_BYTES) {
       // Said where the host's output goes: a dropped window is otherwise only a reconnect.
       process.stderr.write(`deepdesk: a window fell ${Math.round(socket.bufferedAmount / 1024)} KB behind and was disconnected (it reconnects and reloads)\n`);
       sockets.delete(socket);

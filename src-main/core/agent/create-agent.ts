@@ -42,10 +42,8 @@ export interface AgentSetup extends Omit<ApprovalOptions, 'readOnlyTool'> {
   contextWindow?: number;
   /** Overrides the tool-result eviction threshold (characters). */
   evictChars?: number;
-  maxSteps?: number;
   /** Stops the run when identical calls with identical results repeat this many steps in a row (default 3; 0: never). */
   maxRepeatedCalls?: number;
-  date?: Date;
   /** Records checkpoints of the project folder (SPEC §8) when given. */
   checkpoints?: CheckpointRecorder;
   /** The folder's MCP servers (SPEC §10): their tools join the agent's, read before every model call. */
@@ -63,7 +61,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const sandboxed = (): boolean => canExecute && (setup.sandboxAvailable?.() ?? false);
   // A provider's sandbox is where the files are: there is no outside of it to run in.
   const tools = filesystemTools({ execute: canExecute, sandbox: sandboxed() && setup.providerSandbox === undefined });
-  const systemPrompt = baseSystemPrompt(setup.date ? { date: setup.date } : {});
+  const systemPrompt = baseSystemPrompt();
   const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
   const hooks = setup.hooks;
@@ -103,7 +101,6 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     childMiddleware: shared,
     basePrompt: systemPrompt,
     ...(setup.resolveModel ? { resolveModel: setup.resolveModel } : {}),
-    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
   });
   if (setup.agent !== undefined) {
     const own = subagentTools(setup.agent, tools, shared());
@@ -113,7 +110,6 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       tools: own.tools,
       middleware: own.middleware,
       systemPrompt: setup.agent.systemPrompt,
-      ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
       ...(setup.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: setup.maxRepeatedCalls } : {}),
     };
   }
@@ -124,7 +120,6 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     tools,
     middleware: [todos!, subagents, ...rest],
     systemPrompt,
-    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
     ...(setup.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: setup.maxRepeatedCalls } : {}),
   };
 }

@@ -42,7 +42,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     source = options.turnRunner !== undefined ? agentTurns(options.turnRunner, input, goal) : new ModelTurns(def, ctx, tools, options, input, goal);
     await source.begin?.();
     let next: string | undefined;
-    for (let step = 0; step < (def.maxSteps ?? DEFAULT_MAX_STEPS); step++) {
+    for (let step = 0; step < DEFAULT_MAX_STEPS; step++) {
       if (ctx.signal.aborted) return await end('aborted');
       const done = await source.step(next);
       if (done.kind === 'stopped') return await end(done.reason, done.error);

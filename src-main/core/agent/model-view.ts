@@ -4,8 +4,7 @@
 // arguments truncated) and dangling calls closed. The stored history itself is never
 // changed by this: the window still shows everything.
 
-import { base64Bytes, formatSize } from '../media/kinds';
-import { mediaKindOf } from '../media/measure';
+import { base64Bytes, formatSize, mediaKindOf } from '../media/kinds';
 import { isMediaPart, type ChatMessage, type ContentPart, type MediaPart, type ToolCall } from '../models/types';
 import { evictedPathOf, evictionFileName, previewOf } from './middleware/eviction';
 import { repairDanglingToolCalls } from './dangling';

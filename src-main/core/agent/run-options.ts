@@ -23,7 +23,6 @@ export interface AgentDefinition {
   middleware: Middleware[];
   /** The base system prompt; middleware appends sections. */
   systemPrompt: string;
-  maxSteps?: number;
   /** Stop when the same calls with the same results repeat this many steps in a row (0: never). */
   maxRepeatedCalls?: number;
 }
@@ -46,7 +45,6 @@ export interface RunOptions {
   parentRun?: RunContext;
   /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
   resumableToolCalls?: ReadonlySet<string>;
-  onTerminalData?: (chunk: string) => void;
   /**
    * Takes (and removes) the messages queued while the run was going; called whenever a
    * step ends. Each one is delivered as a user message before the next model call.

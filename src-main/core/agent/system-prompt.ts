@@ -3,13 +3,9 @@
 // skills, MCP, the todo list): see what `deepdesk run --print-request` lists.
 import type { ApprovalMode } from './permissions/modes';
 
-export interface PromptOptions {
-  /** Today's date, so the model does not guess it. */
-  date?: Date;
-}
-
-export function baseSystemPrompt(options: PromptOptions = {}): string {
-  const date = (options.date ?? new Date()).toISOString().slice(0, 10);
+/** Today's date is in it, so the model does not guess it. */
+export function baseSystemPrompt(): string {
+  const date = new Date().toISOString().slice(0, 10);
   return `You are Deepdesk, a software agent working in the person's project folder. Today is ${date}.
 - Read the relevant files before changing anything; make focused edits in the project's style.
 - Do the work with your tools rather than describing it; when done, say briefly what you changed or found.

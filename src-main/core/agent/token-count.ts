@@ -8,8 +8,8 @@
 import type * as GptTokenizer from 'gpt-tokenizer';
 import { createRequire } from 'node:module';
 import { takesMedia } from '../media/capabilities';
-import { base64Bytes, notTakenNotice } from '../media/kinds';
-import { measureMedia, mediaKindOf, type MediaMeasure } from '../media/measure';
+import { base64Bytes, mediaKindOf, notTakenNotice } from '../media/kinds';
+import { measureMedia, type MediaMeasure } from '../media/measure';
 import { mediaTokens } from '../media/tokens';
 import { isMediaPart, type ChatMessage, type ChatModel, type ContentPart, type MediaPart, type ToolSpec } from '../models/types';
 

@@ -28,7 +28,7 @@ export class StepTools {
   constructor(
     private readonly def: AgentDefinition,
     private readonly ctx: RunContext,
-    private readonly options: Pick<RunOptions, 'guard' | 'onTerminalData' | 'resumableToolCalls'>,
+    private readonly options: Pick<RunOptions, 'guard' | 'resumableToolCalls'>,
     private readonly observers: Map<string, ToolCallObserver>,
   ) {
     this.refresh();
@@ -175,10 +175,7 @@ export class StepTools {
     try {
       return await runTool(this.byName, call.name, call.args, {
         ...this.context(call),
-        onTerminalData: (chunk: string) => {
-          this.options.onTerminalData?.(chunk);
-          live.push(chunk);
-        },
+        onTerminalData: (chunk: string) => live.push(chunk),
       });
     } finally {
       live.close();
@@ -193,7 +190,6 @@ export class StepTools {
       guard: this.options.guard,
       toolCallId: call.id,
       signal: this.ctx.signal,
-      ...(this.options.onTerminalData ? { onTerminalData: this.options.onTerminalData } : {}),
       run: this.ctx,
       ...(this.def.model.mediaInput !== undefined ? { mediaInput: this.def.model.mediaInput } : {}),
       ...(traceparent !== undefined ? { traceparent } : {}),

@@ -165,8 +165,6 @@ export interface JsonFileStoreOptions<T extends JsonObject> {
   lockTimeoutMs?: number;
   /** A lock held longer than this is taken over even when its holder lives (default 30 s). */
   staleLockMs?: number;
-  /** Quiet time before a change seen on disk is read (default 50 ms). */
-  debounceMs?: number;
   /**
    * Only reads: an unreadable file is left where it is (not kept aside). For a one-time read
    * by a process that shows no problem to the person; the one that does keeps it aside and says so.
@@ -203,6 +201,8 @@ const MAX_STORE_BYTES = 16 * 1024 * 1024;
 const MAX_LOCK_BYTES = 64 * 1024;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 const DEFAULT_STALE_LOCK_MS = 30_000;
+/** Quiet time before a change seen on disk is read. */
+const DEBOUNCE_MS = 50;
 /** A lock file whose content cannot be read (someone else's doing) is stale after this. */
 const UNREADABLE_LOCK_STALE_MS = 2_000;
 
@@ -315,7 +315,7 @@ export class JsonFileStore<T extends JsonObject> {
   onChange(listener: (value: T) => void): () => void {
     this.listeners.add(listener);
     if (this.unwatch === undefined && !this.closed) {
-      this.unwatch = watchFile(this.dir, this.name, this.options.debounceMs ?? 50, () => this.refresh('watch'));
+      this.unwatch = watchFile(this.dir, this.name, () => this.refresh('watch'));
     }
     return () => {
       this.listeners.delete(listener);
@@ -767,11 +767,11 @@ const folderWatches = new Map<string, FolderWatch>();
  * Calls `onChange` (debounced) when `name` in `dir` may have changed. The file is replaced by
  * rename, so the folder is watched, once per folder for every file in it.
  */
-function watchFile(dir: string, name: string, debounceMs: number, onChange: () => void): () => void {
+function watchFile(dir: string, name: string, onChange: () => void): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const fire = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(onChange, debounceMs);
+    timer = setTimeout(onChange, DEBOUNCE_MS);
     timer.unref?.();
   };
   let entry = folderWatches.get(dir);

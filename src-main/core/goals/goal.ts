@@ -115,14 +115,14 @@ export const goalDraftSchema = z.object({
 export type GoalDraft = z.infer<typeof goalDraftSchema>;
 
 /** A goal that starts now from an accepted draft. */
-export function startGoal(draft: GoalDraft, options: { now?: Date; base?: string; maxRounds?: number } = {}): Goal {
+export function startGoal(draft: GoalDraft, options: { base?: string; maxRounds?: number } = {}): Goal {
   const checked = goalDraftSchema.parse(draft);
   return {
     objective: checked.objective,
     state: 'pursuing',
     criteria: checked.criteria.map((text, i) => ({ id: `c${i + 1}`, text })),
     verify: checked.verify,
-    startedAt: (options.now ?? new Date()).toISOString(),
+    startedAt: new Date().toISOString(),
     ...(options.base !== undefined ? { base: options.base, lastTree: options.base } : {}),
     maxRounds: options.maxRounds ?? DEFAULT_MAX_ROUNDS,
     rounds: 0,

@@ -80,6 +80,11 @@ export function kindOfMime(mimeType: string): MediaKind | null {
   return null;
 }
 
+/** The kind of a media block: by its MIME type, else by its part type (`file` parts of unknown types as documents). */
+export function mediaKindOf(part: { type: string; mimeType: string }): MediaKind {
+  return kindOfMime(part.mimeType) ?? (part.type === 'image' ? 'image' : 'document');
+}
+
 /** `812 B`, `14.2 KB`, `3.1 MB` (1024-based, as file managers show). */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -2,9 +2,8 @@
 // size (PNG, JPEG, GIF, WEBP headers), a PDF's page count, an audio or video file's
 // duration (WAV header, MP4 `mvhd`; else the size at a typical bitrate). Pure: no I/O.
 
-import type { MediaPart } from '../models/types';
 import { ByteBudget, inflateWithin } from './inflate-budget';
-import { kindOfMime, type MediaKind } from './kinds';
+import type { MediaKind } from './kinds';
 
 export type MediaMeasure =
   | { kind: 'image'; width: number; height: number }
@@ -16,11 +15,6 @@ const UNKNOWN_IMAGE_SIDE = 1024;
 /** Bytes per second assumed when a duration is not in the header: 128 kbit/s audio, 1 Mbit/s video. */
 const AUDIO_BYTES_PER_SECOND = 16_000;
 const VIDEO_BYTES_PER_SECOND = 125_000;
-
-/** The kind of a media block: by its MIME type, else by its part type (`file` parts of unknown types as documents). */
-export function mediaKindOf(part: Pick<MediaPart, 'type' | 'mimeType'>): MediaKind {
-  return kindOfMime(part.mimeType) ?? (part.type === 'image' ? 'image' : 'document');
-}
 
 export function measureMedia(kind: MediaKind, bytes: Uint8Array): MediaMeasure {
   switch (kind) {

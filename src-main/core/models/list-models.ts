@@ -13,8 +13,6 @@ export interface ListModelsOptions {
   baseUrl?: string;
   apiKey?: string;
   env?: NodeJS.ProcessEnv;
-  fetch?: typeof fetch;
-  signal?: AbortSignal;
 }
 
 interface Request {
@@ -28,7 +26,6 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
   const apiKey = nonEmpty(options.apiKey);
   const baseUrl = nonEmpty(options.baseUrl);
   if (baseUrl !== undefined) checkUrl(baseUrl);
-  const get = (request: Request) => fetchJson(request, options.fetch ?? fetch, options.signal ?? AbortSignal.timeout(10_000));
 
   switch (options.provider) {
     case 'anthropic': {
@@ -36,13 +33,13 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
       if (credential === undefined) throw new ModelConfigError('No API key for anthropic: save one first', { missing: 'api-key', provider: 'anthropic' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
       const auth: Record<string, string> = credential.bearer ? { authorization: `Bearer ${credential.value}` } : { 'x-api-key': credential.value };
-      return ids(await get({ url: `${base}/models?limit=1000`, headers: { ...auth, 'anthropic-version': '2023-06-01' } }));
+      return ids(await fetchJson({ url: `${base}/models?limit=1000`, headers: { ...auth, 'anthropic-version': '2023-06-01' } }));
     }
     case 'google': {
       const key = providerCredential('google', env, apiKey)?.value;
       if (key === undefined) throw new ModelConfigError('No API key for google: save one first', { missing: 'api-key', provider: 'google' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL);
-      const listed = (await get({ url: `${base}/models?pageSize=1000`, headers: { 'x-goog-api-key': key } })) as {
+      const listed = (await fetchJson({ url: `${base}/models?pageSize=1000`, headers: { 'x-goog-api-key': key } })) as {
         models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }>;
       };
       const chat = (listed.models ?? []).filter((m) => !Array.isArray(m.supportedGenerationMethods) || m.supportedGenerationMethods.includes('generateContent'));
@@ -54,26 +51,26 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
       if (options.provider === 'openai' && key === undefined) throw new ModelConfigError('No API key for openai: save one first', { missing: 'api-key', provider: 'openai' });
       const base = baseUrl ?? (options.provider === 'openai' ? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL : undefined);
       if (base === undefined) throw new ModelConfigError('Enter the server\'s base URL first, e.g. http://127.0.0.1:1234/v1', { missing: 'base-url', provider: 'openai-compatible' });
-      return ids(await get({ url: `${trimSlash(base)}/models`, headers: key ? { authorization: `Bearer ${key}` } : {} }));
+      return ids(await fetchJson({ url: `${trimSlash(base)}/models`, headers: key ? { authorization: `Bearer ${key}` } : {} }));
     }
     case 'ollama': {
       const v1 = ollamaUrl(baseUrl, env);
       const root = v1.replace(/\/v1$/, '');
       const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
       try {
-        const tags = (await get({ url: `${root}/api/tags`, headers })) as { models?: Array<{ name?: unknown }> };
+        const tags = (await fetchJson({ url: `${root}/api/tags`, headers })) as { models?: Array<{ name?: unknown }> };
         return sorted((tags.models ?? []).map((m) => m.name));
       } catch {
-        return ids(await get({ url: `${v1}/models`, headers }));
+        return ids(await fetchJson({ url: `${v1}/models`, headers }));
       }
     }
   }
 }
 
-async function fetchJson(request: Request, fetchFn: typeof fetch, signal: AbortSignal): Promise<unknown> {
+async function fetchJson(request: Request): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetchFn(request.url, { headers: { accept: 'application/json', ...request.headers }, signal });
+    response = await fetch(request.url, { headers: { accept: 'application/json', ...request.headers }, signal: AbortSignal.timeout(10_000) });
   } catch (err) {
     const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
     throw new Error(`Could not reach ${new URL(request.url).origin}: ${reason}`, { cause: err });

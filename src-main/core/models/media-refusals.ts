@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { takesMedia } from '../media/capabilities';
 import type { MediaInput, ChatMessage, ContentPart, MediaPart } from './types';
-import { MEDIA_KINDS, kindOfMime } from '../media/kinds';
+import { MEDIA_KINDS, kindOfMime, mediaKindOf } from '../media/kinds';
 import type { MediaKind } from '../media/kinds';
 import { ContextOverflowError, ModelError } from './errors';
 
@@ -36,10 +36,6 @@ export function forgetRefusals(): void {
   rejectedByEndpoint.clear();
 }
 
-export function kindOfPart(part: MediaPart): MediaKind {
-  return kindOfMime(part.mimeType) ?? (part.type === 'image' ? 'image' : 'document');
-}
-
 /**
  * The kinds a refusal was about: the ones the request sent (those the model's input takes)
  * that the error names by MIME type or by word; all of the sent ones when it names none.
@@ -48,7 +44,7 @@ export function refusedKinds(errorText: string, messages: readonly ChatMessage[]
   const sent = new Set<MediaKind>();
   for (const message of messages) {
     if (message.role === 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) if (part.type !== 'text' && takesMedia(input, part.mimeType)) sent.add(kindOfPart(part));
+    for (const part of message.content) if (part.type !== 'text' && takesMedia(input, part.mimeType)) sent.add(mediaKindOf(part));
   }
   if (sent.size === 0) return [];
   const text = errorText.toLowerCase();
@@ -89,7 +85,7 @@ export function standInMedia(
 ): { messages: ChatMessage[]; replaced: MediaPart[] } {
   const replaced: MediaPart[] = [];
   const out = mapMedia(messages, (part) => {
-    if (!takesMedia(input, part.mimeType) || !kinds.includes(kindOfPart(part))) return part;
+    if (!takesMedia(input, part.mimeType) || !kinds.includes(mediaKindOf(part))) return part;
     replaced.push(part);
     return standIn(part, reason);
   });
@@ -119,7 +115,7 @@ export function rejectionReason(err: ModelError): string {
 }
 
 function standIn(part: MediaPart, reason: string): ContentPart {
-  const kind = kindOfPart(part);
+  const kind = mediaKindOf(part);
   return { type: 'text', text: `[${kind === 'audio' ? 'audio file' : kind} ${part.name ?? 'attachment'} was not sent: the provider refused it (${reason})]` };
 }
 

@@ -9,9 +9,8 @@ import type {
 } from '@ai-sdk/provider';
 import { takesMedia } from '../media/capabilities';
 import type { MediaInput, ChatMessage, ContentPart, MediaPart, ModelRequest, ProviderMetadata, ProviderName, ToolCall, ToolSpec } from './types';
-import { base64Bytes, formatSize, notTakenNotice } from '../media/kinds';
+import { base64Bytes, formatSize, mediaKindOf, notTakenNotice } from '../media/kinds';
 import type { MediaKind } from '../media/kinds';
-import { kindOfPart } from './media-refusals';
 
 export interface PromptMapping {
   /**
@@ -105,7 +104,7 @@ export function toSdkPrompt(
 export function takenParts(content: readonly ContentPart[], input: MediaInput | undefined): ContentPart[] {
   return content.map((part) => {
     if (part.type === 'text' || takesMedia(input, part.mimeType)) return part;
-    const kind = kindOfPart(part);
+    const kind = mediaKindOf(part);
     return { type: 'text', text: notTakenNotice(kind, part.name ?? 'attachment', sizeOf(part)) };
   });
 }
@@ -123,7 +122,7 @@ const KIND_LABEL: Record<MediaKind, [one: string, many: string]> = {
 
 /** `Image /a.png (image/png, 812 B)` — the line that names a block sent apart from its tool result. */
 function describeMedia(part: MediaPart): string {
-  const label = KIND_LABEL[kindOfPart(part)][0];
+  const label = KIND_LABEL[mediaKindOf(part)][0];
   const name = part.name !== undefined ? ` ${part.name}` : '';
   return `${label[0]!.toUpperCase()}${label.slice(1)}${name} (${part.mimeType}, ${formatSize(sizeOf(part))})`;
 }
@@ -131,7 +130,7 @@ function describeMedia(part: MediaPart): string {
 /** `[1 image, 2 audio files attached in the next message]` */
 function attachedNote(media: readonly MediaPart[]): string {
   const counts = new Map<MediaKind, number>();
-  for (const part of media) counts.set(kindOfPart(part), (counts.get(kindOfPart(part)) ?? 0) + 1);
+  for (const part of media) counts.set(mediaKindOf(part), (counts.get(mediaKindOf(part)) ?? 0) + 1);
   const words = [...counts].map(([kind, n]) => `${n} ${KIND_LABEL[kind][n > 1 ? 1 : 0]}`);
   return `[${words.join(', ')} attached in the next message]`;
 }

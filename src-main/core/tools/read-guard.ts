@@ -23,10 +23,6 @@ export class ReadGuard {
     this.seen.set(path, version);
   }
 
-  forget(path: string): void {
-    this.seen.delete(path);
-  }
-
   /**
    * Null when writing to `path` is allowed now, else the reason to give the agent.
    * New files are always allowed.

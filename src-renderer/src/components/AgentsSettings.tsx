@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { ExternalAgentDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { useEvent } from '../state/transport-context';
 import { TransportError } from '../transport/errors';
 import { VisibleText } from './VisibleText';
@@ -26,16 +27,7 @@ export function useExternalAgents(): [ExternalAgentDto[] | null, (list: External
       agentListeners.delete(changed);
     };
   }, []);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('externalAgents.list', {})
-      .then((agents) => !cancelled && setList(agents))
-      .catch(() => !cancelled && setList([]));
-    return () => {
-      cancelled = true;
-    };
-  }, [api, version]);
+  useEffect(() => whileCurrent(api.call('externalAgents.list', {}), setList, () => setList([])), [api, version]);
   const replace = useCallback((next: ExternalAgentDto[]) => {
     setList(next);
     for (const listener of agentListeners) listener();

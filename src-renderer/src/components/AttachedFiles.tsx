@@ -10,6 +10,7 @@ import type { ShownAttachment } from '../lib/thread-reducer';
 import { ConversationContext } from './conversation-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Icon } from './Icon';
 
 function fileName(path: string): string {
@@ -114,13 +115,7 @@ function SentThumbnail({ file }: { file: ShownAttachment }): React.JSX.Element {
   const [data, setData] = useState(file.data ?? null);
   useEffect(() => {
     if (file.data !== undefined || file.index === undefined || attachment === undefined) return undefined;
-    let live = true;
-    attachment(file.index, file.name)
-      .then((got) => live && setData(got.data))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
+    return whileCurrent(attachment(file.index, file.name), (got) => setData(got.data));
   }, [attachment, file.data, file.index, file.name]);
   return data === null ? <Icon name="file" size={12} /> : <Thumbnail mimeType={file.mimeType} data={data} />;
 }

@@ -8,6 +8,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Spinner } from './Icon';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 
 interface CommitDialogProps {
   branch: string;
@@ -70,23 +71,17 @@ export function CommitDialog({ branch, onCommitted, onCancel }: CommitDialogProp
             }}
           />
         </div>
-        {error !== null ? (
-          <p id={noteId} className="error-text" role="alert">
-            {error}
-          </p>
-        ) : (
-          <p id={noteId} className="muted small" aria-live="polite">
-            {committing ? (
-              <>
-                <Spinner /> Committing…
-              </>
-            ) : (
-              <>
-                Every change in the worktree is committed on <span className="mono">{branch}</span>. Ctrl+Enter commits.
-              </>
-            )}
-          </p>
-        )}
+        <FormMessage id={noteId} error={error} live>
+          {committing ? (
+            <>
+              <Spinner /> Committing…
+            </>
+          ) : (
+            <>
+              Every change in the worktree is committed on <span className="mono">{branch}</span>. Ctrl+Enter commits.
+            </>
+          )}
+        </FormMessage>
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onCancel} disabled={committing}>
             Cancel

@@ -6,6 +6,7 @@
 
 import { useEffect, useState } from 'react';
 import { useConnection, useTransport } from '../state/transport-context';
+import { whileCurrent } from '../lib/while-current';
 
 type Reach = 'unknown' | 'answers' | 'silent';
 
@@ -28,13 +29,7 @@ export function ConnectionGone(): React.JSX.Element | null {
       setReach('unknown');
       return;
     }
-    let live = true;
-    void serverAnswers().then((answers) => {
-      if (live) setReach(answers ? 'answers' : 'silent');
-    });
-    return () => {
-      live = false;
-    };
+    return whileCurrent(serverAnswers(), (answers) => setReach(answers ? 'answers' : 'silent'));
   }, [status]);
   if (status !== 'gone' || reach === 'unknown') return null;
   const actions = (

@@ -8,6 +8,7 @@ import { languageForPath } from '../lib/highlight';
 import { markdownPipeline } from '../lib/markdown-render';
 import { Icon, Spinner } from './Icon';
 import { Markdown } from './Markdown';
+import { whileCurrent } from '../lib/while-current';
 import { PdfView } from './PdfView';
 
 export interface OpenFile {
@@ -35,12 +36,9 @@ function useHighlighted(code: string, language: string | undefined): { html: str
   useEffect(() => {
     if (immediate !== undefined || language === undefined) return;
     const request = pipeline.requestHighlight(code, language);
-    let live = true;
-    void request.promise.then((html) => {
-      if (live) setLate({ code, language, html });
-    });
+    const drop = whileCurrent(request.promise, (html) => setLate({ code, language, html }));
     return () => {
-      live = false;
+      drop();
       request.cancel();
     };
   }, [pipeline, code, language, immediate]);

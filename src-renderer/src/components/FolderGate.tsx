@@ -11,6 +11,7 @@ import { openFolderTitle } from '../lib/page-title';
 import { useAgents } from '../state/agents-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { lastThemeSetting, useTheme } from '../state/use-theme';
 import { useConnection, useEvent } from '../state/transport-context';
 import { AgentsPanel } from './AgentsPanel';
@@ -34,20 +35,18 @@ export function FolderGate({ children }: FolderGateProps): React.JSX.Element {
   const [choosing, setChoosing] = useState(false);
 
   // At start and after a reconnect (another window may have opened another folder meanwhile).
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('app.info', {})
-      .then((next) => {
-        if (cancelled) return;
-        setInfo(next);
-        setFailed(null);
-      })
-      .catch((err: unknown) => !cancelled && setFailed(errorMessage(err)));
-    return () => {
-      cancelled = true;
-    };
-  }, [api, reconnects]);
+  useEffect(
+    () =>
+      whileCurrent(
+        api.call('app.info', {}),
+        (next) => {
+          setInfo(next);
+          setFailed(null);
+        },
+        (err) => setFailed(errorMessage(err)),
+      ),
+    [api, reconnects],
+  );
 
   const opened = (next: AppInfo): void => {
     setInfo(next);

@@ -12,6 +12,7 @@ import { useOpenExternalLink } from '../state/external-links';
 import { useOpenFile } from '../state/file-links';
 import { useTransport } from '../state/transport-context';
 import { pathExistence } from '../state/use-path-exists';
+import { whileCurrent } from '../lib/while-current';
 import { copyText } from './CopyButton';
 
 function activate(target: HTMLElement, openFile: (path: string) => void, openLink: (href: string) => void): boolean {
@@ -136,12 +137,9 @@ function useRendering(text: string, force: boolean, mode: 'off' | 'immediate' | 
   useEffect(() => {
     if (immediate !== null || mode !== 'worker') return;
     const request = pipeline.request(text);
-    let live = true;
-    void request.promise.then((rendering) => {
-      if (live) setLate({ text, force, rendering });
-    });
+    const drop = whileCurrent(request.promise, (rendering) => setLate({ text, force, rendering }));
     return () => {
-      live = false;
+      drop();
       request.cancel();
     };
   }, [pipeline, text, force, immediate, mode]);
@@ -327,24 +325,20 @@ function useBlocksAgreement(whole: Rendering | null, streamed: boolean, text: st
   useEffect(() => {
     if (!ask) return undefined;
     const request = pipeline.agree(text, blocks);
-    let live = true;
-    void request.promise.then((agree) => {
-      if (live) setChecked({ text, agree });
-    });
+    const drop = whileCurrent(request.promise, (agree) => setChecked({ text, agree }));
     return () => {
-      live = false;
+      drop();
       request.cancel();
     };
   }, [ask, pipeline, text, blocks]);
   useEffect(() => {
     if (missing.length === 0) return undefined;
     const requests = missing.map((block) => ({ block, request: pipeline.request(block) }));
-    let live = true;
-    void Promise.all(requests.map(({ block, request }) => request.promise.then((r) => [block, r] as const))).then((done) => {
-      if (live) setLate((prev) => ({ text, renderings: new Map([...(prev.text === text ? prev.renderings : []), ...done]) }));
-    });
+    const drop = whileCurrent(Promise.all(requests.map(({ block, request }) => request.promise.then((r) => [block, r] as const))), (done) =>
+      setLate((prev) => ({ text, renderings: new Map([...(prev.text === text ? prev.renderings : []), ...done]) })),
+    );
     return () => {
-      live = false;
+      drop();
       for (const { request } of requests) request.cancel();
     };
   }, [missing, pipeline, text]);

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useSta
 import { formatBytes, formatRelativeTime } from '../lib/format';
 import { rowWindow } from '../lib/row-window';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { useEvent } from '../state/transport-context';
 import { useMemoryPages } from '../state/use-memory-pages';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -62,13 +63,7 @@ export function MemoriesPanel(): React.JSX.Element {
   const byThreads = useMemo(() => entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user') ?? false, [entries]);
   useEffect(() => {
     if (!byThreads) return;
-    let cancelled = false;
-    void api.safe('threads.list', {}).then((threads) => {
-      if (!cancelled && threads) setThreadTitles(new Map(threads.map((t) => [t.id, t.title])));
-    });
-    return () => {
-      cancelled = true;
-    };
+    return whileCurrent(api.safe('threads.list', {}), (threads) => threads && setThreadTitles(new Map(threads.map((t) => [t.id, t.title]))));
   }, [api, byThreads, version]);
 
   const writer = (by: string | undefined): string | null => {

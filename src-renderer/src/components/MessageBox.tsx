@@ -9,6 +9,7 @@ import { applyMention, findMention, mentionsIn, type Mention } from '../lib/ment
 import { addFiles, type PendingFile } from '../lib/pending-files';
 import { noteDraft } from '../state/drafts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { keyboardIsFree } from '../lib/focus';
 import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
@@ -209,13 +210,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   const slashOpen = slash !== null;
   useEffect(() => {
     if (!slashOpen) return undefined;
-    let cancelled = false;
-    void api.safe('commands.list', {}).then((list) => {
-      if (!cancelled && list) setCommands(list);
-    });
-    return () => {
-      cancelled = true;
-    };
+    return whileCurrent(api.safe('commands.list', {}), (list) => list && setCommands(list));
   }, [api, slashOpen]);
   // A plugin's command matches on its own name too (`/chang` offers `/release-kit:changelog`).
   const commandOptions = slash === null ? [] : commands.filter((c) => [c.name, c.shortName].some((n) => n?.toLowerCase().startsWith(slash.toLowerCase())));

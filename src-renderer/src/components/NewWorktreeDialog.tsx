@@ -9,24 +9,17 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { fileCount as files } from '../lib/worktrees';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 import '../styles/worktrees.css';
 
 /** Whether a worktree can be made of the open folder (a local git repository, not a worktree itself): false until known. */
 export function useCanMakeWorktree(): boolean {
   const api = useApi();
   const [possible, setPossible] = useState(false);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('worktrees.canCreate', { count: false })
-      .then((can) => !cancelled && setPossible(can.git))
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('worktrees.canCreate', { count: false }), (can) => setPossible(can.git)), [api]);
   return possible;
 }
 
@@ -59,24 +52,21 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('worktrees.canCreate', {})
-      .then((can) => {
-        if (cancelled) return;
-        setUncommitted(can.uncommitted ?? 0);
-        if (!can.git && can.why) setError(can.why);
-      })
-      .catch((err: unknown) => {
-        if (cancelled) return;
-        setUncommitted(0);
-        setError(errorMessage(err));
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(
+    () =>
+      whileCurrent(
+        api.call('worktrees.canCreate', {}),
+        (can) => {
+          setUncommitted(can.uncommitted ?? 0);
+          if (!can.git && can.why) setError(can.why);
+        },
+        (err) => {
+          setUncommitted(0);
+          setError(errorMessage(err));
+        },
+      ),
+    [api],
+  );
 
   const create = async (): Promise<void> => {
     if (creating || uncommitted === null) return;
@@ -141,19 +131,13 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
             <input type="checkbox" checked={carry} disabled={creating} onChange={(e) => setCarry(e.target.checked)} /> Carry over uncommitted changes ({files(uncommitted)})
           </label>
         ) : null}
-        {error !== null ? (
-          <p id={messageId} className="error-text" role="alert">
-            {error}
-          </p>
-        ) : (
-          <p id={messageId} className="muted small" aria-live="polite">
-            {creating ? (
-              <>
-                <Spinner /> Making the worktree…
-              </>
-            ) : null}
-          </p>
-        )}
+        <FormMessage id={messageId} error={error} live>
+          {creating ? (
+            <>
+              <Spinner /> Making the worktree…
+            </>
+          ) : null}
+        </FormMessage>
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose} disabled={creating}>
             Cancel

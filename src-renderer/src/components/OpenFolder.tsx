@@ -7,8 +7,10 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Icon } from './Icon';
-import { RecentFolderLabel } from './RecentFolderLabel';
+import { RecentFolderList } from './RecentFolderLabel';
+import { FormMessage } from './ErrorText';
 import { RemoteFolderDialog } from './RemoteFolderDialog';
 import { capitalized } from '../lib/format';
 
@@ -37,16 +39,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
     if (autoFocus) input.current?.focus();
   }, [autoFocus]);
 
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('app.recentFolders', {})
-      .then((list) => !cancelled && setRecent(list))
-      .catch(() => !cancelled && setRecent([]));
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('app.recentFolders', {}), setRecent, () => setRecent([])), [api]);
 
   const open = async (target: string): Promise<void> => {
     if (opening !== null) return;
@@ -77,35 +70,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
   return (
     <div className="open-folder">
       {recent !== null && recent.length > 0 ? (
-        <section className="recent-folders" aria-labelledby={`${pathId}-recent`}>
-          <h2 id={`${pathId}-recent`} className="open-folder-subtitle">
-            Recent folders
-          </h2>
-          <ul aria-label="Recent folders">
-            {recent.map((folder) => {
-              const current = folder.path === info.folder;
-              return (
-                <li key={folder.path}>
-                  <button
-                    type="button"
-                    className={`recent-folder${current ? ' current' : ''}`}
-                    disabled={folder.missing || opening !== null}
-                    title={folder.missing ? `${folder.path} is no longer there` : folder.path}
-                    onClick={() => (current && onCancel ? onCancel() : void open(folder.path))}
-                  >
-                    <RecentFolderLabel
-                      remote={folder.host !== undefined}
-                      name={folder.name}
-                      path={folder.path}
-                      note={folder.missing ? 'not found' : current ? 'open now' : undefined}
-                      busy={opening === folder.path ? 'Opening' : undefined}
-                    />
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        </section>
+        <RecentFolderList title="Recent folders" headingId={`${pathId}-recent`} folders={recent} openNow={info.folder} busy={opening} busyLabel="Opening" onOpen={(target) => void open(target)} onCancel={onCancel} />
       ) : null}
       <form
         className="open-folder-path"
@@ -137,15 +102,9 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
             Open
           </button>
         </div>
-        {error !== null ? (
-          <p id={messageId} className="error-text" role="alert">
-            {error}
-          </p>
-        ) : (
-          <p id={messageId} className="muted small">
-            The folder’s full path; <span className="mono">~</span> is your home folder. Nothing is created in it.
-          </p>
-        )}
+        <FormMessage id={messageId} error={error}>
+          The folder’s full path; <span className="mono">~</span> is your home folder. Nothing is created in it.
+        </FormMessage>
       </form>
       <div className="dialog-actions">
         {info.canPickFolder ? (

@@ -9,9 +9,11 @@ import { useEffect, useId, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { Spinner } from './Icon';
-import { RecentFolderLabel } from './RecentFolderLabel';
+import { RecentFolderList } from './RecentFolderLabel';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 import { ModelPicker } from './ModelPicker';
 import { capitalized } from '../lib/format';
 
@@ -36,16 +38,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
   /** What is being connected to: a recent folder's URL, or `form`. */
   const [connecting, setConnecting] = useState<string | null>(null);
 
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('app.sshHosts', {})
-      .then((list) => !cancelled && setHosts(list.hosts))
-      .catch(() => !cancelled && setHosts([]));
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('app.sshHosts', {}), (list) => setHosts(list.hosts), () => setHosts([])), [api]);
 
   const connect = async (key: string, request: () => Promise<AppInfo>): Promise<void> => {
     if (connecting !== null) return;
@@ -66,29 +59,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
     <Modal label="Open remote folder" title="Open remote folder" onEscape={onCancel} className="open-folder-dialog">
       <div className="open-folder">
         {remotes.length > 0 ? (
-          <section className="recent-folders" aria-labelledby={`${pathId}-recent`}>
-            <h2 id={`${pathId}-recent`} className="open-folder-subtitle">
-              Recent remote folders
-            </h2>
-            <ul aria-label="Recent remote folders">
-              {remotes.map((folder) => {
-                const current = folder.path === info.folder;
-                return (
-                  <li key={folder.path}>
-                    <button
-                      type="button"
-                      className={`recent-folder${current ? ' current' : ''}`}
-                      disabled={connecting !== null}
-                      title={folder.path}
-                      onClick={() => (current ? onCancel() : void connect(folder.path, () => api.call('app.openFolder', { path: folder.path })))}
-                    >
-                      <RecentFolderLabel remote name={folder.name} path={folder.path} note={current ? 'open now' : undefined} busy={connecting === folder.path ? 'Connecting' : undefined} />
-                    </button>
-                  </li>
-                );
-              })}
-            </ul>
-          </section>
+          <RecentFolderList title="Recent remote folders" headingId={`${pathId}-recent`} folders={remotes} openNow={info.folder} busy={connecting} busyLabel="Connecting" onOpen={(path) => void connect(path, () => api.call('app.openFolder', { path }))} onCancel={onCancel} />
         ) : null}
         <form
           className="open-folder-path"
@@ -128,23 +99,17 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
               setError(null);
             }}
           />
-          {error !== null ? (
-            <p id={messageId} className="error-text" role="alert">
-              {error}
-            </p>
-          ) : (
-            <p id={messageId} className="muted small">
-              {connecting === 'form' ? (
-                <>
-                  <Spinner /> Connecting to {host.trim()}…
-                </>
-              ) : (
-                <>
-                  Connects with your own <span className="mono">ssh</span> (your ~/.ssh/config, agent and keys); the path is the folder’s full path on that machine.
-                </>
-              )}
-            </p>
-          )}
+          <FormMessage id={messageId} error={error}>
+            {connecting === 'form' ? (
+              <>
+                <Spinner /> Connecting to {host.trim()}…
+              </>
+            ) : (
+              <>
+                Connects with your own <span className="mono">ssh</span> (your ~/.ssh/config, agent and keys); the path is the folder’s full path on that machine.
+              </>
+            )}
+          </FormMessage>
           <div className="dialog-actions">
             <button type="submit" className="btn btn-primary" disabled={connecting !== null}>
               Connect

@@ -8,9 +8,11 @@ import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxPlaceStatu
 import { useSettings } from '../state/settings-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { FormMessage } from './ErrorText';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
 
 type Kind = 'new' | 'continue';
@@ -55,34 +57,15 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const [name, setName] = useState('');
   /** The folder that goes up (this one: a worktree of it is made, or it is the worktree). */
   const [folder, setFolder] = useState('');
-  useEffect(() => {
-    let live = true;
-    void api.safe('app.info', {}).then((info) => {
-      if (live && info) setFolder(info.folder ?? '');
-    });
-    return () => {
-      live = false;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.safe('app.info', {}), (info) => info && setFolder(info.folder ?? '')), [api]);
 
   useEffect(() => {
-    let cancelled = false;
     setChecked(false);
-    api
-      .call('sandboxes.canRun', { provider })
-      .then((can) => {
-        if (cancelled) return;
-        setWhy(can.ok ? null : (can.why ?? null));
-        setChecked(true);
-      })
-      .catch((err: unknown) => {
-        if (cancelled) return;
-        setWhy(errorMessage(err));
-        setChecked(true);
-      });
-    return () => {
-      cancelled = true;
+    const checkedWith = (reason: string | null): void => {
+      setWhy(reason);
+      setChecked(true);
     };
+    return whileCurrent(api.call('sandboxes.canRun', { provider }), (can) => checkedWith(can.ok ? null : (can.why ?? null)), (err) => checkedWith(errorMessage(err)));
   }, [api, provider]);
 
   const start = async (): Promise<void> => {
@@ -130,23 +113,17 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
           </div>
         ) : null}
         <SandboxTerms provider={provider} folder={folder} />
-        {why !== null ? (
-          <p className="error-text" role="alert">
-            {why}
-          </p>
-        ) : (
-          <p className="muted small" aria-live="polite">
-            {working ? (
-              <>
-                <Spinner /> Making the sandbox thread…
-              </>
-            ) : !checked ? (
-              <>
-                <Spinner /> Checking…
-              </>
-            ) : null}
-          </p>
-        )}
+        <FormMessage error={why} live>
+          {working ? (
+            <>
+              <Spinner /> Making the sandbox thread…
+            </>
+          ) : !checked ? (
+            <>
+              <Spinner /> Checking…
+            </>
+          ) : null}
+        </FormMessage>
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose} disabled={working}>
             Cancel
@@ -185,17 +162,8 @@ export function useSandboxStatus(sandboxId: string | undefined): SandboxPlaceSta
   const api = useApi();
   const { reconnects } = useConnection();
   const [status, setStatus] = useState<SandboxPlaceStatus | null | undefined>(undefined);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('sandboxes.status', {})
-      .then((next) => !cancelled && setStatus(next))
-      .catch(() => !cancelled && setStatus(null));
-    return () => {
-      cancelled = true;
-    };
-    // Asked again for another sandbox (the folder opened anew on a new one).
-  }, [api, reconnects, sandboxId]);
+  // Asked again for another sandbox (the folder opened anew on a new one).
+  useEffect(() => whileCurrent(api.call('sandboxes.status', {}), setStatus, () => setStatus(null)), [api, reconnects, sandboxId]);
   useEvent('sandboxes.changed', (next) => setStatus(next));
   return status;
 }

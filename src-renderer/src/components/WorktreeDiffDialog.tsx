@@ -8,6 +8,7 @@ import { parseUnifiedDiff } from '../lib/unified-diff';
 import { fileCount } from '../lib/worktrees';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 import { DiffView } from './DiffView';
 import { Spinner } from './Icon';
 import { CloseActions, Modal } from './Modal';
@@ -20,16 +21,7 @@ export function WorktreeDiffDialog({ name, baseCommit, sinceCommit, onClose }: {
   const api = useApi();
   const [diff, setDiff] = useState<{ diff: string; truncated: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .call('worktrees.diff', {})
-      .then((d) => !cancelled && setDiff(d))
-      .catch((err: unknown) => !cancelled && setError(errorMessage(err)));
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.call('worktrees.diff', {}), setDiff, (err) => setError(errorMessage(err))), [api]);
   const files = useMemo(() => (diff === null ? [] : parseUnifiedDiff(diff.diff)), [diff]);
   // After Ask the agent to resolve, its changes are counted from the folder's state it took in.
   const base = (sinceCommit ?? baseCommit).slice(0, 8);

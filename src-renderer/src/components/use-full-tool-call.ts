@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'react';
 import type { ToolItem } from '../lib/thread-reducer';
 import { useConversation } from './conversation-context';
+import { whileCurrent } from '../lib/while-current';
 
 export interface FullToolCall {
   item: ToolItem;
@@ -19,21 +20,15 @@ export function useFullToolCall(given: ToolItem, open: boolean): FullToolCall {
   const wanted = open && omitted !== undefined && full === null && fullToolCall !== undefined;
   useEffect(() => {
     if (!wanted) return undefined;
-    let cancelled = false;
     setStatus('loading');
-    fullToolCall(omitted.index, given.id, given.parent).then(
+    return whileCurrent(
+      fullToolCall(omitted.index, given.id, given.parent),
       (call) => {
-        if (cancelled) return;
         setFull({ args: call.args, ...(call.originalArgs !== undefined ? { originalArgs: call.originalArgs } : {}), ...(call.output !== undefined ? { output: call.output } : {}) });
         setStatus(null);
       },
-      (err: unknown) => {
-        if (!cancelled) setStatus({ error: err instanceof Error ? err.message : String(err) });
-      },
+      (err) => setStatus({ error: err instanceof Error ? err.message : String(err) }),
     );
-    return () => {
-      cancelled = true;
-    };
   }, [wanted, fullToolCall, omitted, given.id, given.parent]);
   if (full === null) return { item: given, status };
   const { omitted: _cut, ...rest } = given;

@@ -1,9 +1,10 @@
 // Batches terminal acknowledgements: xterm reports each written chunk, the main process
-// wants to hear about them in bulk (every `maxBytes` or `delayMs`, whichever comes first).
+// wants to hear about them in bulk (every `maxBytes` or 100 ms, whichever comes first).
+
+const DELAY_MS = 100;
 
 export interface AckBatcherOptions {
   maxBytes?: number;
-  delayMs?: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
 }
@@ -12,13 +13,11 @@ export class AckBatcher {
   private pending = 0;
   private timer: unknown = null;
   private readonly maxBytes: number;
-  private readonly delayMs: number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (handle: unknown) => void;
 
   constructor(private readonly send: (bytes: number) => void, options: AckBatcherOptions = {}) {
     this.maxBytes = options.maxBytes ?? 64 * 1024;
-    this.delayMs = options.delayMs ?? 100;
     this.setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   }
@@ -27,7 +26,7 @@ export class AckBatcher {
     if (!(bytes > 0)) return;
     this.pending += bytes;
     if (this.pending >= this.maxBytes) this.flush();
-    else if (this.timer === null) this.timer = this.setTimer(() => this.flush(), this.delayMs);
+    else if (this.timer === null) this.timer = this.setTimer(() => this.flush(), DELAY_MS);
   }
 
   flush(): void {

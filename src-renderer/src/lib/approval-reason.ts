@@ -8,10 +8,7 @@
 
 import { reasonWords, ruleWords, type ApprovalWhyDto } from '../../../src-main/app/contract';
 import { mcpToolParts } from './tool-title';
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
+import { capitalized } from './format';
 
 type Subject = Extract<ApprovalWhyDto, { subject: unknown }>['subject'];
 
@@ -32,27 +29,27 @@ function sensitivePath(path: string, args: Record<string, unknown>): string {
 
 /** The reason for a call to `toolName` with `args`, without what the title says already. */
 export function approvalReasonText(toolName: string, args: Record<string, unknown>, reason: string, why?: ApprovalWhyDto): string {
-  if (why === undefined) return capitalize(reason);
+  if (why === undefined) return capitalized(reason);
   // Asked of the person only when the reviewer could not answer: no "the reviewer is asked" here.
   if (why.kind === 'sensitive-write') return `${sensitivePath(why.path, args)}${why.what}: it later runs or steers a program outside the sandbox.`;
   const subject = 'subject' in why ? why.subject : undefined;
-  if (!isTheCall(subject, toolName, args)) return capitalize(reasonWords(why));
+  if (!isTheCall(subject, toolName, args)) return capitalized(reasonWords(why));
   switch (why.kind) {
     case 'not-allowed':
       return mcpToolParts(toolName) !== null ? 'Tools of MCP servers ask unless an allow rule covers them.' : 'No allow rule covers it.';
     case 'mcp-tool-not-allowed':
       return 'Tools of MCP servers ask unless an allow rule covers them.';
     case 'rule': {
-      const rule = capitalize(ruleWords(why.rule));
+      const rule = capitalized(ruleWords(why.rule));
       if (why.decision === 'deny') return `Refused: ${ruleWords(why.rule)}.`;
       if (why.decision === 'ask') return 'description' in why.rule ? `${rule}.` : `${rule} asks for approval.`;
       return `It is allowed (${ruleWords(why.rule)})`;
     }
     case 'escalation':
-      return `${capitalize(why.escalation)}, which an allow rule does not cover`;
+      return `${capitalized(why.escalation)}, which an allow rule does not cover`;
     case 'names-protected-path':
       return `Names ${why.path}, and ${why.protects}`;
     default:
-      return capitalize(reasonWords(why));
+      return capitalized(reasonWords(why));
   }
 }

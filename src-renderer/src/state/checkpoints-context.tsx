@@ -8,6 +8,7 @@ import type { RestoreResult, ResolutionDto, RewindResult, ThreadChanges } from '
 import { ConflictDialog, type ConflictPrompt } from '../components/ConflictDialog';
 import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
+import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from './transport-context';
 
 export interface CheckpointsApi {
@@ -53,14 +54,7 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
 
   useEffect(() => {
     if (threadId === null) return undefined;
-    let cancelled = false;
-    api
-      .call('checkpoints.changes', { threadId })
-      .then((c) => !cancelled && setChanges(c))
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
+    return whileCurrent(api.call('checkpoints.changes', { threadId }), setChanges);
   }, [api, threadId, version, reconnects]);
 
   const refresh = useCallback(() => setVersion((v) => v + 1), []);

@@ -7,6 +7,7 @@
 import { useEffect, useRef } from 'react';
 import type { AppInfo, NoticeDto } from '../../../src-main/app/contract';
 import { useToasts } from './toasts';
+import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent, useTransport } from './transport-context';
 
 const SEEN_KEY = 'deepdesk.noticesSeen';
@@ -57,18 +58,13 @@ export function useFileNotices(): void {
     if (info.folder !== null) keepFolder(info.folder);
   });
 
-  useEffect(() => {
-    let cancelled = false;
-    transport
-      .call('app.notices', {})
-      .then((list) => {
-        if (!cancelled) for (const notice of list) showRef.current(notice);
-      })
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
-  }, [transport, reconnects]);
+  useEffect(
+    () =>
+      whileCurrent(transport.call('app.notices', {}), (list) => {
+        for (const notice of list) showRef.current(notice);
+      }),
+    [transport, reconnects],
+  );
 }
 
 /** For the app root: renders nothing. */

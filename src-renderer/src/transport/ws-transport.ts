@@ -55,8 +55,6 @@ export interface WebSocketTransportOptions {
   token?: () => string | null;
   /** Timeout of a short call, from when it is sent. Default 30 s. */
   callTimeoutMs?: number;
-  /** How long a call waits for a connection before it fails. Default 15 s. */
-  connectWaitMs?: number;
   /** Delay before reconnect attempt `attempt` (0-based). Default: 250 ms doubling to 5 s, with jitter. */
   reconnectDelay?: (attempt: number) => number;
   /** Failed reconnect attempts in a row before the status is `gone`. Default 7 (some 18 s with the default delays). */
@@ -105,7 +103,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
   const token = options.token ?? (() => takeServeToken());
   const Impl = options.WebSocketImpl ?? (globalThis.WebSocket as unknown as WebSocketConstructor);
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
-  const connectWaitMs = options.connectWaitMs ?? 15_000;
+  /** How long a call waits for a connection before it fails. */
+  const connectWaitMs = 15_000;
   const reconnectDelay = options.reconnectDelay ?? defaultDelay;
   const giveUpAfter = options.giveUpAfter ?? 7;
 

@@ -32,7 +32,6 @@ export interface SubagentOptions {
   /** The base system prompt the general-purpose subagent shares. */
   basePrompt: string;
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
-  maxSteps?: number;
 }
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -122,7 +121,6 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         tools,
         middleware,
         systemPrompt: `${spec.systemPrompt}\n\n${SUBAGENT_NOTE}`,
-        ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       },
       state,
       resuming ? null : { role: 'user', content: description },

@@ -5,6 +5,7 @@
 // command-effects.ts says which forms of a program write or execute.
 import { escalationOf } from './command-effects';
 import type { ArgWord } from './arg-word';
+import { baseName } from '../../backends/paths';
 
 export interface CommandInspection {
   /** The words rules match: the command with its wrappers peeled off (`git -C x push` → `git push`). */
@@ -17,10 +18,6 @@ export interface CommandInspection {
   inner: ArgWord[][];
   /** Why allow rules do not cover this form (it writes or executes); see command-effects.ts. */
   escalation?: string;
-}
-
-function baseCommandName(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -264,7 +261,7 @@ export function inspectCommand(argv: readonly ArgWord[]): CommandInspection {
   const first = words[0];
   if (first === undefined) return result;
   if (first.dynamic) return result;
-  const name = baseCommandName(first.value);
+  const name = baseName(first.value);
   const args = words.slice(1);
   const values = args.map((a) => a.value);
 
@@ -367,7 +364,7 @@ function peelIndex(argv: readonly ArgWord[], result: CommandInspection): number 
   const at = 0;
   const word = argv[at]!;
   if (word.dynamic) return null;
-  const name = baseCommandName(word.value);
+  const name = baseName(word.value);
   const ask = (why: string) => result.reasons.push(`\`${name}\`: ${why}, so what it runs cannot be checked`);
   if (name === 'env') return peelEnv(argv, at, result);
   if (name === 'git') return peelGit(argv, at, result);

@@ -18,41 +18,18 @@ import { ProviderPlace } from './provider-place';
 
 export { WHOLE_DOWNLOAD_BYTES };
 
-export interface ProviderBackendOptions {
-  /** grep skips larger files (default 10). */
-  maxFileSizeMb?: number;
-  /** A file operation's script gives up after this long (default 60000); grep and glob after searchTimeBudgetMs. */
-  opTimeoutMs?: number;
-  /** grep and glob give up after this long (default 30000). */
-  searchTimeBudgetMs?: number;
-  /** Seconds, when execute() is given none. Default 120. */
-  defaultTimeoutS?: number;
-  maxOutputBytes?: number;
-}
-
 export class ProviderBackend extends ScriptBackend implements ShellBackend {
   readonly id: string;
-  private readonly defaultTimeoutS: number;
-  private readonly maxOutputBytes: number;
 
-  constructor(
-    readonly sandbox: ProviderSandbox,
-    options: ProviderBackendOptions = {},
-  ) {
-    super(new ProviderPlace(sandbox), {
-      ...(options.maxFileSizeMb !== undefined ? { maxFileSizeMb: options.maxFileSizeMb } : {}),
-      ...(options.opTimeoutMs !== undefined ? { opTimeoutMs: options.opTimeoutMs } : {}),
-      ...(options.searchTimeBudgetMs !== undefined ? { searchTimeBudgetMs: options.searchTimeBudgetMs } : {}),
-    });
+  constructor(readonly sandbox: ProviderSandbox) {
+    super(new ProviderPlace(sandbox));
     this.id = `${sandbox.provider}:${sandbox.id}`;
-    this.defaultTimeoutS = options.defaultTimeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
-    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   }
 
   /** Runs a command in the workdir, with LocalShellBackend's result conventions (SPEC §3 execute). */
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     if (options.signal?.aborted) return CANCELLED_BEFORE_START;
-    const timeoutS = options.timeoutS ?? this.defaultTimeoutS;
+    const timeoutS = options.timeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
     const script = [...exportLines({ ...NON_INTERACTIVE_ENV, ...options.env }), command].join('\n');
     try {
       const r = await this.sandbox.execute(script, {
@@ -61,7 +38,7 @@ export class ProviderBackend extends ScriptBackend implements ShellBackend {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onData ? { onOutput: options.onData } : {}),
       });
-      const capped = capText(terminalToText(r.output), this.maxOutputBytes);
+      const capped = capText(terminalToText(r.output), DEFAULT_MAX_OUTPUT_BYTES);
       if (r.timedOut) return { output: composeOutput(capped.text, timeoutNote(timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: capped.truncated, timedOut: true };
       if (r.exitCode === null) return { output: composeOutput(capped.text, CANCELLED_NOTE), exitCode: null, truncated: capped.truncated };
       return { output: composeOutput(capped.text, undefined), exitCode: r.exitCode, truncated: capped.truncated };

@@ -10,11 +10,6 @@ import { runRemoteCommand } from './remote-exec';
 import { formatSshTarget } from './ssh-target';
 
 export interface RemoteShellBackendOptions extends RemoteBackendOptions {
-  /** Seconds, when execute() is given none. Default 120. */
-  defaultTimeoutS?: number;
-  maxOutputBytes?: number;
-  /** Extra variables for every command. */
-  env?: Record<string, string>;
   /** The remote's sandbox (createRemoteSandbox); commands run inside it unless execute() is told `sandbox: false`. */
   sandbox?: Sandbox;
 }
@@ -22,17 +17,11 @@ export interface RemoteShellBackendOptions extends RemoteBackendOptions {
 export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
   readonly id: string;
   readonly sandbox: Sandbox | undefined;
-  private readonly defaultTimeoutS: number;
-  private readonly maxOutputBytes: number;
-  private readonly extraEnv: Record<string, string>;
 
   constructor(options: RemoteShellBackendOptions) {
     super(options);
     this.id = formatSshTarget(options.connection.target);
     this.sandbox = options.sandbox;
-    this.defaultTimeoutS = options.defaultTimeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
-    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    this.extraEnv = { ...options.env };
   }
 
   execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
@@ -41,9 +30,9 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
     return runRemoteCommand(this.connection, command, {
       ...rest,
       cwd: this.connection.target.path,
-      env: { ...this.extraEnv, ...options.env },
-      timeoutS: options.timeoutS ?? this.defaultTimeoutS,
-      maxOutputBytes: this.maxOutputBytes,
+      env: { ...options.env },
+      timeoutS: options.timeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S,
+      maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
       ...(this.sandbox && sandbox !== false ? { sandbox: this.sandbox } : {}),
     });
   }

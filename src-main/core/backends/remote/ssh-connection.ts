@@ -29,10 +29,6 @@ export interface SshConnectionOptions {
    * are added), default `ssh`; DEEPDESK_SSH_COMMAND sets it from the environment.
    */
   sshCommand?: string;
-  /** Seconds a master with no calls stays up (default 300). */
-  persistS?: number;
-  /** How many remote shells run scripts at once (default 3; sshd allows 10 sessions per connection). */
-  shells?: number;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -57,6 +53,11 @@ export class SshConnectionError extends Error {
 }
 
 /** ssh's own failures (exit 255 with one of these) as opposed to a remote command exiting 255. */
+/** Seconds a master with no calls stays up. */
+const PERSIST_S = 300;
+/** How many remote shells run scripts at once (sshd allows 10 sessions per connection). */
+const SHELLS = 3;
+
 const SSH_FAILURES: Array<{ pattern: RegExp; reason: SshConnectionError['reason']; say: string }> = [
   { pattern: /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed|host key for .* has changed|No (ED25519|RSA|ECDSA)? ?host key is known/i, reason: 'host-key', say: "refused: the host's key does not match the one known for it (or none is known)" },
   { pattern: /Permission denied|Too many authentication failures|no matching (host key type|key exchange)/i, reason: 'auth', say: 'could not log in' },
@@ -70,7 +71,6 @@ export class SshConnection {
   readonly label: string;
   private readonly controlPath: string;
   private readonly sshCommand: string;
-  private readonly persistS: number;
   /** What ssh runs with (child-env.ts sshEnv): the base allow-list and the ssh agent's socket. */
   readonly env: Record<string, string>;
   private readonly shells: SessionPool;
@@ -85,8 +85,7 @@ export class SshConnection {
     const from = options.env ?? process.env;
     this.env = sshEnv(from);
     this.sshCommand = options.sshCommand ?? nonEmpty(from.DEEPDESK_SSH_COMMAND) ?? 'ssh';
-    this.persistS = options.persistS ?? 300;
-    this.shells = new SessionPool(() => ({ ...this.spawnArgs([...this.sshArgs(['-T']), 'exec sh']), env: this.env }), options.shells ?? 3);
+    this.shells = new SessionPool(() => ({ ...this.spawnArgs([...this.sshArgs(['-T']), 'exec sh']), env: this.env }), SHELLS);
   }
 
   /** ssh's arguments before the remote command. */
@@ -96,7 +95,7 @@ export class SshConnection {
       '-o', 'BatchMode=yes',
       '-o', 'ControlMaster=auto',
       '-o', `ControlPath=${this.controlPath}`,
-      '-o', `ControlPersist=${this.persistS}`,
+      '-o', `ControlPersist=${PERSIST_S}`,
       '-o', 'ServerAliveInterval=15',
       '-o', 'ServerAliveCountMax=3',
       '-o', 'ConnectTimeout=20',

@@ -9,7 +9,7 @@ import type { GlobMatcher } from '../filesystem/glob-match';
 import type { GitignoreRules, GitignoreStack } from '../filesystem/fs-gitignore';
 import { childStack, compileGitignore, isIgnored } from '../filesystem/fs-gitignore';
 import type { FileInfo, GrepMatch } from '../protocol';
-import { joinVirtual, sortByPath } from '../paths';
+import { baseName, joinVirtual, sortByPath } from '../paths';
 import { decodeLine } from '../filesystem/fs-grep-file';
 import { FieldReader, isoOfFindTime, type Reply } from './script-replies';
 
@@ -95,13 +95,13 @@ export function walkTree(tree: RemoteTree, enterDir?: (relDir: string) => boolea
     const folder = folders.get(frame.rel);
     if (!folder) continue;
     const dirReal = realOf(frame.rel);
-    const git = folder.children.some((e) => baseOf(e.rel) === '.git');
-    const ignoreFile = folder.children.some((e) => baseOf(e.rel) === '.gitignore' && e.type !== 'd');
+    const git = folder.children.some((e) => baseName(e.rel) === '.git');
+    const ignoreFile = folder.children.some((e) => baseName(e.rel) === '.gitignore' && e.type !== 'd');
     const content = ignoreFile ? tree.gitignores.get(`${dirReal === '/' ? '' : dirReal}/.gitignore`) : undefined;
     const rules: GitignoreRules | null = content === undefined ? null : compileGitignore(dirReal, content);
     const stack = childStack(frame.inherited, rules, git);
     for (const entry of folder.children) {
-      if (baseOf(entry.rel) === '.git') continue;
+      if (baseName(entry.rel) === '.git') continue;
       const real = realOf(entry.rel);
       if (entry.type === 'd') {
         if (isIgnored(stack, real, true)) continue;
@@ -168,8 +168,4 @@ export function listingEntries(payload: Buffer, virtual: string): FileInfo[] {
     entries.push(type === 'd' ? { path: child + '/', isDir: true } : { path: child, size, modifiedAt: isoOfFindTime(mtime) });
   }
   return sortByPath(entries);
-}
-
-function baseOf(rel: string): string {
-  return rel.slice(rel.lastIndexOf('/') + 1);
 }

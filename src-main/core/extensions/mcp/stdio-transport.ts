@@ -25,7 +25,6 @@ export interface StdioServerProcess {
   transport: Transport;
   /** The tail of the server's stderr. */
   logTail(): string;
-  onLog(listener: (line: string) => void): () => void;
   /** Set when the server broke the protocol's bounds (and was stopped for it): why, in one line. */
   protocolError(): string | undefined;
   readonly exited: Promise<ProcessExit>;
@@ -55,7 +54,6 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
   return {
     transport,
     logTail: () => server.logTail(),
-    onLog: (listener) => server.onLog(listener),
     protocolError: () => transport.protocolError,
     exited: server.exited,
     stop: () => server.stop(),
