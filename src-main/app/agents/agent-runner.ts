@@ -108,6 +108,8 @@ export class ExternalAgentRunner {
     const idOf = (acpId: string): string => `${this.name}-${turnId}-${acpId}`;
     let answer = '';
     const calls = new Map<string, KnownCall>();
+    /** The calls the person refused (by the agent's id): one it leaves open ends refused, not stopped. */
+    const refused = new Set<string>();
     const flush = (): void => {
       if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
       answer = '';
@@ -161,6 +163,7 @@ export class ExternalAgentRunner {
       try {
         const { decision, where } = await ask({ threadId, toolCallId: id, toolName: base.name, args: base.args, reason: request.reason, ...why, agent: request.agent }, { kind: 'person', broker: controls.broker }, AbortSignal.any([askSignal, signal]));
         ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...where });
+        if (decision.type !== 'approve' && request.toolCallId !== undefined) refused.add(request.toolCallId);
         return decision.type === 'approve';
       } catch (err) {
         ev({ type: 'approval', ...base, status: 'rejected' });
@@ -202,9 +205,10 @@ export class ExternalAgentRunner {
       if (signal.aborted) return this.aborted(ev);
       const turn = await thread.prompt(text ?? contentText(message.content), asked);
       flush();
-      this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled');
+      this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled', refused);
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
-      if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
+      // Only a stop of ours is a stop: an agent that ends its turn itself (Codex, after a refusal) answered.
+      if (signal.aborted) return this.aborted(ev, state, controls);
       const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
       if (turn.checkpoint) {
         this.ownChanges(state, ev, asked, turn.files ?? [], idOf);
@@ -216,7 +220,7 @@ export class ExternalAgentRunner {
       return { text: final, reason };
     } catch (err) {
       flush();
-      this.closeOpenCalls(state, ev, calls, true);
+      this.closeOpenCalls(state, ev, calls, true, refused);
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted) return this.aborted(ev, state, controls);
       this.forget();
@@ -356,9 +360,10 @@ export class ExternalAgentRunner {
   }
 
   /** Calls the agent never reported the end of: closed in the history so it reads whole (`stopped`: cut short, not done). */
-  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean): void {
-    const end = stopped ? { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Stopped before it finished.' } }] } : { status: 'completed', content: [] };
-    for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, end);
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean, refused: ReadonlySet<string>): void {
+    const failed = (text: string) => ({ status: 'failed', content: [{ type: 'content', content: { type: 'text', text } }] });
+    const end = stopped ? failed('Stopped before it finished.') : { status: 'completed', content: [] };
+    for (const [acpId, known] of calls) if (!known.done) this.finishCall(state, ev, known, refused.has(acpId) ? failed(`Error: the person rejected this ${known.call.name} call; it was not run.`) : end);
   }
 
   private aborted(ev: (body: Record<string, unknown>) => void, state?: ThreadState, controls?: ExternalTurnControls): RunResult {

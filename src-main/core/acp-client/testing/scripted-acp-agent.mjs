@@ -16,6 +16,7 @@
 //   own-run CMD         runs `sh -c CMD` in its own process; says exit code and output
 //   late TEXT           answers the prompt, then sends TEXT as a message 100 ms later
 //   wait MS             waits
+//   abort               ends the turn `cancelled` on its own (as Codex does after a refusal)
 //   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
@@ -68,6 +69,10 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
+  if (verb === 'abort') {
+    session.cancelled = true;
+    return;
+  }
   if (verb === 'die-once' && existsSync(rest[0])) return;
   if (verb === 'die-once') writeFileSync(rest.shift(), 'died');
   if (verb === 'die' || verb === 'die-once') {
