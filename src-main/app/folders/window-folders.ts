@@ -190,6 +190,14 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   const recent = new RecentFolders(options.dataDir, { onProblem: fileProblem });
 
   let current: { folder: string; location: FolderLocation; app: App; stopEvents: () => void } | null = null;
+  /** A folder open beside the window's (a candidate's worktree): the requests and events of its threads only. */
+  let beside: { folder: string; app: App; stopEvents: () => void } | null = null;
+  const closeBeside = async (): Promise<void> => {
+    const last = beside;
+    beside = null;
+    last?.stopEvents();
+    await last?.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${last.folder} failed`, err));
+  };
   /** The folder whose app is being built (its notices are kept). */
   let opening: string | null = null;
   /** The open-folder operations in turn; requests for the folder's app wait for the one under way. */
@@ -258,6 +266,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     keepNoticesOf(folder);
     remember(folder);
     if (previous !== null) {
+      await closeBeside();
       previous.stopEvents();
       await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
     }
@@ -266,6 +275,19 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     boardNow();
     send('app.folderChanged', now);
     return now;
+  };
+
+  const openBeside = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
+    if (beside?.folder !== folder) {
+      const app = location.kind === 'local' ? await options.openApp(location.path) : await openRemote(location);
+      await closeBeside();
+      // Only what is about one of its threads: its files, notices and lists are not the window's folder's.
+      const stopEvents = app.onEvent((frame) => {
+        if (typeof (frame.payload as { threadId?: unknown } | null)?.threadId === 'string') for (const listener of listeners) listener(frame);
+      });
+      beside = { folder, app, stopEvents };
+    }
+    return info();
   };
 
   const openRemote = async (location: SshFolderLocation): Promise<App> => {
@@ -381,7 +403,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
         if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
         throw err;
       }
-      const info = await inTurn(() => open(location));
+      const info = await inTurn(() => (params as Params<'agentsView.open'>).beside === true && current !== null && current.folder !== folder ? openBeside(folder, location) : open(location));
       board.seen(threadId);
       return { info, threadId };
     },
@@ -410,6 +432,8 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       if (answer !== undefined) return answer(params);
       await switching;
       if (current === null) throw new ContractError('No folder is open yet: open one first.', 'failed');
+      const threadId = (params as { threadId?: unknown } | null)?.threadId;
+      if (beside !== null && typeof threadId === 'string' && boardNow()?.folderOf(threadId) === beside.folder) return beside.app.handle(method, params);
       return current.app.handle(method, params);
     },
     onEvent(listener) {
@@ -418,6 +442,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     },
     async close() {
       await switching;
+      await closeBeside();
       const last = current;
       current = null;
       if (last !== null) {
