@@ -192,11 +192,15 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   let current: { folder: string; location: FolderLocation; app: App; stopEvents: () => void } | null = null;
   /** A folder open beside the window's (a candidate's worktree): the requests and events of its threads only. */
   let beside: { folder: string; app: App; stopEvents: () => void } | null = null;
-  const closeBeside = async (): Promise<void> => {
-    const last = beside;
-    beside = null;
+  /** Stops following a folder's app and gives it back (one another window holds stays open). */
+  const release = async (last: { folder: string; app: App; stopEvents: () => void } | null): Promise<void> => {
     last?.stopEvents();
     await last?.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${last.folder} failed`, err));
+  };
+  const closeBeside = (): Promise<void> => {
+    const last = beside;
+    beside = null;
+    return release(last);
   };
   /** The folder whose app is being built (its notices are kept). */
   let opening: string | null = null;
@@ -233,8 +237,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       // (one another window holds, or whose runs go, stays as it is until they end).
       const previous = current;
       current = null;
-      previous.stopEvents();
-      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
+      await release(previous);
     }
     opening = folder;
     try {
@@ -245,11 +248,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   };
 
   const openApp = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
-    let app: App;
-    if (location.kind === 'local') {
-      checkFolder(location.path);
-      app = await options.openApp(location.path);
-    } else app = await openRemote(location);
+    const app = await appOf(location);
     const stopEvents = app.onEvent((frame) => {
       if (frame.event === 'app.notice') addNotice(frame.payload as NoticeDto);
       else for (const listener of listeners) listener(frame);
@@ -267,8 +266,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     remember(folder);
     if (previous !== null) {
       await closeBeside();
-      previous.stopEvents();
-      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
+      await release(previous);
     }
     const now = info();
     // The data folder has its database now: the Agents view can be watched.
@@ -279,7 +277,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
 
   const openBeside = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
     if (beside?.folder !== folder) {
-      const app = location.kind === 'local' ? await options.openApp(location.path) : await openRemote(location);
+      const app = await appOf(location);
       await closeBeside();
       // Only what is about one of its threads: its files, notices and lists are not the window's folder's.
       const stopEvents = app.onEvent((frame) => {
@@ -288,6 +286,12 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       beside = { folder, app, stopEvents };
     }
     return info();
+  };
+
+  const appOf = (location: FolderLocation): Promise<App> => {
+    if (location.kind !== 'local') return openRemote(location);
+    checkFolder(location.path);
+    return options.openApp(location.path);
   };
 
   const openRemote = async (location: SshFolderLocation): Promise<App> => {
