@@ -157,6 +157,8 @@ export interface WindowFoldersOptions {
 export interface WindowFolders extends WindowApi {
   /** The open folder (a path or an `ssh://` URL), or null. */
   readonly folder: string | null;
+  /** Whether the window shows `folder`'s threads: the open folder, or the one open beside it. */
+  shows(folder: string): boolean;
   /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
   notice(message: string): void;
   /** Whether a thread of the open folder is working. */
@@ -427,6 +429,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     get folder() {
       return current?.folder ?? null;
     },
+    shows: (folder) => folder === current?.folder || folder === beside?.folder,
     notice(message) {
       addNotice({ message });
     },
