@@ -490,6 +490,68 @@ describe('conversation', () => {
     await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
   });
 
+  it('a creation the host refused, or one that ended with another thread open, is never handed to a later message or New thread', async () => {
+    serve = await startServe({ script: [{ text: 'Answered.' }] });
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const creates: unknown[] = [];
+    const held: Array<() => void> = [];
+    let refuse = true;
+    let holding = false;
+    await context.routeWebSocket(/.*/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
+        if (call?.method === 'threads.create') creates.push(call.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const reply = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
+        if (reply?.id === undefined || !creates.includes(reply.id)) ws.send(m);
+        else if (refuse) {
+          // The host fails the window's first creation.
+          refuse = false;
+          ws.send(JSON.stringify({ id: reply.id, error: { message: 'the thread store is full', code: 'failed' } }));
+        } else if (holding) held.push(() => ws.send(m));
+        else ws.send(m);
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(serve.url);
+    await page.getByText('the thread store is full').waitFor({ timeout: 15_000 });
+    expect(creates).toHaveLength(1);
+
+    // The message after a refused creation makes a thread of its own.
+    await send(page, 'Hello there');
+    await log(page).getByText('Answered.').waitFor({ timeout: 15_000 });
+    expect(creates).toHaveLength(2);
+    const threads = page.getByRole('region', { name: 'Threads' });
+    const first = threads.locator('.thread-item').filter({ hasText: 'Hello there' }).getByRole('button').first();
+
+    // New thread, and before its thread is made the person opens the first one again: the made thread never opens.
+    holding = true;
+    await threads.getByRole('button', { name: 'New thread', exact: true }).click();
+    await poll(() => held.length).toBe(1);
+    await first.click();
+    await poll(() => first.getAttribute('aria-current')).toBe('true');
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    // Listed: the one the host made though its answer was refused, the first, and the one never opened.
+    await poll(() => threads.locator('.thread-item').count()).toBe(3);
+    expect(await first.getAttribute('aria-current')).toBe('true');
+    await poll(() => log(page).getByText('Answered.').count()).toBe(1);
+
+    // The next New thread makes a new one and opens it, not the one made before.
+    await threads.getByRole('button', { name: 'New thread', exact: true }).click();
+    await poll(() => creates.length).toBe(4);
+    await poll(() => threads.locator('.thread-item').count()).toBe(4);
+    await poll(() => threads.locator('.thread-item.current').count()).toBe(1);
+    expect(await first.getAttribute('aria-current')).toBeNull();
+    await poll(() => log(page).getByText('Answered.').count()).toBe(0);
+  });
+
   it('threads: search, date groups, full titles on hover, one empty thread at a time, a draft per thread', async () => {
     serve = await startServe({ script: [{ text: 'About VAT.' }, { text: 'About the parser.' }] });
     const page = await open(serve.url);

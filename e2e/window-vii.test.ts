@@ -5,7 +5,7 @@
 // is titled by its objective; the final message shows once; the goal pill stays on one line; a
 // stall is still said after a reload. A candidate whose model failed is failed with its reason
 // in the Agents view and Compare, each candidate numbered with its model; Compare is not cut and
-// offers Apply once, primary on the best. An agent's thread says whose it is (header, list), and
+// offers Apply once, primary on the best; a candidate opens beside the person's folder, with Back. An agent's thread says whose it is (header, list), and
 // *New thread with…* keeps its name at the list's narrowest.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -215,6 +215,23 @@ describe('candidates in the window at 1024×700', () => {
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a + b');
     await expect.poll(() => applyOf(2).count()).toBe(0);
     expect(await column(2).innerText()).toContain('Applied to your folder');
+
+    // Opening a candidate shows its thread (messages, Changes) while the window stays on the person's folder; Back is one step.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    const folderTitle = await page.title();
+    const threads = page.getByRole('region', { name: 'Threads' });
+    const listed = await threads.locator('.thread-item').count();
+    await rows.nth(1).getByRole('button').first().click();
+    await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
+    await expect.poll(() => page.getByRole('region', { name: 'Changes' }).innerText(), { timeout: 20_000 }).toContain('sum.js');
+    expect(await page.title()).toBe(folderTitle);
+    expect(await threads.locator('.thread-item').count()).toBe(listed);
+    await screenshot(page, 'window-vii-candidate-beside-1024');
+    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    await expect.poll(() => conversation(page).innerText()).not.toContain('Changed sum to add.');
+    expect(await page.getByRole('button', { name: 'Back', exact: true }).count()).toBe(0);
+    expect(await page.title()).toBe(folderTitle);
   });
 });
 

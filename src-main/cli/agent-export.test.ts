@@ -1,6 +1,7 @@
 // `threads export` of another agent's thread (issue 79 M11, SPEC §17, §22): the audit record
 // says what ran — each command by its line (an adapter that tells the command after the call
-// began, as Claude Code does, included), each of its reads and writes — and names the agent.
+// began, as Claude Code does, included), each of its reads and writes, what it changed in its
+// own process — and names the agent.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,11 +15,11 @@ const SCRIPT = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.m
 describe("another agent's thread, exported", async () => {
   const available = (await detectSandbox()).available;
 
-  it.skipIf(!available)('records each command by its line, each of its reads and writes, and names the agent', { timeout: 120_000 }, async () => {
+  it.skipIf(!available)('records each command by its line, each of its reads and writes, what it changed in its own process, and names the agent', { timeout: 120_000 }, async () => {
     writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agents: { added: [{ name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [SCRIPT, `--marker=${randomUUID()}`], env: {} }] } }));
     const thread = randomUUID();
     writeFileSync(join(t.folder, 'notes.txt'), 'the notes');
-    const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--thread', thread, '--agent', 'scripted', '--approve', 'auto', `bash echo checked ;; fs-read ${join(t.folder, 'notes.txt')} ;; fs-write ${join(t.folder, 'out.txt')} written`], {}, '');
+    const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--thread', thread, '--agent', 'scripted', '--approve', 'auto', `bash echo checked ;; fs-read ${join(t.folder, 'notes.txt')} ;; fs-write ${join(t.folder, 'out.txt')} written ;; own-write ${join(t.folder, 'own.txt')} mine ;; own-run rm notes.txt`], {}, '');
     expect(ran.code).toBe(0);
     const lines = (await t.deepdesk(['threads', 'export', thread, '--data-dir', t.dataDir])).stdout
       .trim()
@@ -27,11 +28,20 @@ describe("another agent's thread, exported", async () => {
     expect(lines[0]).toMatchObject({ type: 'thread', agent: 'Scripted Agent' });
     const calls = lines.filter((l) => l.type === 'tool_call');
     // Its reads and writes too: one it made through Deepdesk without telling a call is recorded as one.
-    expect(calls).toEqual([
+    expect(calls.slice(0, 3)).toEqual([
       expect.objectContaining({ name: 'execute', args: { command: 'echo checked', title: '`echo checked`' } }),
       expect.objectContaining({ name: 'read_file', args: { file_path: '/notes.txt', title: 'Read /notes.txt' } }),
       expect.objectContaining({ name: 'edit_file', args: { file_path: '/out.txt', title: 'Write /out.txt' } }),
     ]);
+    // What it changed in its own process, from the turn's checkpoint; what it wrote through Deepdesk only once.
+    expect(calls.slice(3)).toHaveLength(2);
+    expect(calls.slice(3)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'delete_file', args: { file_path: '/notes.txt', title: 'deleted in its own process' } }),
+        expect.objectContaining({ name: 'write_file', args: { file_path: '/own.txt', title: 'added in its own process' } }),
+      ]),
+    );
+    expect(lines.filter((l) => l.type === 'tool_result' && l.name === 'write_file')).toEqual([expect.objectContaining({ content: 'Added by Scripted Agent in its own process' })]);
     expect(lines.find((l) => l.type === 'tool_result')).toMatchObject({ name: 'execute', content: 'exit 0; output checked' });
     const md = (await t.deepdesk(['threads', 'export', thread, '--format', 'md', '--data-dir', t.dataDir])).stdout;
     expect(md).toContain('- Agent: Scripted Agent');

@@ -2,7 +2,8 @@
 // ACP agent in the real sandbox through the runner a thread's run uses: in `edit` mode its write
 // lands and the run's broker is never called; in `ask` mode the broker is asked once, naming the
 // agent, and the write lands once approved; under a broker that refuses (`--approve deny`) in
-// `ask` mode its command is refused and nothing runs, while in `edit` mode its write still lands.
+// `ask` mode its command is refused and nothing runs (an agent that then ends its turn itself
+// is not "stopped"), while in `edit` mode its write still lands.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ describe("another agent's thread: the run's mode and broker", async () => {
   });
 
   /** One turn in `mode`, its approvals answered by `answer` (each question kept). */
-  async function turn(text: string, mode: ApprovalMode, answer: ApprovalDecision['type']): Promise<{ asked: ApprovalRequest[]; events: AgentEvent[]; text: string }> {
+  async function turn(text: string, mode: ApprovalMode, answer: ApprovalDecision['type']): Promise<{ asked: ApprovalRequest[]; events: AgentEvent[]; text: string; reason: string }> {
     const asked: ApprovalRequest[] = [];
     const events: AgentEvent[] = [];
     const broker: ApprovalBroker = {
@@ -65,7 +66,7 @@ describe("another agent's thread: the run's mode and broker", async () => {
     };
     const state = newThreadState('thread-1');
     const result = await runner.turn(text, { state, backend, signal: new AbortController().signal, broker, mode: () => mode, sandboxAvailable: () => true, emit: (e) => events.push(e), persist: () => undefined });
-    return { asked, events, text: result.text };
+    return { asked, events, text: result.text, reason: result.reason };
   }
 
   it.skipIf(!available)('edit mode: its write lands and the broker is never called; ask mode: the broker is asked once, naming the agent', async () => {
@@ -86,6 +87,13 @@ describe("another agent's thread: the run's mode and broker", async () => {
     expect(refused.asked).toHaveLength(1);
     expect(refused.asked[0]).toMatchObject({ toolName: 'execute', args: { command: `touch ${marker}` } });
     expect(refused.text).toContain('terminal failed');
+    expect(existsSync(marker)).toBe(false);
+
+    // An agent that ends its turn itself after the refusal (Codex answers `cancelled`): the call reads refused, the turn not stopped.
+    const ended = await turn(`run touch ${marker} ;; abort`, 'ask', 'reject');
+    expect(ended.reason).toBe('completed');
+    expect(ended.events.find((e) => e.type === 'tool_result')).toMatchObject({ output: 'Error: the person rejected this execute call; it was not run.', isError: true });
+    expect(ended.events.find((e) => e.type === 'done')).toMatchObject({ reason: 'completed' });
     expect(existsSync(marker)).toBe(false);
 
     const edited = await turn(`write ${join(folder, 'deny.txt')} landed`, 'edit', 'reject');

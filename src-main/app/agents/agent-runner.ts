@@ -23,6 +23,7 @@ import type { Backend } from '../../core/backends/protocol';
 import { isShellBackend } from '../../core/backends/protocol';
 import type { ChatModel, ToolCall } from '../../core/models/types';
 import { describeChange } from '../../core/tools/file-change';
+import type { ChangeStatus } from '../../core/checkpoints/types';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
 import { toolOfKind } from '../../core/acp-client/permission-map';
@@ -114,6 +115,8 @@ export class ExternalAgentRunner {
     const idOf = (acpId: string): string => `${this.name}-${turnId}-${acpId}`;
     let answer = '';
     const calls = new Map<string, KnownCall>();
+    /** The calls the person refused (by the agent's id): one it leaves open ends refused, not stopped. */
+    const refused = new Set<string>();
     const flush = (): void => {
       if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
       answer = '';
@@ -172,6 +175,7 @@ export class ExternalAgentRunner {
         span?.decided(decision.type, decidedBy);
         const who = { decidedBy, ...(review !== undefined ? { review } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
         ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...who });
+        if (decision.type !== 'approve' && request.toolCallId !== undefined) refused.add(request.toolCallId);
         return decision.type === 'approve' || (review !== undefined && `denied by the reviewer: ${review.rationale}`);
       } catch (err) {
         ev({ type: 'approval', ...base, status: 'rejected' });
@@ -215,18 +219,22 @@ export class ExternalAgentRunner {
       if (signal.aborted) return this.aborted(ev);
       const turn = await thread.prompt(text ?? contentText(message.content), asked);
       flush();
-      this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled');
+      this.closeOpenCalls(state, ev, calls, signal.aborted || turn.stopReason === 'cancelled', refused);
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
-      if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
+      // Only a stop of ours is a stop: an agent that ends its turn itself (Codex, after a refusal) answered.
+      if (signal.aborted) return this.aborted(ev, state, controls);
       const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
-      if (turn.checkpoint) ev({ type: 'checkpoint', id: turn.checkpoint.id, files: turn.files ?? [] });
+      if (turn.checkpoint) {
+        this.ownChanges(state, ev, asked, turn.files ?? [], idOf);
+        ev({ type: 'checkpoint', id: turn.checkpoint.id, files: turn.files ?? [] });
+      }
       const final = lastAnswer(state);
       controls.persist(state);
       ev({ type: 'done', text: final, reason });
       return { text: final, reason };
     } catch (err) {
       flush();
-      this.closeOpenCalls(state, ev, calls, true);
+      this.closeOpenCalls(state, ev, calls, true, refused);
       if (thread.budgetReached()) return this.budgetStopped(state, ev, controls, thread);
       if (signal.aborted) return this.aborted(ev, state, controls);
       this.forget();
@@ -365,10 +373,32 @@ export class ExternalAgentRunner {
     ev({ type: 'tool_result', id: known.call.id, name: known.call.name, output, isError, ...(change ? { change } : {}) });
   }
 
+  /** The turn's changes no call of it names (made in the agent's own process), each recorded as a call of its own: the audit record says what it changed. */
+  private ownChanges(state: ThreadState, ev: (body: Record<string, unknown>) => void, from: number, files: ReadonlyArray<{ path: string; status: ChangeStatus }>, idOf: (acpId: string) => string): void {
+    const named = new Set<string>();
+    for (const m of state.messages.slice(from)) {
+      if (m.role === 'tool' && m.change) named.add(m.change.path);
+      for (const call of m.role === 'assistant' ? (m.toolCalls ?? []) : []) {
+        const path = (call.args as { file_path?: unknown } | null)?.file_path;
+        if (typeof path === 'string' && Object.values(OWN_CHANGE_TOOLS).includes(call.name)) named.add(hostToVirtual(this.context.folder, path) ?? path);
+      }
+    }
+    for (const [i, file] of files.filter((f) => !named.has(f.path)).entries()) {
+      const name = OWN_CHANGE_TOOLS[file.status];
+      const args = { file_path: file.path, title: `${file.status} in its own process` };
+      const call: ToolCall = { id: idOf(`own-${i}`), name, args, argsText: JSON.stringify(args) };
+      const output = `${file.status[0]!.toUpperCase()}${file.status.slice(1)} by ${this.label} in its own process`;
+      state.messages.push({ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, toolName: name, content: output });
+      ev({ type: 'tool_call', id: call.id, name, args });
+      ev({ type: 'tool_result', id: call.id, name, output, isError: false });
+    }
+  }
+
   /** Calls the agent never reported the end of: closed in the history so it reads whole (`stopped`: cut short, not done). */
-  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean): void {
-    const end = stopped ? { status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Stopped before it finished.' } }] } : { status: 'completed', content: [] };
-    for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, end);
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, KnownCall>, stopped: boolean, refused: ReadonlySet<string>): void {
+    const failed = (text: string) => ({ status: 'failed', content: [{ type: 'content', content: { type: 'text', text } }] });
+    const end = stopped ? failed('Stopped before it finished.') : { status: 'completed', content: [] };
+    for (const [acpId, known] of calls) if (!known.done) this.finishCall(state, ev, known, refused.has(acpId) ? failed(`Error: the person rejected this ${known.call.name} call; it was not run.`) : end);
   }
 
   private aborted(ev: (body: Record<string, unknown>) => void, state?: ThreadState, controls?: ExternalTurnControls): RunResult {
@@ -387,6 +417,9 @@ export class ExternalAgentRunner {
     return { text: '', reason: 'budget', error: new Error(message) };
   }
 }
+
+/** A change of the agent's own process as the file tool that would have made it. */
+const OWN_CHANGE_TOOLS: Readonly<Record<ChangeStatus, string>> = { added: 'write_file', modified: 'edit_file', deleted: 'delete_file' };
 
 /** A call of the agent's in this turn: where its message is in the history, and what it was told with. */
 type KnownCall = { call: ToolCall; done: boolean; at: number; title: string; rawInput: unknown };

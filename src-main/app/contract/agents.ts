@@ -101,8 +101,11 @@ export type CandidateSetJson = z.infer<typeof candidateSetJsonSchema>;
 export const agentMethods = {
   /** Working, needing the person, queued, or finished and not opened since; working first, then the newest. */
   'agentsView.list': { params: z.object({}).strict(), result: z.array(agentSchema) },
-  /** Opens the thread's folder in this window (as app.openFolder) and marks the thread seen; the window then selects it. */
-  'agentsView.open': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ info: appInfoSchema, threadId: z.string() }) },
+  /**
+   * Opens the thread's folder in this window (as app.openFolder) and marks the thread seen; the window then selects it.
+   * `beside` (a candidate's thread in its worktree): its folder opens beside the open one, which stays the window's; the thread's requests go to its own.
+   */
+  'agentsView.open': { params: z.object({ threadId: z.string().min(1), beside: z.literal(true).optional() }).strict(), result: z.object({ info: appInfoSchema, threadId: z.string() }) },
   /** A set of candidates side by side (SPEC §21): its candidates ranked by the host's evidence. */
   /** `applied`: the candidates (thread ids) whose worktree was applied to the person's folder. */
   'agentsView.compare': { params: z.object({ setId: z.string().min(1).max(200) }).strict(), result: z.object({ goal: z.string(), ranking: z.array(rankingEntrySchema), applied: z.array(z.string()).optional() }) },

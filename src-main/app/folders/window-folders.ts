@@ -157,6 +157,8 @@ export interface WindowFoldersOptions {
 export interface WindowFolders extends WindowApi {
   /** The open folder (a path or an `ssh://` URL), or null. */
   readonly folder: string | null;
+  /** Whether the window shows `folder`'s threads: the open folder, or the one open beside it. */
+  shows(folder: string): boolean;
   /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
   notice(message: string): void;
   /** Whether a thread of the open folder is working. */
@@ -190,6 +192,18 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   const recent = new RecentFolders(options.dataDir, { onProblem: fileProblem });
 
   let current: { folder: string; location: FolderLocation; app: App; stopEvents: () => void } | null = null;
+  /** A folder open beside the window's (a candidate's worktree): the requests and events of its threads only. */
+  let beside: { folder: string; app: App; stopEvents: () => void } | null = null;
+  /** Stops following a folder's app and gives it back (one another window holds stays open). */
+  const release = async (last: { folder: string; app: App; stopEvents: () => void } | null): Promise<void> => {
+    last?.stopEvents();
+    await last?.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${last.folder} failed`, err));
+  };
+  const closeBeside = (): Promise<void> => {
+    const last = beside;
+    beside = null;
+    return release(last);
+  };
   /** The folder whose app is being built (its notices are kept). */
   let opening: string | null = null;
   /** The open-folder operations in turn; requests for the folder's app wait for the one under way. */
@@ -225,8 +239,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       // (one another window holds, or whose runs go, stays as it is until they end).
       const previous = current;
       current = null;
-      previous.stopEvents();
-      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
+      await release(previous);
     }
     opening = folder;
     try {
@@ -237,11 +250,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   };
 
   const openApp = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
-    let app: App;
-    if (location.kind === 'local') {
-      checkFolder(location.path);
-      app = await options.openApp(location.path);
-    } else app = await openRemote(location);
+    const app = await appOf(location);
     const stopEvents = app.onEvent((frame) => {
       if (frame.event === 'app.notice') addNotice(frame.payload as NoticeDto);
       else for (const listener of listeners) listener(frame);
@@ -258,14 +267,33 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     keepNoticesOf(folder);
     remember(folder);
     if (previous !== null) {
-      previous.stopEvents();
-      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
+      await closeBeside();
+      await release(previous);
     }
     const now = info();
     // The data folder has its database now: the Agents view can be watched.
     boardNow();
     send('app.folderChanged', now);
     return now;
+  };
+
+  const openBeside = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
+    if (beside?.folder !== folder) {
+      const app = await appOf(location);
+      await closeBeside();
+      // Only what is about one of its threads: its files, notices and lists are not the window's folder's.
+      const stopEvents = app.onEvent((frame) => {
+        if (typeof (frame.payload as { threadId?: unknown } | null)?.threadId === 'string') for (const listener of listeners) listener(frame);
+      });
+      beside = { folder, app, stopEvents };
+    }
+    return info();
+  };
+
+  const appOf = (location: FolderLocation): Promise<App> => {
+    if (location.kind !== 'local') return openRemote(location);
+    checkFolder(location.path);
+    return options.openApp(location.path);
   };
 
   const openRemote = async (location: SshFolderLocation): Promise<App> => {
@@ -381,7 +409,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
         if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
         throw err;
       }
-      const info = await inTurn(() => open(location));
+      const info = await inTurn(() => (params as Params<'agentsView.open'>).beside === true && current !== null && current.folder !== folder ? openBeside(folder, location) : open(location));
       board.seen(threadId);
       return { info, threadId };
     },
@@ -401,6 +429,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     get folder() {
       return current?.folder ?? null;
     },
+    shows: (folder) => folder === current?.folder || folder === beside?.folder,
     notice(message) {
       addNotice({ message });
     },
@@ -410,6 +439,8 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       if (answer !== undefined) return answer(params);
       await switching;
       if (current === null) throw new ContractError('No folder is open yet: open one first.', 'failed');
+      const threadId = (params as { threadId?: unknown } | null)?.threadId;
+      if (beside !== null && typeof threadId === 'string' && boardNow()?.folderOf(threadId) === beside.folder) return beside.app.handle(method, params);
       return current.app.handle(method, params);
     },
     onEvent(listener) {
@@ -418,6 +449,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     },
     async close() {
       await switching;
+      await closeBeside();
       const last = current;
       current = null;
       if (last !== null) {

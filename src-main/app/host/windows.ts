@@ -64,7 +64,7 @@ export class HostWindows {
     this.pool = new AppPool(options.log);
     this.secrets = options.secrets;
     // A window on a `deepdesk run`'s folder can answer its approvals.
-    options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.folder === folder));
+    options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.shows(folder)));
     // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes or the Agent Protocol deletes.
     options.runs.onActivity((activity) => {
       if (activity.kind !== 'started' && activity.kind !== 'ended' && activity.kind !== 'deleted') return;
@@ -137,7 +137,7 @@ export class HostWindows {
     const stopEvents = host.onEvent((frame) => connection.send('window.event', frame));
     // A `deepdesk run` in this window's folder shows here as it goes (its events, its approvals).
     const stopRuns = this.options.runs.onActivity((activity) => {
-      if (host.folder === null || activity.folder !== host.folder) return;
+      if (!host.shows(activity.folder)) return;
       const frame = (event: string, payload: unknown) => connection.send('window.event', { event, payload });
       if (activity.kind === 'event') frame('thread.event', { threadId: activity.threadId, seq: activity.seq, event: activity.event });
       else if (activity.kind === 'approvals') frame('approvals.changed', { threadId: activity.threadId });
@@ -204,10 +204,10 @@ export class HostWindows {
       // The folder's app reads a thread a `deepdesk run` is working on from what it saved.
       const threadId = (request.params as { threadId?: unknown }).threadId;
       if (typeof threadId === 'string' && this.options.runs.going(threadId) !== undefined) {
-        for (const app of this.pool.apps()) if (app.folder === host.folder) app.changedElsewhere(threadId);
+        for (const app of this.pool.apps()) if (host.shows(app.folder)) app.changedElsewhere(threadId);
       }
       const result = (await host.handle(request.method, request.params)) ?? null;
-      return await this.withRuns(host, request.method, result);
+      return await this.withRuns(request.method, result);
     } catch (err) {
       throw asHostError(err);
     }
@@ -263,15 +263,15 @@ export class HostWindows {
    * A `deepdesk run`'s question as the window shows a pending approval of its own (as
    * ApprovalService records one), with what it shows beside it (the diff, "Always allow", where a command runs).
    */
-  private async pendingOf(host: WindowFolders, request: ApprovalRequest): Promise<PendingApproval> {
-    const app = this.pool.apps().find((a) => a.folder === host.folder);
+  private async pendingOf(folder: string, request: ApprovalRequest): Promise<PendingApproval> {
+    const app = this.pool.apps().find((a) => a.folder === folder);
     const extras = await app?.describeApproval(request).catch(() => undefined);
     const { callPath: _callPath, ...shown } = request;
     return { ...shown, ...extras, createdAt: new Date().toISOString() };
   }
 
   /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
-  private async withRuns(host: WindowFolders, method: string, result: unknown): Promise<unknown> {
+  private async withRuns(method: string, result: unknown): Promise<unknown> {
     if (method === 'threads.list') {
       return (result as ThreadSummaryDto[]).map((t) => {
         const going = this.options.runs.going(t.id);
@@ -285,7 +285,7 @@ export class HostWindows {
       return {
         ...view,
         thread: { ...view.thread, running: true, pendingApprovals: going.questions.length },
-        approvals: await Promise.all(going.questions.map((q) => this.pendingOf(host, q.request))),
+        approvals: await Promise.all(going.questions.map((q) => this.pendingOf(going.folder, q.request))),
         eventSeq: going.seq,
       };
     }

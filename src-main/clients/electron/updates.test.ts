@@ -146,9 +146,8 @@ describe('updates in the contract', () => {
     const host = await createWindowFolders({ dataDir: resources(), transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
     const changes: unknown[] = [];
     host.onEvent((frame) => frame.event === 'updates.changed' && changes.push(frame.payload));
-    const started = Date.now();
+    // Answered while the updater's check still waits for `answer`: the call does not wait for it.
     expect(await host.handle('updates.check', {})).toMatchObject({ state: 'checking' });
-    expect(Date.now() - started).toBeLessThan(4_000);
     answer!();
     await expect.poll(() => changes.at(-1)).toMatchObject({ state: 'up-to-date' });
     await host.close();

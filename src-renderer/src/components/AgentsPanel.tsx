@@ -2,7 +2,7 @@
 // and not opened since, across folders: its title, folder or worktree, state in words,
 // elapsed time (live while it goes) and cost, and a mark when another thread works in the
 // same folder. One Tab stop, arrows between rows; a row (click, Enter, Space) opens the
-// thread, in its folder. While the pointer is over the rows they keep their places (a row
+// thread, in its folder (a candidate's beside the window's, which stays). While the pointer is over the rows they keep their places (a row
 // whose state changes would move under it, and the click land on another); they take the
 // list's order once it leaves. (What changes is read out by the Agents state, agents-context.)
 
@@ -94,7 +94,7 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
               </span>
               <ul className="agent-items agent-set-items" aria-label={`Candidates: ${item.set.goal}`}>
                 {item.agents.map((agent) => (
-                  <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId)} />
+                  <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId, true)} />
                 ))}
               </ul>
             </li>

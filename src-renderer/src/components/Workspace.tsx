@@ -149,12 +149,17 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   }, [threadsLoaded, threads, threadId, select, newThread]);
 
   // A thread opened from the Agents view: once its folder is the open one (this workspace is
-  // made anew for another folder), it is the open thread.
+  // made anew for another folder), it is the open thread. One opened beside the folder (a
+  // candidate's) leaves a way back to the thread that was open.
   const { request: openRequest, consume: consumeRequest } = agentsView;
   const narrowNow = layout.narrow;
+  const openNow = useRef(threadId);
+  openNow.current = threadId;
+  const [backTo, setBackTo] = useState<{ from: string; to: string | null } | null>(null);
   useEffect(() => {
     if (openRequest === null || openRequest.info.folder !== info.folder) return;
     consumeRequest(openRequest.seq);
+    if (openRequest.beside && openNow.current !== openRequest.threadId) setBackTo({ from: openRequest.threadId, to: openNow.current });
     autoSelected.current = true;
     select(openRequest.threadId);
     closeUsage(null);
@@ -172,7 +177,8 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     const run = `${finishedHere.threadId} ${finishedHere.startedAt}`;
     if (seenRun.current === run) return;
     seenRun.current = run;
-    void api.call('agentsView.open', { threadId: finishedHere.threadId }).catch(() => undefined);
+    // Beside: marking it seen never moves the window off its folder (a candidate's thread is shown beside it).
+    void api.call('agentsView.open', { threadId: finishedHere.threadId, beside: true }).catch(() => undefined);
   }, [finishedHere, looking, api]);
 
   // The open thread was deleted elsewhere: move to another.
@@ -316,7 +322,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
 
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
-  const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
+  const title = currentSummary?.title || agentsView.agents?.find((a) => a.threadId === threadId)?.title || (threadId ? 'Untitled thread' : 'New conversation');
   const threadIds = useMemo(() => new Set(threads.map((t) => t.id)), [threads]);
 
   /** `share`: of the column, as a flex grow factor; or the frame's whole `flex`. */
@@ -433,6 +439,14 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           <main className="center">
             <div id={MODE_OFFER_SLOT} className="mode-offer-slot" />
             <TrustPrompt />
+            {backTo !== null && backTo.from === threadId ? (
+              <div className="beside-bar">
+                <span className="muted">A candidate’s thread, in its worktree; the window stays on {info.folderName}.</span>
+                <button type="button" className="btn btn-small" onClick={() => select(backTo.to)}>
+                  Back
+                </button>
+              </div>
+            ) : null}
             <ConversationPane
               session={session}
               sandbox={info.sandbox}

@@ -21,6 +21,8 @@ export interface OpenThreadRequest {
   seq: number;
   info: AppInfo;
   threadId: string;
+  /** Opened beside the window's folder (a candidate's, in its worktree): the window stays on its own. */
+  beside: boolean;
 }
 
 /**
@@ -36,8 +38,8 @@ interface AgentsApi {
   error: string | null;
   /** The thread open in the window (what is read out leaves it to its conversation). */
   setCurrentThread(threadId: string | null): void;
-  /** Opens the thread (its folder first); false when it could not be opened (the toast says why). */
-  open(threadId: string): Promise<boolean>;
+  /** Opens the thread (its folder first, or `beside` the window's); false when it could not be opened (the toast says why). */
+  open(threadId: string, beside?: boolean): Promise<boolean>;
   request: OpenThreadRequest | null;
   /** The workspace selected the request's thread. */
   consume(seq: number): void;
@@ -78,11 +80,11 @@ export function AgentsProvider({ children }: { children: ReactNode }): React.JSX
   const [notifications, setNotifications] = useState<NotificationState>(() => (transport.kind === 'electron' ? 'desktop' : web === null ? 'unsupported' : web.permission));
 
   const open = useCallback(
-    async (threadId: string) => {
-      const opened = await api.safe('agentsView.open', { threadId });
+    async (threadId: string, beside = false) => {
+      const opened = await api.safe('agentsView.open', { threadId, ...(beside ? { beside } : {}) });
       if (!opened) return false;
       requests.current += 1;
-      setRequest({ seq: requests.current, info: opened.info, threadId: opened.threadId });
+      setRequest({ seq: requests.current, info: opened.info, threadId: opened.threadId, beside });
       return true;
     },
     [api],

@@ -16,6 +16,7 @@
 //   own-run CMD         runs `sh -c CMD` in its own process; says exit code and output
 //   late TEXT           answers the prompt, then sends TEXT as a message 100 ms later
 //   wait MS             waits
+//   abort               ends the turn `cancelled` on its own (as Codex does after a refusal)
 //   usage USED SIZE     a usage_update (the context used and its size)
 //   plan A | B          a plan: A in progress, the rest pending
 //   set-model NAME      a config_option_update: its model option's value is NAME now
@@ -80,6 +81,10 @@ async function step(sessionId, line, session) {
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
   if (verb === 'set-model') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'config_option_update', configOptions: modelOptions(arg) } });
+  if (verb === 'abort') {
+    session.cancelled = true;
+    return;
+  }
   if (verb === 'die-once' && existsSync(rest[0])) return;
   if (verb === 'die-once') writeFileSync(rest.shift(), 'died');
   if (verb === 'die' || verb === 'die-once') {
