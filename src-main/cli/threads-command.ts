@@ -22,11 +22,7 @@ import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
 import { writeContent } from './terminal-output';
-
-export interface ThreadsIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+import { processIo, type CommandIo } from './command-io';
 
 const ACTIONS: readonly string[] = SUBCOMMANDS.threads;
 const FORMATS = ['jsonl', 'md'] as const;
@@ -35,7 +31,7 @@ type Format = (typeof FORMATS)[number];
 /** A tool result in the Markdown transcript: at most this many characters of it. */
 export const MD_RESULT_CHARS = 2_000;
 
-export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function threadsCommand(argv: string[], io: Pick<CommandIo, 'stdout' | 'stderr'> = processIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.threads);
   const [action, ...args] = positionals;
   if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]');
