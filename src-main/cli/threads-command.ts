@@ -76,9 +76,7 @@ export async function threadsCommand(argv: string[], io: Pick<CommandIo, 'stdout
 /** One line a thread, newest first: `<id>  <updated>  <n> messages  <title>`. */
 function listText(list: ThreadSummary[]): string {
   if (list.length === 0) return 'No threads yet.\n';
-  // Escaped before the table measures them, so the columns line up.
-  const safe = (text: string) => terminalSafe(text, { singleLine: true });
-  return table(list.map((t) => [safe(t.id), t.updatedAt, `${t.messageCount} ${t.messageCount === 1 ? 'message' : 'messages'}`, safe(t.title)]));
+  return table(list.map((t) => [t.id, t.updatedAt, `${t.messageCount} ${t.messageCount === 1 ? 'message' : 'messages'}`, t.title]));
 }
 
 /** Everything an export holds of one thread. */
