@@ -17,18 +17,16 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { HostNotRunningError, type HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
 import { connectToHost, hostRequest } from './host-connection';
-import { followRun, interactiveTerminal, printHistory, whyNotCompleted, type TerminalIo } from './run-client';
+import { followRun, interactiveTerminal, printHistory, whyNotCompleted, processTerminalIo, type TerminalIo } from './run-client';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
-
-const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** A run's state in SPEC §16's words (an interrupted run failed; `--json` tells them apart). */
 function stateWord(state: RunState): string {
   return AGENT_STATE_WORDS[agentStateOf(state)];
 }
 
-export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
+export async function agentsCommand(argv: string[], io: TerminalIo = processTerminalIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.agents);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   if (positionals[0] === 'install') return installCommand(positionals.slice(1), values.yes === true, dataDir, io);
@@ -73,7 +71,7 @@ async function installCommand(names: string[], yes: boolean, dataDir: string, io
   return outcome === 'installed' ? 0 : outcome === 'no terminal' ? 2 : 1;
 }
 
-export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
+export async function attachCommand(argv: string[], io: TerminalIo = processTerminalIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.attach);
   const ref = onlyThread(positionals, 'attach');
   const dataDir = resolveDataDir(values['data-dir'], io.env);
@@ -129,7 +127,7 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
   }
 }
 
-export async function stopCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
+export async function stopCommand(argv: string[], io: TerminalIo = processTerminalIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.stop);
   const ref = onlyThread(positionals, 'stop');
   const dataDir = resolveDataDir(values['data-dir'], io.env);

@@ -19,15 +19,11 @@ import { openCommandFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, UsageError } from './usage';
 import { writeContent } from './terminal-output';
+import { processIo, type CommandIo } from './command-io';
 
 const OPTIONS = COMMAND_OPTIONS.checkpoints;
 
-export interface CheckpointsIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function checkpointsCommand(argv: string[], io: Pick<CommandIo, 'stdout' | 'stderr'> = processIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, OPTIONS);
   const [action, ...args] = positionals;
   const usage = 'expected one of: checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]';

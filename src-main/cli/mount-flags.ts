@@ -3,22 +3,12 @@
 // store for this session only (a flag wins at its prefix), never saved (SPEC §5, §13).
 
 import type { MountSpec } from '../core/backends/mounts/mount-spec';
-import { ContractError } from '../app/contract';
 import { checkedMountFlags } from '../app/base/flag-checks';
-import { UsageError } from './usage';
+import { badRequestAsUsage } from './usage';
 
 /** The `--mount` flags, parsed and checked (a local folder must be there); throws UsageError. */
 export function mountFlags(flags: readonly string[] | undefined, cwd: string = process.cwd()): MountSpec[] {
-  return asUsage(() => checkedMountFlags(flags, cwd));
-}
-
-function asUsage<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (err) {
-    if (err instanceof ContractError) throw new UsageError(err.message);
-    throw err;
-  }
+  return badRequestAsUsage(() => checkedMountFlags(flags, cwd));
 }
 
 export { openSessionMounts, type SessionMounts } from '../app/session/session-mounts';

@@ -21,6 +21,8 @@ export interface TerminalIo {
   env: NodeJS.ProcessEnv;
 }
 
+export const processTerminalIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
 /** A goal in one line: its state, why, and the host's latest verify results. */
 export function goalLine(goal: GoalJson): string {
   const steps = goal.evidence?.steps.map((s) => `\`${s.command}\` exited ${s.exitCode ?? 'without a code'}${s.passed ? '' : ` (expected ${s.expectedExitCode})`}`) ?? [];

@@ -11,15 +11,13 @@ import { openDatabase } from '../core/backends/store/store-db';
 import { PROVIDER_LABELS, SandboxProviderError } from '../core/sandbox-providers/provider';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
-import type { TerminalIo } from './run-client';
+import { processTerminalIo, type TerminalIo } from './run-client';
 import { table } from './table';
 import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
-const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
-
 const safe = (text: string): string => terminalSafe(text, { singleLine: true });
 
-export async function sandboxesCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
+export async function sandboxesCommand(argv: string[], io: TerminalIo = processTerminalIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.sandboxes);
   const [sub, ...args] = positionals;
   if (sub === undefined || !(SUBCOMMANDS.sandboxes as readonly string[]).includes(sub)) {

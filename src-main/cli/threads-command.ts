@@ -22,11 +22,7 @@ import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
 import { writeContent } from './terminal-output';
-
-export interface ThreadsIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+import { processIo, type CommandIo } from './command-io';
 
 const ACTIONS: readonly string[] = SUBCOMMANDS.threads;
 const FORMATS = ['jsonl', 'md'] as const;
@@ -35,7 +31,7 @@ type Format = (typeof FORMATS)[number];
 /** A tool result in the Markdown transcript: at most this many characters of it. */
 export const MD_RESULT_CHARS = 2_000;
 
-export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function threadsCommand(argv: string[], io: Pick<CommandIo, 'stdout' | 'stderr'> = processIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.threads);
   const [action, ...args] = positionals;
   if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]');
@@ -80,9 +76,7 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
 /** One line a thread, newest first: `<id>  <updated>  <n> messages  <title>`. */
 function listText(list: ThreadSummary[]): string {
   if (list.length === 0) return 'No threads yet.\n';
-  // Escaped before the table measures them, so the columns line up.
-  const safe = (text: string) => terminalSafe(text, { singleLine: true });
-  return table(list.map((t) => [safe(t.id), t.updatedAt, `${t.messageCount} ${t.messageCount === 1 ? 'message' : 'messages'}`, safe(t.title)]));
+  return table(list.map((t) => [t.id, t.updatedAt, `${t.messageCount} ${t.messageCount === 1 ? 'message' : 'messages'}`, t.title]));
 }
 
 /** Everything an export holds of one thread. */

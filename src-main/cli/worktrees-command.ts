@@ -15,16 +15,14 @@ import { shellWord } from '../core/text/shell-quote';
 import { openDatabase } from '../core/backends/store/store-db';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
-import type { TerminalIo } from './run-client';
+import { processTerminalIo, type TerminalIo } from './run-client';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
-
-const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** Repository-controlled text (paths, branch names) on one line, shown and never obeyed by the terminal. */
 const safe = (text: string): string => terminalSafe(text, { singleLine: true });
 
-export async function worktreesCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
+export async function worktreesCommand(argv: string[], io: TerminalIo = processTerminalIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.worktrees);
   const [sub, ...args] = positionals;
   if (sub === undefined || !(SUBCOMMANDS.worktrees as readonly string[]).includes(sub)) {

@@ -6,17 +6,11 @@ import { MountSpecError, type MountSpec } from '../../core/backends/mounts/mount
 import { localMountProblem, parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { ModelConfigError } from '../../core/models/errors';
 import { parseModelSpec } from '../../core/models/model-spec';
-import { ContractError } from '../contract/contract-error';
+import { badRequestOn, ContractError } from '../contract/contract-error';
 
 /** The `--mount` flags, parsed and checked (a local folder must be there). */
 export function checkedMountFlags(flags: readonly string[] | undefined, cwd: string): MountSpec[] {
-  let specs: MountSpec[];
-  try {
-    specs = parseMountFlags(flags ?? [], cwd);
-  } catch (err) {
-    if (err instanceof MountSpecError) throw new ContractError(err.message, 'bad_request');
-    throw err;
-  }
+  const specs = badRequestOn(MountSpecError, () => parseMountFlags(flags ?? [], cwd));
   for (const spec of specs) {
     const problem = localMountProblem(spec);
     if (problem !== null) throw new ContractError(`--mount ${spec.text}: ${problem}`, 'bad_request');
@@ -34,11 +28,6 @@ export function checkedMemoriesStore(flag: string | undefined): string | undefin
 
 /** A `provider:model` spec, checked (a bad one is bad usage). */
 export function checkedModelSpec(spec: string): string {
-  try {
-    parseModelSpec(spec);
-    return spec;
-  } catch (err) {
-    if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
-    throw err;
-  }
+  badRequestOn(ModelConfigError, () => parseModelSpec(spec));
+  return spec;
 }

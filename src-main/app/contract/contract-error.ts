@@ -16,3 +16,13 @@ export class ContractError extends Error {
     super(message);
   }
 }
+
+/** `work()`'s value; an error of kind `caller` (the caller's mistake, its message says why) is thrown as a bad request. */
+export function badRequestOn<T>(caller: abstract new (...args: never[]) => Error, work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof caller) throw new ContractError(err.message, 'bad_request');
+    throw err;
+  }
+}

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../window/folder-app';
-import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
+import { badRequestOn, ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
 import type { WindowApi } from '../base/window-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
@@ -348,12 +348,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   /** What the person typed or picked: an `ssh://` URL, or a path (`~` and relative ones from the home folder). */
   const typedLocation = (typed: string): FolderLocation => {
     if (!isSshFolder(typed.trim())) return { kind: 'local', path: typedFolderPath(typed, home) };
-    try {
-      return sshFolderLocation(typed.trim());
-    } catch (err) {
-      if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
-      throw err;
-    }
+    return badRequestOn(FolderLocationError, () => sshFolderLocation(typed.trim()));
   };
 
   if (options.folder !== null) {
@@ -380,13 +375,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     'app.sshHosts': async () => ({ hosts: await sshConfigHosts({ home, env: options.env ?? process.env }) }),
     'app.openRemoteFolder': async (params) => {
       const { host, path } = params as Params<'app.openRemoteFolder'>;
-      let location: SshFolderLocation;
-      try {
-        location = remoteFolderLocation(host, path);
-      } catch (err) {
-        if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
-        throw err;
-      }
+      const location = badRequestOn(FolderLocationError, () => remoteFolderLocation(host, path));
       return inTurn(() => open(location));
     },
     'app.pickFolder': async () => {
@@ -402,13 +391,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       const board = boardNow();
       const folder = board?.folderOf(threadId);
       if (board === undefined || folder === undefined) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
-      let location: FolderLocation;
-      try {
-        location = savedLocation(folder);
-      } catch (err) {
-        if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
-        throw err;
-      }
+      const location = badRequestOn(FolderLocationError, () => savedLocation(folder));
       const info = await inTurn(() => (params as Params<'agentsView.open'>).beside === true && current !== null && current.folder !== folder ? openBeside(folder, location) : open(location));
       board.seen(threadId);
       return { info, threadId };

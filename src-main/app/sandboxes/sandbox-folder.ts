@@ -6,7 +6,7 @@
 
 import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { PROVIDER_LABELS, SandboxProviderError, type SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { PROVIDER_LABELS, SandboxProviderError, type SandboxProvider, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { openSandboxProvider } from '../../core/sandbox-providers/registry';
 import { ContractError } from '../contract';
 import { WorktreeError, WorktreeService } from '../worktrees/worktree-service';
@@ -40,9 +40,9 @@ export interface SandboxFolder {
   made: boolean;
 }
 
-/** No key: one line naming the variable and Settings (ContractError `bad_request`), before anything is made. */
-export async function checkSandboxCredentials(request: Pick<SandboxFolderRequest, 'provider' | 'env' | 'savedKeys'>): Promise<void> {
-  await openSandboxProvider(request.provider, { env: request.env, saved: await request.savedKeys() }).catch((err: unknown) => {
+/** The provider, opened; no key: one line naming the variable and Settings (ContractError `bad_request`), before anything is made. */
+export async function checkSandboxCredentials(request: Pick<SandboxFolderRequest, 'provider' | 'env' | 'savedKeys'>): Promise<SandboxProvider> {
+  return openSandboxProvider(request.provider, { env: request.env, saved: await request.savedKeys() }).catch((err: unknown) => {
     if (err instanceof SandboxProviderError && err.reason === 'credentials') throw new ContractError(err.message, 'bad_request');
     throw err;
   });
@@ -55,10 +55,7 @@ export async function checkSandboxCredentials(request: Pick<SandboxFolderRequest
  * branch or record behind.
  */
 async function preflight(request: SandboxFolderRequest): Promise<void> {
-  const provider = await openSandboxProvider(request.provider, { env: request.env, saved: await request.savedKeys() }).catch((err: unknown) => {
-    if (err instanceof SandboxProviderError && err.reason === 'credentials') throw new ContractError(err.message, 'bad_request');
-    throw err;
-  });
+  const provider = await checkSandboxCredentials(request);
   if (request.sandboxId !== undefined) {
     const found = await provider.attach(request.sandboxId, request.signal);
     await found.close().catch(() => undefined);

@@ -12,7 +12,7 @@ import { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import type { Turn } from '../commands/slash-commands';
-import { ContractError } from '../contract';
+import { badRequestOn, ContractError } from '../contract';
 import { ThreadStore } from '../threads/thread-store';
 import { goalPrompt } from './goal-start';
 import type { FolderSession } from './folder-session';
@@ -24,7 +24,6 @@ import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
 import { agentStandInModel } from '../agents/agent-runner';
 import { externalAgentFor, externalAgentName } from './external-agent';
-import type { ChatModel } from '../../core/models/types';
 import { startRunGoal } from './run-goal';
 import type { HeadlessRunContext, HeadlessRunIo, HeadlessRunRequest } from './run-request';
 import { inSandboxFolder, openRunSession, runSession } from './run-session';
@@ -171,13 +170,7 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   if (request.sandbox !== undefined) throw new ContractError('--print-request shows the request and starts no run: it makes no sandbox', 'bad_request');
   const session = await openRunSession(request, context, say);
   try {
-    let model: ChatModel;
-    try {
-      model = session.models.described();
-    } catch (err) {
-      if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
-      throw err;
-    }
+    const model = badRequestOn(ModelConfigError, () => session.models.described());
     await readyForRun(session, say);
     const threads = session.threads({ approvals: new ApprovalService(context.db, async () => ({})), emit: () => undefined });
     try {
@@ -234,13 +227,9 @@ function inputSources(session: FolderSession): Parameters<typeof expandInput>[1]
 
 /** The person's words through the one input pipeline; the slash commands that change a window's state are bad usage here. */
 async function personInput(typed: string, sources: Parameters<typeof expandInput>[1]): Promise<{ content: string | null; compactOnly: boolean; turn?: Turn }> {
-  let outcome;
-  try {
-    outcome = await expandInput(typed, sources);
-  } catch (err) {
-    if (isInputError(err)) throw new ContractError(err.message, 'bad_request');
-    throw err;
-  }
+  const outcome = await expandInput(typed, sources).catch((err: unknown) => {
+    throw isInputError(err) ? new ContractError(err.message, 'bad_request') : err;
+  });
   switch (outcome.kind) {
     case 'send':
       return { content: messageText(outcome), compactOnly: false, ...(outcome.turn ? { turn: outcome.turn } : {}) };

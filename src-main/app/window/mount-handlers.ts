@@ -3,7 +3,7 @@
 import { MountSpecError, parseMountPrefix } from '../../core/backends/mounts/mount-spec';
 import { localMountProblem, parseSavedMount } from '../../core/backends/mounts/mount-flags';
 import { answerWithin, LATER } from '../base/answer-within';
-import { ContractError, type MountsListDto } from '../contract';
+import { badRequestOn, ContractError, type MountsListDto } from '../contract';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function mountHandlers(w: WindowServices): HandlersFor<'mounts.'> {
@@ -53,15 +53,10 @@ export function mountHandlers(w: WindowServices): HandlersFor<'mounts.'> {
 
 /** A mount the window asks to save, checked as --mount checks one (folders absolute or ~/…). */
 function savedMount(prefix: string, spec: string): { prefix: string; spec: string } {
-  try {
-    const parsed = parseSavedMount({ prefix, spec });
-    const problem = localMountProblem(parsed);
-    if (problem !== null) throw new ContractError(`${parsed.prefix}: ${problem}`, 'bad_request');
-    return { prefix: parsed.prefix, spec: spec.trim() };
-  } catch (err) {
-    if (err instanceof MountSpecError) throw new ContractError(err.message, 'bad_request');
-    throw err;
-  }
+  const parsed = badRequestOn(MountSpecError, () => parseSavedMount({ prefix, spec }));
+  const problem = localMountProblem(parsed);
+  if (problem !== null) throw new ContractError(`${parsed.prefix}: ${problem}`, 'bad_request');
+  return { prefix: parsed.prefix, spec: spec.trim() };
 }
 
 function normalisedPrefix(prefix: string): string {

@@ -2,9 +2,8 @@
 // checkpoints and the usage report (SPEC §6, §8, §17).
 
 import type { ApprovalDecision } from '../../core/agent/types';
-import { parseModelSpec } from '../../core/models/model-spec';
-import { ModelConfigError } from '../../core/models/errors';
-import { expandInput, isInputError, messageText, type InputOutcome } from '../commands/person-input';
+import { checkedModelSpec } from '../base/flag-checks';
+import { expandInput, isInputError, messageText } from '../commands/person-input';
 import { listCommands, type CommandSources } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import { usageReport } from '../usage/usage-report';
@@ -47,13 +46,9 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
       return ok;
     },
     'threads.send': async ({ threadId, text, attachments }) => {
-      let outcome: InputOutcome;
-      try {
-        outcome = await expandInput(text, { ...commandSources, files: w.files });
-      } catch (err) {
-        if (isInputError(err)) throw new ContractError(err.message, 'bad_request');
-        throw err;
-      }
+      const outcome = await expandInput(text, { ...commandSources, files: w.files }).catch((err: unknown) => {
+        throw isInputError(err) ? new ContractError(err.message, 'bad_request') : err;
+      });
       switch (outcome.kind) {
         case 'compact':
           await threads.compact(threadId);
@@ -61,12 +56,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
         case 'clear':
           return { ...ok, threadId: threads.create().id, note: 'Started a new thread.' };
         case 'model': {
-          try {
-            parseModelSpec(outcome.model);
-          } catch (err) {
-            if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
-            throw err;
-          }
+          checkedModelSpec(outcome.model);
           if (overrides.flags.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
           await settings.update({ model: outcome.model });
           return { ...ok, note: `Model: ${outcome.model}` };

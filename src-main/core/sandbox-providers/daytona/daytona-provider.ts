@@ -43,6 +43,11 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     }));
 
   const failure = (err: unknown, sandboxId?: string): SandboxProviderError => describeFailure(err, apiUrl, sandboxId);
+  /** The call's result (untilAborted); its error said as Daytona's unless the signal aborted. */
+  const called = <T>(work: Promise<T>, signal: AbortSignal | undefined, id?: string, late?: (value: T) => void): Promise<T> =>
+    untilAborted(work, signal, late).catch((err: unknown) => {
+      throw signal?.aborted ? err : failure(err, id);
+    });
 
   /** An error from a call on one sandbox: `gone` when the main API no longer has it running. */
   async function sandboxFailure(err: unknown, id: string): Promise<SandboxProviderError> {
@@ -110,13 +115,7 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
       const creating = image !== undefined
         ? d.create({ image, labels, autoStopInterval, resources }, { timeout: START_TIMEOUT_S })
         : d.create({ snapshot: spec.image, labels, autoStopInterval }, { timeout: START_TIMEOUT_S });
-      let sb: Sandbox;
-      try {
-        sb = await untilAborted(creating, signal, (late) => void late.delete().catch(() => undefined));
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        throw failure(err);
-      }
+      const sb = await called(creating, signal, undefined, (late) => void late.delete().catch(() => undefined));
       try {
         return await open(sb);
       } catch (err) {
@@ -159,22 +158,12 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     async stop(id: string, signal?: AbortSignal): Promise<void> {
       const sb = await untilAborted(get(id), signal);
       if (sb.state === 'stopped' || sb.state === 'archived') return;
-      try {
-        await untilAborted(sb.stop(), signal);
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        throw failure(err, id);
-      }
+      await called(sb.stop(), signal, id);
     },
 
     async remove(id: string, signal?: AbortSignal): Promise<void> {
       const sb = await untilAborted(get(id), signal);
-      try {
-        await untilAborted(sb.delete(), signal);
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        throw failure(err, id);
-      }
+      await called(sb.delete(), signal, id);
     },
 
     // Sandbox.fork: a copy-on-write clone of a started sandbox, with its labels, env and sizes

@@ -7,7 +7,7 @@
 
 import path from 'node:path';
 import type * as DenoSdk from '@deno/sandbox';
-import type { ChildProcess, Sandbox } from '@deno/sandbox';
+import type { Sandbox } from '@deno/sandbox';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
@@ -80,18 +80,17 @@ class DenoProvider implements SandboxProvider {
     const where = { endpoint: this.conn.sandboxEndpoint('ord') };
     cancelled(signal);
     const { Sandbox } = await this.sdk();
-    let sb: Sandbox;
-    try {
-      sb = await Sandbox.create({
-        ...this.options(),
-        timeout: `${LIFETIME_MIN}m`,
-        labels: { ...spec.labels, deepdesk: '1' },
-        ...(spec.memoryGiB ? { memory: `${Math.round(spec.memoryGiB * 1024)}MiB` as const } : {}),
-        ...(spec.image ? { root: spec.image } : {}),
-      });
-    } catch (err) {
-      throw denoFailure(err, where);
-    }
+    const sb = await denoCall(
+      () =>
+        Sandbox.create({
+          ...this.options(),
+          timeout: `${LIFETIME_MIN}m`,
+          labels: { ...spec.labels, deepdesk: '1' },
+          ...(spec.memoryGiB ? { memory: `${Math.round(spec.memoryGiB * 1024)}MiB` as const } : {}),
+          ...(spec.image ? { root: spec.image } : {}),
+        }),
+      where,
+    );
     const stopAt = Date.now() + LIFETIME_MIN * 60_000;
     try {
       cancelled(signal);
@@ -152,12 +151,7 @@ class DenoProvider implements SandboxProvider {
     cancelled(signal);
     const { Client, Sandbox } = await this.sdk();
     // Deno's API finds a sandbox's labels only by listing: Deepdesk's are asked for by label and checked here too.
-    let listed;
-    try {
-      listed = await new Client(this.options()).sandboxes.list({ labels: { [DEEPDESK_LABEL.key]: DEEPDESK_LABEL.value } });
-    } catch (err) {
-      throw denoFailure(err, { endpoint: this.conn.apiEndpoint });
-    }
+    const listed = await denoCall(() => new Client(this.options()).sandboxes.list({ labels: { [DEEPDESK_LABEL.key]: DEEPDESK_LABEL.value } }), { endpoint: this.conn.apiEndpoint });
     const found = listed.find((s) => s.id === id);
     if (found === undefined) {
       // Not among Deepdesk's: another's sandbox (refused), or none (connecting says it is gone).
@@ -169,11 +163,7 @@ class DenoProvider implements SandboxProvider {
       requireDeepdesksSandbox('deno', id, found.labels);
     }
     cancelled(signal);
-    try {
-      return await Sandbox.connect(id, this.options());
-    } catch (err) {
-      throw denoFailure(err, { endpoint: this.endpointOf(id), sandboxId: id });
-    }
+    return denoCall(() => Sandbox.connect(id, this.options()), { endpoint: this.endpointOf(id), sandboxId: id });
   }
 }
 
@@ -199,22 +189,13 @@ class DenoSandbox implements ProviderSandbox {
   /** Moves the sandbox's end past the coming work (a sandbox with a duration ends then, used or not). */
   async keepAlive(): Promise<void> {
     if (this.stopAt - Date.now() > EXTEND_BELOW_MS) return;
-    try {
-      this.stopAt = (await this.sb.extendTimeout(`${LIFETIME_MIN}m`)).getTime();
-    } catch (err) {
-      throw denoFailure(err, this.where());
-    }
+    this.stopAt = (await denoCall(() => this.sb.extendTimeout(`${LIFETIME_MIN}m`), this.where())).getTime();
   }
 
   async execute(command: string, options: SandboxExecOptions): Promise<SandboxExecResult> {
     if (options.signal?.aborted) return { output: '', exitCode: null, timedOut: false };
     await this.keepAlive();
-    let child: ChildProcess;
-    try {
-      child = await this.sb.spawn('bash', { args: ['-c', WRAPPER, 'deepdesk', command], cwd: options.cwd ?? DENO_WORKDIR, stdout: 'piped', stderr: 'piped' });
-    } catch (err) {
-      throw denoFailure(err, this.where());
-    }
+    const child = await denoCall(() => this.sb.spawn('bash', { args: ['-c', WRAPPER, 'deepdesk', command], cwd: options.cwd ?? DENO_WORKDIR, stdout: 'piped', stderr: 'piped' }), this.where());
     let output = '';
     const readers = [child.stdout, child.stderr].flatMap((s) => (s ? [s.getReader()] : []));
     const pumps = readers.map(async (reader) => {
@@ -364,6 +345,15 @@ function networkCode(err: unknown): string | undefined {
 }
 
 /** Any failure of the SDK or the service, in plain words (SPEC §18). */
+/** `work()`'s result; its error said as Deno Deploy's (denoFailure). */
+async function denoCall<T>(work: () => Promise<T>, where: { endpoint: string; sandboxId?: string }): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw denoFailure(err, where);
+  }
+}
+
 export function denoFailure(err: unknown, where: { endpoint: string; sandboxId?: string }): SandboxProviderError {
   if (err instanceof SandboxProviderError) return err;
   const fail = (message: string, reason: SandboxProviderError['reason']) => new SandboxProviderError(message, reason, 'deno');

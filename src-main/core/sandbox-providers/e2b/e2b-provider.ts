@@ -5,7 +5,7 @@
 // own process group, so a timeout or a cancel here ends the group (background children too).
 
 import type * as E2bSdk from 'e2b';
-import type { CommandHandle, Sandbox as E2bSandbox } from 'e2b';
+import type { Sandbox as E2bSandbox } from 'e2b';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
@@ -169,12 +169,7 @@ class E2bProviderSandbox implements ProviderSandbox {
       output += text;
       options.onOutput?.(text);
     };
-    let handle: CommandHandle;
-    try {
-      handle = await this.sb.commands.run(command, { background: true, cwd: options.cwd ?? WORKDIR, timeoutMs: options.timeoutMs + DEADLINE_SLACK_MS, onStdout: take, onStderr: take });
-    } catch (err) {
-      throw await this.failure(err);
-    }
+    const handle = await this.called(() => this.sb.commands.run(command, { background: true, cwd: options.cwd ?? WORKDIR, timeoutMs: options.timeoutMs + DEADLINE_SLACK_MS, onStdout: take, onStderr: take }));
     let ended: 'timeout' | 'cancel' | undefined;
     const end = (why: 'timeout' | 'cancel'): void => {
       if (ended) return;
@@ -246,6 +241,15 @@ class E2bProviderSandbox implements ProviderSandbox {
     // The SDK holds no connection of its own between calls.
   }
 
+  /** `work()`'s result; its error said as E2B's (failure). */
+  private async called<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw await this.failure(err, signal);
+    }
+  }
+
   /** The provider's words for a failure in this sandbox; an unclear one is `gone` when the sandbox is. */
   async failure(err: unknown, signal?: AbortSignal): Promise<unknown> {
     if (signal?.aborted) return signal.reason;
@@ -267,12 +271,8 @@ class E2bProviderSandbox implements ProviderSandbox {
   private async keepAlive(timeoutMs: number): Promise<void> {
     const needMs = Math.max(this.idleMs, timeoutMs + 60_000);
     if (this.endsAt >= Date.now() + needMs - 60_000) return;
-    try {
-      await this.sb.setTimeout(needMs);
-      this.endsAt = Date.now() + needMs;
-    } catch (err) {
-      throw await this.failure(err);
-    }
+    await this.called(() => this.sb.setTimeout(needMs));
+    this.endsAt = Date.now() + needMs;
   }
 
   /** Ends the command's process group (its background children too) and the command itself. */
@@ -288,11 +288,7 @@ class E2bProviderSandbox implements ProviderSandbox {
     for (const f of files) byMode.set(f.mode! & 0o7777, [...(byMode.get(f.mode! & 0o7777) ?? []), f.path]);
     for (const [mode, paths] of byMode) {
       for (const batch of byteGroups(paths, CHMOD_ARGS_BYTES, (p) => Buffer.byteLength(p) + 4)) {
-        try {
-          await this.sb.commands.run(`chmod ${mode.toString(8)} -- ${batch.map(shQuote).join(' ')}`, { timeoutMs: 60_000, signal });
-        } catch (err) {
-          throw await this.failure(err, signal);
-        }
+        await this.called(() => this.sb.commands.run(`chmod ${mode.toString(8)} -- ${batch.map(shQuote).join(' ')}`, { timeoutMs: 60_000, signal }), signal);
       }
     }
   }
