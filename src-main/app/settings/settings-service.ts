@@ -61,11 +61,7 @@ export function readSavedSettings(dataDir: string): Omit<Settings, 'apiKeys'> {
   }
 }
 
-export interface FolderProvenance {
-  enabled: boolean;
-  push: boolean;
-  trailer: boolean;
-}
+export type FolderProvenance = Record<'enabled' | 'push' | 'trailer', boolean>;
 
 /** The folder's choices: its own entry over the global ones; notes are written unless turned off. */
 export function provenanceFor(settings: Settings['provenance'], folder: string): FolderProvenance {
@@ -174,12 +170,7 @@ export class SettingsService {
   }
 
   async setApiKey(provider: ProviderName, key: string): Promise<Settings> {
-    if (key.trim() === '') await this.secrets.delete(keyName(provider));
-    else await this.secrets.set(keyName(provider), key.trim());
-    withholdFromCommands(key);
-    // A store that tells of its changes has told the listeners already.
-    if (this.secrets.onChange === undefined) await this.notify();
-    return this.get();
+    return this.saveKey(keyName(provider), key);
   }
 
   /**
@@ -188,17 +179,14 @@ export class SettingsService {
    * with the bearer tokens it names sent as such.
    */
   async apiKeyFor(provider: ProviderName): Promise<string | undefined> {
-    const stored = await this.secrets.get(keyName(provider));
-    withholdFromCommands(stored);
-    return stored;
+    return this.readKey(keyName(provider));
   }
 
   /** Settings › Sandboxes keys by the provider's variable name (`DAYTONA_API_KEY`), those saved. */
   async sandboxKeys(): Promise<Record<string, string | undefined>> {
     const keys: Record<string, string | undefined> = {};
     for (const variable of SANDBOX_KEY_VARIABLES) {
-      const stored = await this.secrets.get(sandboxKeyName(variable));
-      withholdFromCommands(stored);
+      const stored = await this.readKey(sandboxKeyName(variable));
       if (stored !== undefined) keys[variable] = stored;
     }
     return keys;
@@ -207,9 +195,22 @@ export class SettingsService {
   /** Saves (or, empty, forgets) a provider's key, kept as the model keys are. */
   async setSandboxKey(variable: string, value: string): Promise<Settings> {
     if (!isSandboxKeyVariable(variable)) throw new Error(`not a sandbox provider's key: ${variable}`);
-    if (value.trim() === '') await this.secrets.delete(sandboxKeyName(variable));
-    else await this.secrets.set(sandboxKeyName(variable), value.trim());
+    return this.saveKey(sandboxKeyName(variable), value);
+  }
+
+  /** A stored key, withheld from commands. */
+  private async readKey(name: string): Promise<string | undefined> {
+    const stored = await this.secrets.get(name);
+    withholdFromCommands(stored);
+    return stored;
+  }
+
+  /** Saves a key (trimmed), or forgets it when empty. */
+  private async saveKey(name: string, value: string): Promise<Settings> {
+    if (value.trim() === '') await this.secrets.delete(name);
+    else await this.secrets.set(name, value.trim());
     withholdFromCommands(value);
+    // A store that tells of its changes has told the listeners already.
     if (this.secrets.onChange === undefined) await this.notify();
     return this.get();
   }

@@ -135,9 +135,6 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   return { decision: 'ask', reason, why, decidedBy: why.kind === 'hook' ? 'hook' : 'rule', question, guard };
 }
 
-/** What `ask` tells as it goes: the reviewer is asked, or the person (with why the reviewer could not answer). */
-export type AskingTold = (by: 'reviewer' | 'person', reviewFailed?: string) => void;
-
 export interface Asked {
   decision: ApprovalDecision;
   decidedBy: DecidedBy;
@@ -152,9 +149,9 @@ export interface Asked {
  * Asks whoever answers (the one call of a broker, and of a reviewer). A call the person allowed
  * once runs as theirs. A reviewer answers first (SPEC §23) except for protected paths, which are
  * the person's; its allow approves, its deny rejects with its rationale; when it cannot answer,
- * the person is asked, told why.
+ * the person is asked, told why. `told` hears who is asked as it goes (and why the reviewer could not answer).
  */
-export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: AskingTold): Promise<Asked> {
+export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: (by: 'reviewer' | 'person', reviewFailed?: string) => void): Promise<Asked> {
   if (!personOnly(question) && (await answerer.allowedOnce?.(question)) === true) return { decision: { type: 'approve' }, decidedBy: 'person', where: {} };
   let reviewFailed: string | undefined;
   if (answerer.kind === 'reviewer' && !personOnly(question)) {
@@ -215,17 +212,13 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
 /** The sensitive write (SPEC §23 (5)) a file tool's call would make, with its diff; null when it makes none. */
 async function sensitiveFileWrite(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>, links: CallLinks): Promise<{ why: ApprovalWhy; diff: string } | null> {
   const operation = operationOf(tool);
-  if (operation !== 'write' && operation !== 'edit' && operation !== 'delete') return null;
-  for (const named of targetPaths({ tool, args })) {
-    const file = links.inside[named] ?? named;
-    for (const path of new Set([named, file])) {
-      if (sensitiveWrite(path) === null) continue;
-      const before = await backend?.readRaw?.(file).then((r) => (r.data === undefined ? null : Buffer.from(r.data).toString('utf8')), () => null) ?? null;
-      const edited = operation === 'edit' ? applyEdit(before ?? '', String(args.old_string ?? ''), String(args.new_string ?? ''), args.replace_all === true) : null;
-      const after = operation === 'delete' ? null : operation === 'write' ? String(args.content ?? '') : edited?.ok === true ? edited.content : before;
-      const found = sensitiveWrite(path, { before, after });
-      if (found !== null) return { why: { kind: 'sensitive-write', path, what: found.what }, diff: writeDiff(path, { before, after }) };
-    }
+  for (const { path, file } of changedPaths(tool, args, links.inside)) {
+    if (sensitiveWrite(path) === null) continue;
+    const before = await backend?.readRaw?.(file).then((r) => (r.data === undefined ? null : Buffer.from(r.data).toString('utf8')), () => null) ?? null;
+    const edited = operation === 'edit' ? applyEdit(before ?? '', String(args.old_string ?? ''), String(args.new_string ?? ''), args.replace_all === true) : null;
+    const after = operation === 'delete' ? null : operation === 'write' ? String(args.content ?? '') : edited?.ok === true ? edited.content : before;
+    const found = sensitiveWrite(path, { before, after });
+    if (found !== null) return { why: { kind: 'sensitive-write', path, what: found.what }, diff: writeDiff(path, { before, after }) };
   }
   return null;
 }
@@ -242,14 +235,18 @@ function writeDiff(path: string, { before, after }: WriteContents): string {
  * keeps those paths read-only to it.
  */
 function refusedToAgents(verdict: ModeDecision, tool: string, args: Record<string, unknown>, resolvedTargets: Record<string, string>, context: DecisionContext): ModeDecision {
-  if (context.agent === undefined || verdict.decision === 'deny' || !['write', 'edit', 'delete'].includes(operationOf(tool) ?? '')) return verdict;
-  for (const named of targetPaths({ tool, args })) {
-    for (const path of new Set([named, resolvedTargets[named] ?? named])) {
-      const pattern = protectedPattern(path);
-      if (pattern !== null) return modeDecision('deny', { kind: 'protected-path', path, protects: protectedReason(pattern).replace('always ask', 'are refused to other agents') });
-    }
+  if (context.agent === undefined || verdict.decision === 'deny') return verdict;
+  for (const { path } of changedPaths(tool, args, resolvedTargets)) {
+    const pattern = protectedPattern(path);
+    if (pattern !== null) return modeDecision('deny', { kind: 'protected-path', path, protects: protectedReason(pattern).replace('always ask', 'are refused to other agents') });
   }
   return verdict;
+}
+
+/** What a call that writes, edits or deletes changes: each named path and the file a link there leads to (`file`, where it is read). */
+function changedPaths(tool: string, args: Record<string, unknown>, links: Readonly<Record<string, string>>): { path: string; file: string }[] {
+  if (!['write', 'edit', 'delete'].includes(operationOf(tool) ?? '')) return [];
+  return targetPaths({ tool, args }).flatMap((named) => [...new Set([named, links[named] ?? named])].map((path) => ({ path, file: links[named] ?? named })));
 }
 
 function checkedTargets(links: Readonly<Record<string, string>>, again: (named: string, resolved: string) => ModeDecision): CheckedTargets {
@@ -276,13 +273,10 @@ interface CallLinks {
 
 /** Why a change this call makes must ask anyway (the backend knows what runs its files later), or null. */
 async function alwaysAsk(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>, links: CallLinks): Promise<ApprovalWhy | null> {
-  const operation = operationOf(tool);
-  if (backend?.alwaysAskReason === undefined || operation === null || !['write', 'edit', 'delete'].includes(operation)) return null;
-  for (const path of targetPaths({ tool, args })) {
-    for (const candidate of new Set([path, links.inside[path] ?? path])) {
-      const reason = await Promise.resolve(candidate).then((path) => backend.alwaysAskReason!(path)).catch(() => 'it could not be checked');
-      if (reason !== null) return { kind: 'always-asks-path', path: candidate, because: reason };
-    }
+  if (backend?.alwaysAskReason === undefined) return null;
+  for (const { path } of changedPaths(tool, args, links.inside)) {
+    const reason = await Promise.resolve(path).then((p) => backend.alwaysAskReason!(p)).catch(() => 'it could not be checked');
+    if (reason !== null) return { kind: 'always-asks-path', path, because: reason };
   }
   return null;
 }

@@ -61,7 +61,7 @@ export class CheckpointHistory {
   entries(checkpoint: Checkpoint): CheckpointEntry[] {
     return this.store.entries(checkpoint).map((e) => {
       if (e.added !== null) return e;
-      const counts = this.lineCounts(e.before, e.after);
+      const counts = countLines(storedText(this.store, e.before), storedText(this.store, e.after));
       this.store.setLineCounts(checkpoint, e.path, counts.added, counts.removed);
       return { ...e, ...counts };
     });
@@ -89,7 +89,7 @@ export class CheckpointHistory {
       const before = storedText(this.store, first);
       const after = storedText(this.store, last);
       const binary = before === null || after === null;
-      const counts = binary ? { added: 0, removed: 0 } : countLines(before, after);
+      const counts = countLines(before, after);
       // The texts go along while they fit in the budget; past it the window shows counts only.
       const fits = !binary && before.length + after.length <= budget;
       if (fits) budget -= before.length + after.length;
@@ -259,12 +259,6 @@ export class CheckpointHistory {
     return c;
   }
 
-  private lineCounts(before: FileState | null, after: FileState | null): { added: number; removed: number } {
-    const a = storedText(this.store, before);
-    const b = storedText(this.store, after);
-    return a === null || b === null ? { added: 0, removed: 0 } : countLines(a, b);
-  }
-
   private unifiedDiff(e: CheckpointEntry): string {
     const head: string[] = [];
     if (e.before?.type === 'i' || e.after?.type === 'i') return `# changed inside ignored folder ${e.path}\n`;
@@ -287,9 +281,11 @@ export class CheckpointHistory {
 
 export class CheckpointNotFoundError extends Error {}
 
-export function countLines(before: string, after: string): { added: number; removed: number } {
+/** Lines added and removed; none for a binary side (null). */
+function countLines(before: string | null, after: string | null): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
+  if (before === null || after === null) return { added, removed };
   for (const h of changeHunks(before, after)) {
     for (const line of h.lines) {
       if (line.startsWith('+')) added++;

@@ -26,7 +26,6 @@ import { diffStates, entriesUnder, scanTargets, walkTargets, withParents, type S
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
-import { isPathBelow } from '../fs/path-inside';
 
 export interface StepInfo {
   threadId: string;
@@ -496,12 +495,6 @@ export class CheckpointRecorder {
   private throughLinks(scope: WalkScope): Promise<boolean> {
     if (scope === 'all') return Promise.resolve(false);
     return this.source.throughLinks(scope).catch(() => true);
-  }
-
-  /** A folder-relative path for a real path inside the folder, or null outside it. */
-  relative(abs: string): string | null {
-    if (!isPathBelow(this.root, abs)) return null;
-    return path.relative(this.root, abs).split(path.sep).join('/');
   }
 }
 

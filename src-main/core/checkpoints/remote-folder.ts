@@ -25,16 +25,12 @@ import type { CurrentState, FolderSource, PathStates } from './folder-source';
 import type { RestoreOp, RestoreOpResult } from './restore-ops';
 import { emptyResult, MAX_BLOB_BYTES, racy, sha256, stateOf, TEMP_MARK, withParents, type ScanResult } from './scan';
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
-import { sameState, type EntryType, type ManifestRow } from './types';
+import { sameState, type EntryType, type ManifestRow, type StatKey } from './types';
 
 /** One entry as `find -printf` reports it. */
-interface RemoteEntry {
+interface RemoteEntry extends StatKey {
   kind: string;
   mode: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
   /** A link's target. */
   link: string;
   rel: string;

@@ -88,22 +88,8 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-/** Blobs at least this big are stored deflated when that saves a quarter or more. */
-
-export interface NewCheckpoint {
-  folder: string;
-  kind: CheckpointKind;
-  threadId: string | null;
-  messageIndex: number | null;
-  messageLine: string;
-  toolCallId?: string | null;
-  tool?: string | null;
-  model?: string | null;
-  reverts?: string[];
-  /** Seen during a command whose own changes could not be told from anyone else's. */
-  unattributed?: boolean;
-  changes: Change[];
-}
+export type NewCheckpoint = Pick<Checkpoint, 'folder' | 'kind' | 'threadId' | 'messageIndex' | 'messageLine'> &
+  Partial<Pick<Checkpoint, 'toolCallId' | 'tool' | 'model' | 'reverts' | 'unattributed'>> & { changes: Change[] };
 
 interface CheckpointRow {
   seq: number;

@@ -87,31 +87,29 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
         return { ...errorText(`denied by the reviewer: ${decision.message ?? ''}`), rejected: { by: 'reviewer', ...(decision.message !== undefined ? { message: decision.message } : {}) }, decided: by };
       }
-      switch (decision.type) {
+      // An edit that changes no argument is an approval.
+      const answer = decision.type === 'edit' && canonicalJson(decision.args) === canonicalJson(args) ? { type: 'approve' as const } : decision;
+      switch (answer.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
           return run(call, by);
         case 'edit': {
-          if (canonicalJson(decision.args) === canonicalJson(args)) {
-            ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
-            return run(call, by);
-          }
-          ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited', ...who });
+          ctx.emit({ type: 'approval', ...base, args: answer.args, status: 'edited', ...who });
           // The person wrote these arguments: where they lead now is what they approved.
-          decided.guard.approve((await linkTargets(ctx.backend, call.name, decision.args)).inside);
+          decided.guard.approve((await linkTargets(ctx.backend, call.name, answer.args)).inside);
           // The history will show the edited call (the loop rewrites it); the result says so too.
-          const output = await run({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) }, by);
-          return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
+          const output = await run({ ...call, args: answer.args, argsText: JSON.stringify(answer.args) }, by);
+          return { ...output, text: `${editNote(args, answer.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
           ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
-          const message = decision.message?.trim() ?? '';
+          const message = answer.message?.trim() ?? '';
           const said = message !== '' ? ` They said: ${message}` : '';
           return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) }, decided: by };
         }
         case 'respond':
           ctx.emit({ type: 'approval', ...base, status: 'responded', ...who });
-          return { ...text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`), rejected: { by: 'person', answered: true, message: decision.message }, decided: by };
+          return { ...text(`The person did not run this ${call.name} call and answered instead:\n${answer.message}`), rejected: { by: 'person', answered: true, message: answer.message }, decided: by };
       }
     },
   };
