@@ -14,6 +14,7 @@ import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { titleFromMessage } from './thread-title';
+import { todoSchema, usageSchema } from '../contract/agent-events';
 import { endGoal, goalSchema, type Goal } from '../../core/goals/goal';
 
 const MIGRATIONS: Migration[] = [
@@ -171,14 +172,8 @@ export interface ThreadSummary {
 const rowStateSchema = z.object({
   contextStart: z.number().int().min(0),
   summary: z.string().optional(),
-  todos: z.array(z.object({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) })),
-  usage: z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheReadTokens: z.number(),
-    cacheWriteTokens: z.number(),
-    costUsd: z.number().optional(),
-  }),
+  todos: z.array(z.object(todoSchema.shape)),
+  usage: z.object(usageSchema.shape),
   guard: z.record(z.string(), z.string()),
   /** Only in rows saved before threads-004 (the files are rows of thread_files since). */
   files: z
