@@ -101,7 +101,7 @@ describe('an external agent for a thread', async () => {
       upstream: model.url.replace(/\/v1$/, ''),
     });
     cleanups.push(() => thread.stop());
-    expect(thread.session.capabilities?.loadSession).toBe(true);
+    expect(thread.session.initializeResponse?.agentCapabilities?.loadSession).toBe(true);
     const turn = await thread.prompt('Write notes.txt');
     expect(turn.stopReason).toBe('end_turn');
     expect(readFileSync(target, 'utf8')).toBe('from the catalog\n');

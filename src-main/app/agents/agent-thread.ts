@@ -109,7 +109,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let refusal: string | undefined;
   let proxy: MeteringProxy | undefined;
   // Set once started; the proxy's budget callback reaches it through this.
-  const ref: { session?: AcpClientSession; stop?: () => Promise<void> } = {};
+  const ref: { stop?: () => Promise<void> } = {};
   const base = `http://127.0.0.1:${AGENT_MODEL_PORT}`;
   // The turn under way: its calls' rows and spans go under it (one outside a turn, under a turn of its own).
   let run: RunObserver | undefined;
@@ -169,7 +169,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
   const { AcpClientSession } = await import('../../core/acp-client/acp-client');
   const session = new AcpClientSession(proc, { ...options, agent: label, describeRequest: vendor.describeRequest });
-  ref.session = session;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await session.stop();

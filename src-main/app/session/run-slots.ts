@@ -16,10 +16,8 @@ export function defaultMaxConcurrentRuns(cores = availableParallelism(), memoryB
   return Math.max(4, Math.min(cores * 2, Math.floor(memoryBytes / GIB)));
 }
 
-interface Waiter {
-  grant: (release: () => void) => void;
-  fail: (err: Error) => void;
-}
+/** A run waiting for a slot: given the slot's release once it may go. */
+type Waiter = (release: () => void) => void;
 
 export class RunSlots {
   private running = 0;
@@ -47,12 +45,9 @@ export class RunSlots {
   acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(new AbortedError());
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: (release) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(release);
-        },
-        fail: reject,
+      const waiter: Waiter = (release) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(release);
       };
       const onAbort = (): void => {
         const at = this.waiting.indexOf(waiter);
@@ -70,7 +65,7 @@ export class RunSlots {
       const waiter = this.waiting.shift()!;
       this.running += 1;
       let released = false;
-      waiter.grant(() => {
+      waiter(() => {
         if (released) return;
         released = true;
         this.running -= 1;

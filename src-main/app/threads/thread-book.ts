@@ -124,7 +124,7 @@ export class ThreadBook {
   /** The items before `cursor` (from a page threads.get or this gave). */
   earlier(threadId: string, cursor: number): EarlierItems {
     this.require(threadId);
-    return this.storedItems(threadId, cursor) ?? itemsBefore(this.open(threadId).state, cursor)!;
+    return this.fromStoredRows(threadId, cursor, (read) => itemsBefore(read.state, cursor, read.from)) ?? itemsBefore(this.open(threadId).state, cursor)!;
   }
 
   /** One tool call uncut, as a page would show it if it cut nothing. */
@@ -354,29 +354,27 @@ export class ThreadBook {
   }
 
   /**
-   * The latest page of a thread that is not loaded, from the rows it needs (a long thread is
-   * not read whole to be shown); undefined when the thread is loaded (it is the truth then)
-   * or the store cannot say (ThreadStore.range).
+   * What `take` makes of the rows before `before` (its end by default) of a thread that is not
+   * loaded, reading more rows until it makes something (a long thread is not read whole to be
+   * shown); undefined when the thread is loaded (it is the truth then) or the store cannot say
+   * (ThreadStore.range).
    */
-  private storedPage(threadId: string): { state: ThreadState; page: ItemsPage } | undefined {
+  private fromStoredRows<T>(threadId: string, before: number | undefined, take: (read: { state: ThreadState; from: number; personCount: number }) => T | undefined): T | undefined {
     if (this.live.has(threadId) || this.options.isRunning(threadId)) return undefined;
     for (let span = PAGE_READ; ; span *= 4) {
-      const read = this.store.range(threadId, undefined, span);
+      const read = this.store.range(threadId, before, span);
       if (read === undefined) return undefined;
-      const page = latestPageOfRange(read.state, read.from, read.personCount);
-      if (page !== undefined) return { state: read.state, page };
+      const taken = take(read);
+      if (taken !== undefined) return taken;
     }
   }
 
-  /** The items before `cursor` of a thread that is not loaded, as storedPage reads them. */
-  private storedItems(threadId: string, cursor: number): EarlierItems | undefined {
-    if (this.live.has(threadId) || this.options.isRunning(threadId)) return undefined;
-    for (let span = PAGE_READ; ; span *= 4) {
-      const read = this.store.range(threadId, cursor, span);
-      if (read === undefined) return undefined;
-      const earlier = itemsBefore(read.state, cursor, read.from);
-      if (earlier !== undefined) return earlier;
-    }
+  /** The latest page of a thread that is not loaded, from the rows it needs. */
+  private storedPage(threadId: string): { state: ThreadState; page: ItemsPage } | undefined {
+    return this.fromStoredRows(threadId, undefined, (read) => {
+      const page = latestPageOfRange(read.state, read.from, read.personCount);
+      return page !== undefined ? { state: read.state, page } : undefined;
+    });
   }
 
   /** The message at `index` and the rows after it, of a thread not loaded, when they hold all of its results. */

@@ -14,6 +14,7 @@ import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { titleFromMessage } from './thread-title';
+import { todoSchema, usageSchema } from '../contract/agent-events';
 import { endGoal, goalSchema, type Goal } from '../../core/goals/goal';
 
 const MIGRATIONS: Migration[] = [
@@ -171,14 +172,8 @@ export interface ThreadSummary {
 const rowStateSchema = z.object({
   contextStart: z.number().int().min(0),
   summary: z.string().optional(),
-  todos: z.array(z.object({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) })),
-  usage: z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheReadTokens: z.number(),
-    cacheWriteTokens: z.number(),
-    costUsd: z.number().optional(),
-  }),
+  todos: z.array(z.object(todoSchema.shape)),
+  usage: z.object(usageSchema.shape),
   guard: z.record(z.string(), z.string()),
   /** Only in rows saved before threads-004 (the files are rows of thread_files since). */
   files: z
@@ -420,8 +415,8 @@ export class ThreadStore {
     const rows = this.stmts.messageRange.all(id, start, end);
     if (rows.length !== end - start) return undefined;
     for (const r of rows) {
-      const message = safeJson(r.message_json) as ChatMessage | undefined;
-      if (!message || typeof message !== 'object' || !('role' in message) || r.seq < start || r.seq >= end) return undefined;
+      const message = storedMessage(r.message_json);
+      if (message === undefined || r.seq < start || r.seq >= end) return undefined;
       state.messages[r.seq] = message;
     }
     state.contextStart = Math.min(state.contextStart, row.message_count);
@@ -453,7 +448,6 @@ export class ThreadStore {
     this.saved.set(id, messages.slice());
   }
 
-  /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
   /**
    * The thread as `load` reads it but without its messages (nor its files): each message row's
    * stored JSON text is handed to `each`, in order, none kept here (an answer made from every
@@ -476,6 +470,7 @@ export class ThreadStore {
     return state;
   }
 
+  /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
   forget(id: string): void {
     this.saved.delete(id);
     this.savedFiles.delete(id);
@@ -677,10 +672,10 @@ function agentLabel(label: unknown): string | undefined {
   return typeof label === 'string' && label !== '' ? label : undefined;
 }
 
-/** The thread row's state, without messages (a row that does not parse gives a new thread's). */
 /** Message rows read at once by readEachText. */
 const READ_PAGE = 2048;
 
+/** The thread row's state, without messages (a row that does not parse gives a new thread's). */
 function rowState(row: RowShape): ThreadState {
   const state = newThreadState(row.id);
   const parsed = rowStateSchema.safeParse(safeJson(row.state_json));
@@ -727,7 +722,6 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** A message's content as json_extract gives it: its text, or its parts' JSON. */
 /** About 100 characters of `text` from a little before the first of `words` (a narrow row shows the match), on one line. */
 export function snippetOf(text: string, words: readonly string[]): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -114,7 +114,7 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
 
   it.skipIf(!available)('keeps what initialize reported', () => {
     expect(session.initializeResponse?.agentInfo?.name).toBe('scripted-acp-agent');
-    expect(session.capabilities?.loadSession).toBe(false);
+    expect(session.initializeResponse?.agentCapabilities?.loadSession).toBe(false);
   });
 
   it.skipIf(!available)('a write the person allows once goes through the backend, and the agent is named', async () => {

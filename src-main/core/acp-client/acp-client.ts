@@ -13,7 +13,6 @@ import {
   ndJsonStream,
   PROTOCOL_VERSION,
   RequestError,
-  type AgentCapabilities,
   type ClientConnection,
   type InitializeResponse,
   type SessionConfigOption,
@@ -144,10 +143,6 @@ export class AcpClientSession {
   ) {}
 
   /** What `initialize` reported (kept and shown: load, resume, fork, models, usage…). */
-  get capabilities(): AgentCapabilities | undefined {
-    return this.initialized?.agentCapabilities;
-  }
-
   get initializeResponse(): InitializeResponse | undefined {
     return this.initialized;
   }
@@ -268,7 +263,7 @@ export class AcpClientSession {
 
   /** Continues a session after a restart: `session/load` or `session/resume` where the agent offers one; false where it offers neither. */
   async continueSession(sessionId: string): Promise<boolean> {
-    const caps = this.capabilities;
+    const caps = this.initialized?.agentCapabilities;
     if (caps?.loadSession === true) {
       this.sessionModel = modelOf(await this.withinExit(this.agent().request(methods.agent.session.load, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/load'));
     } else if (caps?.sessionCapabilities?.resume != null) {
@@ -280,7 +275,8 @@ export class AcpClientSession {
 
   /** One turn: the prompt, then the updates settled. */
   async prompt(text: string): Promise<TurnResult> {
-    const sessionId = this.requireSession();
+    const sessionId = this.sessionId;
+    if (!sessionId) throw new Error('no session');
     const updates: SessionUpdate[] = [];
     this.turnUpdates = updates;
     try {
@@ -377,11 +373,6 @@ export class AcpClientSession {
   private agent(): ClientConnection['agent'] {
     if (!this.connection) throw new Error('not initialized');
     return this.connection.agent;
-  }
-
-  private requireSession(): string {
-    if (!this.sessionId) throw new Error('no session');
-    return this.sessionId;
   }
 
   /** The request's answer, or an error naming the agent's exit (with its log's last lines) or the time out. */

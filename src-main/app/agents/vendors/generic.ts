@@ -2,15 +2,11 @@
 // same), its model not metered unless its environment points it at `{{DEEPDESK_MODEL_URL}}`. It
 // may start any vendor's agent, so every known vendor's quirks hold for it: their allow-rules left
 // out of its home, their variables dropped, its requests read in every vendor's shape at once.
+import type { z } from 'zod';
+import type { addedAgentSchema } from '../../contract';
 import type { AgentVendor, KnownAgent, RequestedOperation, RequestToolCall } from './vendor';
 
-export interface AddedAgent {
-  name: string;
-  label?: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
+export type AddedAgent = z.infer<typeof addedAgentSchema>;
 
 export function addedVendor(added: AddedAgent, known: readonly KnownAgent[]): AgentVendor {
   return {
