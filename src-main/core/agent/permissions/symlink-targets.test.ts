@@ -106,7 +106,7 @@ async function callThroughApproval(
       },
     },
   });
-  const ctx = { threadId: 't', backend: ws.mounts.backend, signal: new AbortController().signal, depth: 0, emit: () => undefined } as unknown as RunContext;
+  const ctx = { threadId: 't', backend: ws.mounts.backend, signal: new AbortController().signal, depth: 0, emit: () => undefined, state: { messages: [] }, persist: async () => undefined } as unknown as RunContext;
   const call = { id: 'call-1', name: tool, args, argsText: JSON.stringify(args) };
   const output = await middleware.wrapToolCall!(ctx, { call, turnCalls: [call] }, (c) => ws.call(c.name, c.args as Record<string, unknown>));
   return { text: output.text, asked };
@@ -176,7 +176,7 @@ describe('the approval middleware asks about the resolved target and the write r
     // Now the same allowed call, but docs/sub is a link to .git by the time it runs.
     rmSync(join(ws.folder, 'docs', 'sub'), { recursive: true });
     const middleware = approvalMiddleware({ rules: () => allowDocs, broker: { decide: async () => ({ type: 'reject' }) } });
-    const ctx = { threadId: 't', backend: ws.mounts.backend, signal: new AbortController().signal, depth: 0, emit: () => undefined } as unknown as RunContext;
+    const ctx = { threadId: 't', backend: ws.mounts.backend, signal: new AbortController().signal, depth: 0, emit: () => undefined, state: { messages: [] }, persist: async () => undefined } as unknown as RunContext;
     const call = { id: 'call-2', name: 'write_file', args: { file_path: '/docs/sub/hooks/pre-commit', content: '#!/bin/sh\ntouch PWNED\n' }, argsText: '' };
     const out = await middleware.wrapToolCall!(ctx, { call, turnCalls: [call] }, (c) => {
       link('../.git', 'docs/sub');
