@@ -1,6 +1,6 @@
 // A changed file's diff by hunks (SPEC §24): who wrote each (a thread's agent and its model,
 // the person, or nobody known), a Reviewed mark kept with the thread, Keep, and Revert of one
-// hunk (in a file of one hunk too: the file's own Revert puts back the thread's every step).
+// hunk (a file of one hunk is reverted whole by the file's own Revert).
 
 import type { LineAuthorDto, ReviewHunkDto } from '../../../src-main/app/contract/checkpoints';
 import { rowsFromHunks } from '../lib/diff-rows';
@@ -26,9 +26,11 @@ export function HunkReview({ path, hunks }: { path: string; hunks: readonly Revi
               <button type="button" className="btn btn-small" disabled={hunk.reviewed} onClick={() => checkpoints?.markReviewed(hunk.id, true)} title="Keep this change (marks it Reviewed)">
                 Keep
               </button>
-              <button type="button" className="btn btn-small" disabled={checkpoints?.working ?? true} onClick={() => checkpoints?.revertHunk(path, hunk.id)} title="Put these lines back as they were (while the agent runs, once its step ends)">
-                Revert
-              </button>
+              {hunks.length > 1 ? (
+                <button type="button" className="btn btn-small" disabled={checkpoints?.working ?? true} onClick={() => checkpoints?.revertHunk(path, hunk.id)} title="Put these lines back as they were (while the agent runs, once its step ends)">
+                  Revert
+                </button>
+              ) : null}
             </div>
             <DiffTable rows={rowsFromHunks([hunk]).rows.slice(1)} />
           </div>
