@@ -122,7 +122,8 @@ async function heldOff(place: readonly string[], options: GitRunOptions): Promis
   // What the repository's own config runs is found first, to be given again on the command line; a config git cannot list fails the call.
   heldOffListings.count++;
   const listed = await spawnGit([...place, 'config', '--list', '--show-scope', '--show-origin', '-z'], { ...options, maxBytes: LISTING_BYTES });
-  if (listed.spawnError !== undefined || listed.aborted || listed.timedOut) return listed;
+  // The listing's output is never the caller's: a listing that timed out as it exited 0 must not read as their command's success.
+  if (listed.spawnError !== undefined || listed.aborted || listed.timedOut) return { ...listed, code: null, stdout: '' };
   if (listed.code !== 0 || listed.truncated) return unreadable(listed);
   const listing = parseOriginList(listed.stdout);
   const home = options.env.HOME ?? homedir();
@@ -167,7 +168,7 @@ const LISTING_BYTES = 16 * 1024 * 1024;
 const MAX_INCLUDED_FILES = 64;
 
 function unreadable(result: GitRunResult): GitRunResult {
-  return { ...result, code: result.code === 0 ? 1 : result.code, stderr: `fatal: the repository's config could not be read to hold off what it runs: ${result.stderr.trim()}` };
+  return { ...result, code: result.code === 0 ? 1 : result.code, stdout: '', stderr: `fatal: the repository's config could not be read to hold off what it runs: ${result.stderr.trim()}` };
 }
 
 /**
