@@ -33,7 +33,8 @@ const STREAMED_TOKENS = 4_000;
 /** Issue 66: a warm `deepdesk run "hi"` (host up, instant model). */
 const WARM_RUN_TARGET_MS = 100;
 
-function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+/** `binary ARGS…` to its end: its stdout, or its first line of stderr as the error. */
+export function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binary, ...args], { env: { ...process.env, OPENAI_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

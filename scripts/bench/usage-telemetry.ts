@@ -1,30 +1,38 @@
 // Issue 41: what auditing a run costs per model call — the usage ledger alone (SQLite, always
 // on: "telemetry off") and the ledger with OpenTelemetry and LangSmith exporting to local
 // receivers ("telemetry on") — beside the same run unaudited, interleaved so that load from
-// elsewhere falls on all three alike. Goal: ≤ 1 ms per call off, ≤ 3 ms on.
+// elsewhere falls on all three alike. Goal: ≤ 1 ms per call off, ≤ 3 ms on. And what an
+// unreachable collector adds to a warm `deepdesk run` (SPEC §17: it never holds a run up).
 
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createAgentDefinition } from '../../src-main/core/agent/create-agent';
 import { runAgent, type RunOptions } from '../../src-main/core/agent/loop';
 import { newThreadState } from '../../src-main/core/agent/types';
 import { createDefaultMounts } from '../../src-main/core/backends/mounts/mounts';
 import { openDatabase } from '../../src-main/core/backends/store/store-db';
+import { closedLoopbackPort } from '../../src-main/core/models/testing/loopback';
+import { startScriptedServer } from '../../src-main/core/models/testing/scripted-server';
 import { langsmithTelemetry } from '../../src-main/core/telemetry/langsmith';
 import { combineTelemetry, type Telemetry } from '../../src-main/core/telemetry/observer';
 import { otelTelemetry } from '../../src-main/core/telemetry/otel';
 import { startOtlpReceiver } from '../../src-main/core/telemetry/otlp-receiver.test-support';
 import { UsageLedger } from '../../src-main/core/telemetry/usage-ledger';
 import { ReadGuard } from '../../src-main/core/tools/read-guard';
+import { deepdesk } from './agent-host';
 import { InstantModel, makeWorkspace } from './harness';
 import { formatMs, median, timeInterleaved } from './measure';
 import type { BenchOptions } from './options';
-import { progress, verdict, type Report } from './report';
+import { progress, verdict, type Report, type Section } from './report';
 
 const STEPS = 40;
 const CALLS = STEPS + 1;
 const OFF_TARGET_MS = 1;
 const ON_TARGET_MS = 3;
+/** What an unreachable collector may add to a run: less than the exporters' flush bound (3 s) and their back-off. */
+const UNREACHABLE_TARGET_MS = 1_000;
 
 /** Accepts whatever LangSmith's client posts, as its API would. */
 async function startSink(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -89,6 +97,7 @@ export async function benchUsageTelemetry(report: Report, options: BenchOptions)
     });
     await Promise.all(exporters.map((t) => t?.flush?.()));
     section.notes.push(`spans received by the local OTLP receiver: ${otlp.spans().length}; the step over HTTP this is set against was 9.7 ms (Issue 3 · harness)`);
+    await unreachableCollectorRows(section, options);
   } finally {
     await Promise.allSettled(exporters.map((t) => t?.shutdown?.()));
     ledger.close();
@@ -96,5 +105,40 @@ export async function benchUsageTelemetry(report: Report, options: BenchOptions)
     await otlp.close();
     await sink.close();
     ws.cleanup();
+  }
+}
+
+/** A warm `deepdesk run "hi"` (host up, instant model) with an OpenTelemetry or LangSmith endpoint nobody listens on, beside the same run without one, interleaved. */
+async function unreachableCollectorRows(section: Section, options: BenchOptions): Promise<void> {
+  progress('deepdesk run with an unreachable collector');
+  const root = path.resolve(import.meta.dirname, '../..');
+  const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-unreachable-'));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-unreachable-data-'));
+  const server = await startScriptedServer();
+  const nowhere = `http://127.0.0.1:${await closedLoopbackPort()}`;
+  const none = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', LANGSMITH_TRACING: '', LANGCHAIN_TRACING_V2: '' };
+  const run = (env: NodeJS.ProcessEnv) => () => {
+    server.push({ text: 'Fine.' });
+    return deepdesk(path.join(root, 'bin/deepdesk.mjs'), ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'hi'], { ...none, ...env });
+  };
+  try {
+    const results = await timeInterleaved(
+      { none: { run: run({}) }, otel: { run: run({ OTEL_EXPORTER_OTLP_ENDPOINT: nowhere }) }, langsmith: { run: run({ LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: nowhere }) } },
+      { runs: Math.max(5, options.runs), budgetMs: 60_000 },
+    );
+    const floor = results.none!.error === undefined ? median(results.none!.times) : undefined;
+    for (const [name, label] of [['otel', 'an OTLP collector'], ['langsmith', 'LangSmith']] as const) {
+      const result = results[name]!;
+      if (floor === undefined || result.error !== undefined) {
+        section.rows.push({ name: `deepdesk run "hi" with ${label} nobody listens on`, ours: 'failed', result: result.error ?? results.none!.error ?? '' });
+        continue;
+      }
+      const added = median(result.times) - floor;
+      section.rows.push({ name: `deepdesk run "hi" (host warm) with ${label} nobody listens on, beside none`, ours: `+${formatMs(Math.max(0, added))}`, floor: formatMs(floor), target: `≤ +${formatMs(UNREACHABLE_TARGET_MS)}`, result: verdict(added <= UNREACHABLE_TARGET_MS) });
+    }
+  } finally {
+    await server.close();
+    // The warm host stops once its data folder is gone.
+    for (const dir of [folder, dataDir]) rmSync(dir, { recursive: true, force: true });
   }
 }

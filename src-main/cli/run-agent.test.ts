@@ -85,8 +85,8 @@ describe('run --agent', async () => {
     expect(await term.exited).toBe(0);
     expect(readFileSync(join(t.folder, 'ran.txt'), 'utf8')).toBe('ran\n');
     expect(term.screen()).toContain('permission: once; exit 0');
-    await waitFor(() => processesWith(marker).length === 0, 10_000, 'the agent’s processes to end');
-  });
+    await waitFor(() => processesWith(marker).length === 0, 60_000, 'the agent’s processes to end');
+  }, 300_000);
 
   it.skipIf(!available)('stop cancels the turn and ends the agent’s whole tree (no process left, by pid); the thread keeps its agent', async () => {
     const marker = randomUUID();
@@ -96,11 +96,11 @@ describe('run --agent', async () => {
     const pids = processesWith(marker);
     const stopped = await t.deepdesk(['stop', id, '--data-dir', t.dataDir]);
     expect(stopped.code).toBe(0);
-    await waitFor(() => pids.every((pid) => !existsSync(`/proc/${pid}`)) && !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes('sleep 600'), 15_000, 'every process of the agent to end');
+    await waitFor(() => pids.every((pid) => !existsSync(`/proc/${pid}`)) && !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes('sleep 600'), 60_000, 'every process of the agent to end');
     const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string; agent?: string }>;
     expect(listed.find((a) => a.threadId === id)).toMatchObject({ state: 'stopped', agent: 'Scripted Agent' });
     expect((await t.deepdesk(['agents', '--data-dir', t.dataDir])).stdout).toContain('Scripted Agent');
-  });
+  }, 300_000);
 
   it.skipIf(!available)('--mode edit decides for the agent as for Deepdesk: its write lands unasked, even under --approve deny; its command is refused there and nothing runs', async () => {
     settings(randomUUID());
@@ -212,7 +212,7 @@ describe('run --agent', async () => {
       const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', '--max-cost', String(budget), 'read a.txt forever'], env, '');
       expect(ran.code).toBe(1);
       expect(ran.stderr).toContain('budget');
-      await waitFor(() => !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes(root), 15_000, 'Claude Code’s processes to end');
+      await waitFor(() => !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes(root), 60_000, 'Claude Code’s processes to end');
       const report = JSON.parse((await t.deepdesk(['usage', '--by', 'model', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { rows: Array<{ key: string; calls: number; costUsd: number }> };
       const row = report.rows.find((r) => r.key.includes('claude'))!;
       expect(row.costUsd).toBeGreaterThanOrEqual(budget);

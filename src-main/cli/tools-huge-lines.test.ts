@@ -51,15 +51,15 @@ describe('deepdesk tools on a file with one 11 MB line', () => {
     expect(r.outputs[1]).toContain('/long.txt (');
   }, 60_000);
 
-  it("edit_file's not-found hints on a line of 300,000 spaces answer at once", async () => {
-    writeFileSync(join(t.folder, 'spaces.txt'), ' '.repeat(300_000) + 'x\n');
-    const started = Date.now();
+  it("edit_file's not-found hints on a line of 3,000,000 spaces answer", async () => {
+    // Linear work on 3 MB; the quadratic trim it replaced took 23 s on 100,000 spaces, so it
+    // would take hours here: the test's own bound tells them apart on any machine, however loaded.
+    writeFileSync(join(t.folder, 'spaces.txt'), ' '.repeat(3_000_000) + 'x\n');
     const r = await tools([
       { tool: 'read_file', args: { file_path: '/spaces.txt', limit: 1 } },
       { tool: 'edit_file', args: { file_path: '/spaces.txt', old_string: 'y', new_string: 'z' } },
     ]);
     expect(r.outputs[1]).toBe("Error: String not found in file: 'y'");
-    expect(Date.now() - started).toBeLessThan(20_000);
   }, 150_000);
 });
 

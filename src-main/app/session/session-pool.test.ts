@@ -19,7 +19,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** Polls until `done` holds (a loaded machine may run timers late). */
 async function until(done: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !done(); ) {
+  for (const deadline = Date.now() + 45_000; !done(); ) {
     if (Date.now() > deadline) throw new Error('timed out');
     await settle();
   }

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutputMirror, type OutputMirrorOptions } from './output-mirror';
 
 const mirrors: OutputMirror[] = [];
 afterEach(() => {
   for (const mirror of mirrors.splice(0)) mirror.dispose();
+  vi.useRealTimers();
 });
 
 function makeMirror(options: Partial<OutputMirrorOptions> = {}) {
@@ -13,24 +14,18 @@ function makeMirror(options: Partial<OutputMirrorOptions> = {}) {
   return { mirror, calls };
 }
 
-async function waitFor(probe: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('OutputMirror', () => {
-  it('coalesces small writes into one delivery', async () => {
-    const { mirror } = makeMirror();
+  it('coalesces small writes into one delivery', () => {
+    vi.useFakeTimers();
+    const { mirror } = makeMirror({ flushMs: 16 });
     const got: string[] = [];
     mirror.onData((data) => got.push(data));
     mirror.push('a');
     mirror.push('b');
     mirror.push('c');
+    vi.advanceTimersByTime(15);
     expect(got).toEqual([]);
-    await waitFor(() => got.length > 0);
+    vi.advanceTimersByTime(1);
     expect(got).toEqual(['abc']);
   });
 
@@ -91,13 +86,17 @@ describe('OutputMirror', () => {
     expect(calls).toEqual(['pause', 'resume']);
   });
 
-  it('suspends flow control when a paused window stops acknowledging', async () => {
+  it('suspends flow control when a paused window stops acknowledging', () => {
+    vi.useFakeTimers();
     const { mirror } = makeMirror({ highWaterMark: 10, lowWaterMark: 5, stallResumeMs: 50 });
     mirror.onData(() => undefined, { acks: true });
     mirror.push('x'.repeat(20));
     mirror.flush();
     expect(mirror.paused).toBe(true);
-    await waitFor(() => !mirror.paused);
+    vi.advanceTimersByTime(49);
+    expect(mirror.paused).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(mirror.paused).toBe(false);
     mirror.push('x'.repeat(100));
     mirror.flush();
     expect(mirror.paused).toBe(false);

@@ -180,7 +180,8 @@ describe('ThreadStore', () => {
     expect(store.search('/proj', 'picture')[0]).toEqual({ threadId: 'image', snippet: 'what is in this picture? [Attached road.png (image/png, 2 KB)]' });
   });
 
-  it('a search stays fast on a long history', () => {
+  // How long it takes is a row of `npm run bench -- --only threads`, not a bound here.
+  it('a search of a long history finds one result a thread, up to the limit', () => {
     const store = new ThreadStore(db);
     for (let t = 0; t < 40; t++) {
       const state = newThreadState(`t${t}`);
@@ -190,13 +191,11 @@ describe('ThreadStore', () => {
       }
       store.save(state, { folder: '/big' });
     }
-    const started = performance.now();
     expect(store.search('/big', 'NEEDLE').map((m) => m.threadId)).toEqual(['t7']);
     // Every thread matches "lorem": one result a thread, however many of its messages match, up to the limit.
     expect(store.search('/big', 'lorem', 10)).toHaveLength(10);
     expect(new Set(store.search('/big', 'lorem ipsum')).size).toBe(40);
     expect(store.search('/big', 'no such words here')).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
 

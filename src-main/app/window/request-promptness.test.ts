@@ -32,9 +32,8 @@ describe('requests answer promptly', () => {
     const port = await silentRemote();
     const { call, events } = await t.open();
     await call('mounts.add', { prefix: '/kb/', spec: `git+http://127.0.0.1:${port}/kb.git` });
-    const started = Date.now();
+    // The remote never answers until the test ends it below: an answer now came while the clone was still pending.
     const answer = await call('mounts.history', { prefix: '/kb/' });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(answer).toEqual({ commits: [], cloning: true });
 
     // The remote goes away: the clone fails, and the window hears the mounts changed.

@@ -50,7 +50,7 @@ async function open() {
 
 const children = (): number[] => listProcesses().filter((p) => p.ppid === process.pid).map((p) => p.pid);
 
-async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`${what}: not met in time`);

@@ -49,7 +49,7 @@ function call<M extends Parameters<HostWindow['handle']>[0]>(window: HostWindow,
   return window.handle(method, params) as Promise<Result<M>>;
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`${what}: not in time`);

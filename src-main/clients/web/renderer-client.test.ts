@@ -88,8 +88,9 @@ function client(h: WebHost, options: { callTimeoutMs?: number; giveUpAfter?: num
   return transport;
 }
 
+/** Waits for a state; the bound is only against a hang (a loaded machine may take its time). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 45_000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
