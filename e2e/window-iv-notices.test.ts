@@ -28,7 +28,7 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>, timeout = 15_000) => expect.poll(fn, { timeout });
+const poll = <T,>(fn: () => T | Promise<T>, timeout = 60_000) => expect.poll(fn, { timeout });
 const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const remoteNotice = (page: Page) => notices(page).locator('.toast').filter({ hasText: 'is a remote folder' });
 

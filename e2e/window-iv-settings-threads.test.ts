@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const settingsDialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Settings' });
 
 async function open(url: string, width: number, height: number): Promise<Page> {
@@ -252,7 +252,7 @@ async function attach(page: Page, name: string): Promise<void> {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Attach files' }).click();
   await (await chooser).setFiles([{ name, mimeType: 'text/plain', buffer: Buffer.from(`${name}\n`) }]);
-  await pendingFiles(page).filter({ hasText: name }).waitFor({ timeout: 10_000 });
+  await pendingFiles(page).filter({ hasText: name }).waitFor({ timeout: 60_000 });
 }
 
 describe('New thread', () => {
@@ -415,7 +415,7 @@ describe('thread titles and search', () => {
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Attach files' }).click();
     await (await chooser).setFiles([{ name: 'road.png', mimeType: 'image/png', buffer: Buffer.from(base64, 'base64') }]);
-    await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 10_000 });
+    await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 60_000 });
     await messageBox(page).fill('what is in this picture?');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('log', { name: 'Conversation' }).getByText('A picture of a road.').waitFor({ timeout: 20_000 });
