@@ -96,7 +96,7 @@ describe('goals in the window at 1024×700', () => {
     // The agent's command asks as its own; the host's verify step asks as the goal's check, saying what refusing does.
     const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
     let checkAsked = '';
-    for (let i = 0; i < 120 && (await badge.count()) === 0; i++) {
+    for (let i = 0; i < 240 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first();
       if ((await pending.count()) > 0) {
         const text = await pending.innerText().catch(() => '');
