@@ -268,6 +268,32 @@ describe('another agent’s thread in the window', async () => {
   });
 });
 
+describe('a command another agent runs', async () => {
+  const available = (await detectSandbox()).available;
+
+  it.skipIf(!available)('told as its call, then run in a terminal (as Claude Code runs its Bash), is listed once: one card, asked on it, and one Terminal tab', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve({ settings: { agents: { added: [{ name: 'scripted', command: process.execPath, args: [SCRIPT], env: {} }] } } });
+    const page = await openApp(e2e.browser, serve.url, SMALL);
+    await page.getByRole('button', { name: 'New thread with…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New thread with…' });
+    await dialog.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await sendMessage(page, 'bash echo listed-$((40+2)) ;; say Ran it.');
+    // The folder's mode asks for the command: on the call's own card.
+    const card = approval(page).first();
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    // Its answer, after the person's message that holds the same words.
+    await expect.poll(async () => (await conversation(page).innerText()).split('Ran it.').length - 1, { timeout: 60_000 }).toBe(2);
+    const cards = conversation(page).getByRole('article').filter({ hasText: 'echo listed-$((40+2))' });
+    await expect.poll(() => cards.count()).toBe(1);
+    await expect.poll(() => cards.innerText()).toContain('listed-42');
+    expect(await cards.innerText()).not.toContain('Stopped');
+    const tabs = page.getByRole('tablist', { name: 'Terminals' }).getByRole('tab').filter({ hasText: 'echo listed-' });
+    await expect.poll(() => tabs.count()).toBe(1);
+  });
+});
+
 describe('installing an agent in the window', () => {
   it('is never reported failed while npm works: it streams npm’s progress past the 30 s call limit, is still installing when Settings opens again, and ends saying it is installed', { timeout: 180_000 }, async () => {
     const agent = knownAgent('claude-code')!;
