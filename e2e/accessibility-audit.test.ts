@@ -12,7 +12,7 @@ import { approval, conversation, openApp, repo, sendMessage, useE2ESession } fro
 
 const e2e = useE2ESession();
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 const LONG_ANSWER = [
   '# Why the total is off',

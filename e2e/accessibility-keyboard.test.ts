@@ -14,7 +14,7 @@ import { approval, conversation, openApp, startServe, useE2ESession, type ServeH
 
 const e2e = useE2ESession();
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 const STREAMED = Array.from({ length: 40 }, (_, i) => `Sentence ${i + 1} of an answer that streams in.`).join(' ');
 
@@ -102,7 +102,7 @@ describe('the approval loop by keyboard', () => {
     await page.keyboard.press('Enter');
     await poll(() => approval(page).count()).toBe(0);
     await poll(() => focused(page)).toBe('Message');
-    await conversation(page).getByText('Done with the files.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Done with the files.').waitFor({ timeout: 60_000 });
     expect(await focused(page)).toBe('Message');
     await page.context().close();
   });
@@ -122,7 +122,7 @@ describe('a just-opened window', () => {
     });
     await poll(() => messageBox(page).getAttribute('placeholder')).toBe('Loading settings…');
     await typeAndSend(page, 'sent before loading');
-    await conversation(page).getByText('Noted: sent before loading').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Noted: sent before loading').waitFor({ timeout: 60_000 });
     await poll(() => messageBox(page).inputValue()).toBe('');
     await page.context().close();
   });
@@ -195,7 +195,7 @@ describe('moving around', () => {
       // The new thread is open (its empty log) before the message is typed.
       await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
       await typeAndSend(page, text);
-      await conversation(page).getByText(`Noted: ${text}`).waitFor({ timeout: 15_000 });
+      await conversation(page).getByText(`Noted: ${text}`).waitFor({ timeout: 60_000 });
     }
     const items = threads.locator('.thread-select');
     await poll(() => items.count()).toBeGreaterThanOrEqual(3);
@@ -271,12 +271,12 @@ describe('the terminal by keyboard', () => {
     await page.getByRole('button', { name: 'New thread' }).click();
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await typeAndSend(page, 'run a command');
-    await conversation(page).getByText('Done with the files.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Done with the files.').waitFor({ timeout: 60_000 });
     // Its card is named by tool, target and status.
     await poll(() => conversation(page).getByRole('article', { name: 'execute echo ran-$((6*7)) — Done', exact: true }).count()).toBe(1);
     const tabs = page.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' });
     const command = tabs.getByRole('tab', { name: /echo ran-/ });
-    await command.waitFor({ timeout: 15_000 });
+    await command.waitFor({ timeout: 60_000 });
     expect(await tabs.evaluate((el) => [...el.querySelectorAll('button:not([aria-hidden="true"])')].every((b) => b.getAttribute('role') === 'tab'))).toBe(true);
     // One Tab stop, the shown tab; Left and Right move between the tabs.
     await poll(() => tabs.getByRole('tab').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length)).toBe(1);

@@ -26,7 +26,7 @@ afterEach(async () => {
   }
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const deepdesk = (serve: ServeHandle, args: string[]): string =>
   execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', serve.dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
 
@@ -93,7 +93,7 @@ describe('the Agent Protocol beside the window', () => {
     })();
 
     // The window lists it, and the Agents view says it needs the person.
-    await threadItem(page, 'Protocol task').waitFor({ timeout: 15_000 });
+    await threadItem(page, 'Protocol task').waitFor({ timeout: 60_000 });
     await poll(() => agentRow(page, 'Protocol task').locator('.agent-state').innerText()).toBe('Needs you');
 
     // It says it came from the protocol, and whose it is: in the list, the header, and as its message's author (not "You").
@@ -103,9 +103,9 @@ describe('the Agent Protocol beside the window', () => {
     await threadItem(page, 'Protocol task').locator('.thread-select').click();
     await poll(() => page.locator('.conversation-head').innerText()).toContain('From Agent Protocol · node');
     await poll(() => log.locator('.msg-user .msg-role').first().innerText()).toBe('node (Agent Protocol)');
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
-    await log.getByText('Protocol wrote it.').waitFor({ timeout: 15_000 });
+    await log.getByText('Protocol wrote it.').waitFor({ timeout: 60_000 });
     expect(await log.getByText('Protocol task', { exact: true }).count()).toBe(1);
 
     // The script's join follows the rest to the answer, and the run it started ends success.
@@ -124,9 +124,9 @@ describe('the Agent Protocol beside the window', () => {
 
     // A thread made in the window...
     await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).click();
-    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Window task');
-    await log.getByText('Window answered.').waitFor({ timeout: 15_000 });
+    await log.getByText('Window answered.').waitFor({ timeout: 60_000 });
 
     // ...is found and read over the protocol: its messages, in order.
     const isWindowTask = (t: Thread): boolean => t.values !== null && messagesOf(t.values).some((m) => textOf(m) === 'Window task');
@@ -160,7 +160,7 @@ describe('the Agent Protocol beside the window', () => {
     const openSettings = async (): Promise<Locator> => {
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
-      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.waitFor({ timeout: 60_000 });
       return dialog;
     };
     let settings = await openSettings();

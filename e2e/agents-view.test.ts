@@ -31,7 +31,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 /** A promise the test resolves when it wants the model to answer. */
 function gate(): { opened: Promise<void>; open(): void } {
@@ -65,14 +65,14 @@ describe('the Agents view', () => {
     const serve = await e2e.serve({ script: [step, step, step, step] });
     const page = await openApp(e2e.browser, serve.url);
     const agents = agentsRegion(page);
-    await agents.getByText('No agents right now.').waitFor({ timeout: 15_000 });
+    await agents.getByText('No agents right now.').waitFor({ timeout: 60_000 });
 
     // Two threads of the folder, both working.
     await sendMessage(page, 'Alpha task');
-    await agentRow(page, 'Alpha task').waitFor({ timeout: 15_000 });
+    await agentRow(page, 'Alpha task').waitFor({ timeout: 60_000 });
     const threads = page.getByRole('region', { name: 'Threads' });
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     const alpha = agentRow(page, 'Alpha task');
     const beta = agentRow(page, 'Beta task');
@@ -98,7 +98,7 @@ describe('the Agents view', () => {
     await page.keyboard.press('Home');
     await poll(() => alpha.getByRole('button').evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     await poll(() => threads.locator('.thread-select[aria-current="true"]').innerText()).toContain('Alpha task');
     await poll(() => alpha.getByRole('button').getAttribute('aria-current')).toBe('true');
 
@@ -115,7 +115,7 @@ describe('the Agents view', () => {
 
     // Approved, Alpha goes on; nothing needs the person any more.
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Alpha wrote it.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Alpha wrote it.').waitFor({ timeout: 60_000 });
     await poll(() => page.title()).not.toMatch(/need/);
     await page.context().close();
   });
@@ -140,7 +140,7 @@ describe('the Agents view', () => {
     const dialog = page.getByRole('dialog', { name: 'Open folder' });
     await dialog.getByRole('textbox', { name: 'Folder path' }).fill(other);
     await dialog.getByRole('button', { name: 'Open', exact: true }).click();
-    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /other\.txt/ }).waitFor({ timeout: 15_000 });
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /other\.txt/ }).waitFor({ timeout: 60_000 });
     await poll(() => stateOf(gamma)).toBe('Working');
     expect(await gamma.innerText()).toContain(basename(serve.folder));
     gammaGo.open();
@@ -148,7 +148,7 @@ describe('the Agents view', () => {
 
     // Its row: the first folder again, Gamma open, and seen, so it leaves the view.
     await gamma.getByRole('button').click();
-    await conversation(page).getByText('Gamma finished.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Gamma finished.').waitFor({ timeout: 60_000 });
     await poll(() => page.title()).toBe(`${basename(serve.folder)} — Deepdesk`);
     const threads = page.getByRole('region', { name: 'Threads' });
     await poll(() => threads.locator('.thread-select[aria-current="true"]').innerText()).toContain('Gamma task');
@@ -167,7 +167,7 @@ describe('the Agents view', () => {
 
     // The write waits for the person; they answer it in a terminal.
     await sendMessage(page, 'Write task');
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     const terminal = pty.spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'attach', idOf('Write task').slice(0, 8), '--data-dir', serve.dataDir], {
       cwd: repo,
       env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>,
@@ -180,7 +180,7 @@ describe('the Agents view', () => {
     await poll(() => screen.includes('Approve?')).toBe(true);
     terminal.write('y\r');
     expect(await exited).toBe(0);
-    await log.getByText('Written.').waitFor({ timeout: 15_000 });
+    await log.getByText('Written.').waitFor({ timeout: 60_000 });
     const card = toolCard(page, 'write_file');
     await poll(() => card.locator('.tool-status').innerText()).toBe('Done');
     expect(await card.getByText('Approved in a terminal').count()).toBe(1);
@@ -188,22 +188,22 @@ describe('the Agents view', () => {
     // Another thread works, the window moves on to a third, and a terminal stops the second.
     const threads = page.getByRole('region', { name: 'Threads' });
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Hang task');
     const hang = agentRow(page, 'Hang task');
     await poll(() => stateOf(hang)).toBe('Working');
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     const id = idOf('Hang task');
     expect(deepdesk(['stop', id.slice(0, 8)])).toBe(`Stopped ${id}.\n`);
     await poll(() => stateOf(hang)).toBe('Stopped');
 
     // Its row opens it: the stop is in its conversation, and still there after a reload.
     await hang.getByRole('button').click();
-    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 15_000 });
+    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 60_000 });
     await page.reload();
     await threads.locator('.thread-item').filter({ hasText: 'Hang task' }).locator('.thread-select').click();
-    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 15_000 });
+    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 60_000 });
     await page.context().close();
   });
 
@@ -225,13 +225,13 @@ describe('the Agents view', () => {
     await poll(() => stateOf(agentRow(page, 'First task'))).toBe('Working');
     const threads = page.getByRole('region', { name: 'Threads' });
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Second task');
     await poll(() => stateOf(agentRow(page, 'Second task'))).toBe('Queued');
     await poll(() => threads.locator('.thread-item').filter({ hasText: 'Second task' }).locator('.thread-queued').innerText()).toBe('Queued');
 
     firstGo.open();
-    await conversation(page).getByText('Second task answered.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Second task answered.').waitFor({ timeout: 60_000 });
     await poll(() => stateOf(agentRow(page, 'First task'))).toBe('Done');
     await poll(() => threads.locator('.thread-queued').count()).toBe(0);
     await page.context().close();

@@ -39,7 +39,7 @@ describe("Claude Code's files in the window", () => {
     const page = await open(serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
     await question.waitFor({ timeout: 20_000 });
-    await expect.poll(() => question.textContent(), { timeout: 15_000 }).toContain('Command /ship: .claude/commands/ship.md');
+    await expect.poll(() => question.textContent(), { timeout: 60_000 }).toContain('Command /ship: .claude/commands/ship.md');
     await expect.poll(() => question.textContent()).toContain('Subagent reviewer (tools: Read, Grep): .claude/agents/reviewer.md');
     expect(await question.textContent()).toContain('Permission allow: Bash(npm test:*) (.claude/settings.json)');
 
@@ -53,18 +53,18 @@ describe("Claude Code's files in the window", () => {
     await question.getByRole('button', { name: 'Trust folder' }).click();
     await question.waitFor({ state: 'detached' });
     await box.fill('/sh');
-    await expect.poll(() => commands.textContent(), { timeout: 15_000 }).toContain('Ship the release');
+    await expect.poll(() => commands.textContent(), { timeout: 60_000 }).toContain('Ship the release');
     await box.fill('');
 
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.waitFor();
     const reviewer = dialog.getByRole('listitem', { name: 'Subagent reviewer' });
-    await expect.poll(() => reviewer.textContent(), { timeout: 15_000 }).toContain("the folder's");
+    await expect.poll(() => reviewer.textContent(), { timeout: 60_000 }).toContain("the folder's");
     expect(await reviewer.textContent()).toContain('tools: Read, Grep');
     // The folder's settings rules, trusted now, listed with their file.
     const fromFiles = dialog.getByRole('list', { name: 'Rules from settings files' });
-    await expect.poll(() => fromFiles.getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 15_000 }).toEqual([
+    await expect.poll(() => fromFiles.getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 60_000 }).toEqual([
       'deny Bash(rm -rf:*) from .claude/settings.json',
       'allow Bash(npm test:*) from .claude/settings.json',
     ]);
@@ -94,14 +94,14 @@ describe("Claude Code's files in the window", () => {
     expect(await preview.textContent()).toContain('Command /helper:review');
     await preview.getByRole('button', { name: 'Install', exact: true }).click();
     const installed = plugins.getByRole('listitem', { name: 'helper' });
-    await expect.poll(() => installed.textContent(), { timeout: 15_000 }).toContain('1 skill, 1 command, 0 agents, 0 hooks, 0 servers');
+    await expect.poll(() => installed.textContent(), { timeout: 60_000 }).toContain('1 skill, 1 command, 0 agents, 0 hooks, 0 servers');
     // The marketplace shows it installed, not offered again.
     const offered = dialog.getByRole('group', { name: 'Marketplace tools' });
     await expect.poll(() => offered.textContent()).toContain('Installed');
     expect(await offered.getByRole('button', { name: 'Install helper' }).count()).toBe(0);
     expect(await installed.getByRole('checkbox', { name: 'Enable helper' }).isChecked()).toBe(true);
     // Its skill is the person's now: Settings › Skills lists it.
-    await expect.poll(() => dialog.getByRole('region', { name: 'Skills' }).textContent(), { timeout: 15_000 }).toContain('tidy');
+    await expect.poll(() => dialog.getByRole('region', { name: 'Skills' }).textContent(), { timeout: 60_000 }).toContain('tidy');
   });
 
   it("a folder's enabledPlugins: offered in the trust question, its marketplace and then the plugin each on a confirmation", { timeout: 90_000 }, async () => {
@@ -135,6 +135,6 @@ describe("Claude Code's files in the window", () => {
     await question.waitFor({ state: 'detached', timeout: 20_000 });
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await box.fill('/rev');
-    await expect.poll(() => page.getByRole('listbox', { name: 'Commands' }).textContent(), { timeout: 15_000 }).toContain('/helper:review [file] [focus]');
+    await expect.poll(() => page.getByRole('listbox', { name: 'Commands' }).textContent(), { timeout: 60_000 }).toContain('/helper:review [file] [focus]');
   });
 });

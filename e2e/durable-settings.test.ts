@@ -102,7 +102,7 @@ describe('unreadable is not missing', () => {
 
     const page = await window(s.url);
     for (const name of Object.keys(texts)) {
-      await expect.poll(() => notifications(page), { timeout: 10_000 }).toContain(join(dataDir, asides(dataDir, name)[0]!));
+      await expect.poll(() => notifications(page), { timeout: 60_000 }).toContain(join(dataDir, asides(dataDir, name)[0]!));
     }
     await screenshot(page, 'durable-settings-corrupt-notice');
     // Told once each (the start-up list and the live event do not double them).
@@ -118,7 +118,7 @@ describe('unreadable is not missing', () => {
     const s = await serve(folder, dataDir);
     expect(s.stderr()).toMatch(/deepdesk: .*settings\.json.*theme/);
     const page = await window(s.url);
-    await expect.poll(() => notifications(page), { timeout: 10_000 }).toMatch(/settings\.json.*theme/);
+    await expect.poll(() => notifications(page), { timeout: 60_000 }).toMatch(/settings\.json.*theme/);
     const dialog = await openSettings(page);
     expect(await dialog.getByLabel('Model', { exact: true }).inputValue()).toBe('kept-model');
     expect(await dialog.getByRole('button', { name: /Remove rule: .*\/secret\/\*\*/ }).count()).toBe(1);
@@ -146,14 +146,14 @@ describe('several processes on one data folder', () => {
     await expect.poll(() => JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as unknown).toMatchObject({ model: 'openai-compatible:merge-a' });
 
     // B's open dialog shows A's model (it changed nothing there), and B saves only the theme.
-    await expect.poll(() => dialogB.getByLabel('Model', { exact: true }).inputValue(), { timeout: 10_000 }).toBe('merge-a');
+    await expect.poll(() => dialogB.getByLabel('Model', { exact: true }).inputValue(), { timeout: 60_000 }).toBe('merge-a');
     await dialogB.getByRole('combobox', { name: 'Theme' }).selectOption('light');
     await dialogB.getByRole('button', { name: 'Save settings' }).click();
     await dialogB.waitFor({ state: 'detached' });
 
     expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8'))).toMatchObject({ model: 'openai-compatible:merge-a', theme: 'light' });
     // A's window follows B's theme without a reload; B's shows A's model.
-    await expect.poll(() => theme(pageA), { timeout: 10_000 }).toBe('light');
+    await expect.poll(() => theme(pageA), { timeout: 60_000 }).toBe('light');
     const again = await openSettings(pageB);
     expect(await again.getByLabel('Model', { exact: true }).inputValue()).toBe('merge-a');
     await screenshot(pageA, 'durable-settings-merged');
@@ -193,7 +193,7 @@ describe('a full disk', () => {
     await dialog.getByRole('combobox', { name: 'Theme' }).selectOption('light');
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     const error = dialog.getByRole('alert');
-    await expect.poll(() => error.innerText(), { timeout: 10_000 }).toMatch(/no space left/i);
+    await expect.poll(() => error.innerText(), { timeout: 60_000 }).toMatch(/no space left/i);
     await screenshot(page, 'durable-settings-disk-full');
     // The dialog stays open with what was typed, and nothing pretends it was saved.
     expect(await dialog.getByLabel('Model', { exact: true }).inputValue()).toBe('typed-model');

@@ -115,7 +115,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     });
     const page: Page = await app.firstWindow();
     await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
-    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /README\.md/ }).waitFor({ timeout: 15_000 });
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /README\.md/ }).waitFor({ timeout: 60_000 });
 
     await page.getByRole('textbox', { name: 'Message' }).fill('Run the greeting');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -136,7 +136,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     const tree = [main, ...descendants(main)];
     expect(tree.length).toBeGreaterThan(1);
     await app.close();
-    await expect.poll(() => tree.filter(alive), { timeout: 15_000 }).toEqual([]);
+    await expect.poll(() => tree.filter(alive), { timeout: 60_000 }).toEqual([]);
   });
 
   it('serves app://, asks before links, recovers from a crash, opens a second launch in place, and says updates are off', { timeout: 180_000 }, async () => {
@@ -202,7 +202,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     // Settings › Updates: off, and why (this copy runs from the checkout).
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const updates = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Updates' });
-    await expect.poll(() => updates.innerText(), { timeout: 10_000 }).toContain('source checkout');
+    await expect.poll(() => updates.innerText(), { timeout: 60_000 }).toContain('source checkout');
     expect(await updates.getByRole('button', { name: 'Check for updates' }).isDisabled()).toBe(true);
     await page.keyboard.press('Escape');
 

@@ -56,7 +56,7 @@ describe('goals in the window', () => {
 
     // The agent's command and the host's verify step each ask (the folder's mode asks for commands).
     const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
-    for (let i = 0; i < 60 && (await badge.count()) === 0; i++) {
+    for (let i = 0; i < 240 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first().getByRole('button', { name: 'Approve', exact: true });
       if ((await pending.count()) > 0) await pending.click().catch(() => undefined);
       await page.waitForTimeout(250);
@@ -112,7 +112,7 @@ describe('goals in the window', () => {
     const card = page.getByRole('region', { name: 'Goal draft' });
     await card.getByRole('button', { name: 'Start goal' }).click();
     const badge = page.getByRole('button', { name: 'Goal: unmet', exact: true });
-    for (let i = 0; i < 120 && (await badge.count()) === 0; i++) {
+    for (let i = 0; i < 240 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first().getByRole('button', { name: 'Approve', exact: true });
       if ((await pending.count()) > 0) await pending.click().catch(() => undefined);
       await page.waitForTimeout(250);

@@ -181,6 +181,17 @@ export const toolCard = (page: Page, tool: string) => conversation(page).getByRo
 /** The inline approval of a tool call (SPEC §6). */
 export const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });
 
+/**
+ * An MCP server's command held until `gate` exists (the test writes it): a server still
+ * starting, for as long as the test needs, with no clock to race. Run as `node -e HELD gate server`.
+ */
+export const heldServerArgs = (gate: string, server: string): string[] => [
+  '-e',
+  "const [gate, server] = process.argv.slice(1); const wait = setInterval(() => { if (require('node:fs').existsSync(gate)) { clearInterval(wait); import(server); } }, 100);",
+  gate,
+  server,
+];
+
 export interface E2ESession {
   /** The browser, launched once for the file. */
   readonly browser: Browser;

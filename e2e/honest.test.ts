@@ -36,7 +36,7 @@ describe('honest approvals in the browser', () => {
     });
     const page = await openApp(browser, serve.url);
     await sendMessage(page, 'Make a file');
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     await approval(page).getByRole('button', { name: 'Edit' }).click();
     const editor = approval(page).getByRole('textbox', { name: /command|arguments/i });
     await editor.fill('echo edited-by-person > made.txt');
@@ -55,7 +55,7 @@ describe('honest approvals in the browser', () => {
     await screenshot(page, 'honest-edited-card');
 
     await page.reload();
-    await conversation(page).getByText('Ran your version.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Ran your version.').waitFor({ timeout: 60_000 });
     const reloaded = toolCard(page, 'execute');
     await expect.poll(() => reloaded.innerText()).toMatch(/Edited/);
     await expect.poll(() => reloaded.innerText()).toContain('edited-by-person');
@@ -74,7 +74,7 @@ describe('honest approvals in the browser', () => {
     const card = toolCard(page, 'write_file');
     await card.getByRole('button', { name: 'Show details' }).click();
     // The details open on the re-render after the click: wait for them.
-    await expect.poll(() => card.innerText(), { timeout: 10_000 }).toContain('exists but has not been read');
+    await expect.poll(() => card.innerText(), { timeout: 60_000 }).toContain('exists but has not been read');
     expect(readFileSync(join(serve.folder, 'existing.txt'), 'utf8')).toBe('precious\n');
     await page.context().close();
   });
@@ -91,19 +91,19 @@ describe('messages sent while the agent works', () => {
     serve = await startServe({ script: [gated, { text: 'Answered everything.' }] });
     const page = await openApp(browser, serve.url);
     await sendMessage(page, 'Start working');
-    await expect.poll(() => serve!.model.requests.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => serve!.model.requests.length, { timeout: 60_000 }).toBe(1);
     await page.getByRole('button', { name: 'Stop' }).waitFor();
 
     await sendMessage(page, 'Please cancel me');
     const cancel = conversation(page).getByRole('button', { name: 'Cancel queued message' });
-    await cancel.waitFor({ timeout: 10_000 });
+    await cancel.waitFor({ timeout: 60_000 });
     expect(await conversation(page).getByRole('button', { name: 'Send now' }).count()).toBe(1);
     await screenshot(page, 'honest-queued');
     await cancel.click();
-    await expect.poll(() => cancel.count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => cancel.count(), { timeout: 60_000 }).toBe(0);
 
     await sendMessage(page, 'Also look at the tests');
-    await conversation(page).getByRole('button', { name: 'Send now' }).waitFor({ timeout: 10_000 });
+    await conversation(page).getByRole('button', { name: 'Send now' }).waitFor({ timeout: 60_000 });
     expect(await conversation(page).getByRole('listitem', { name: 'Queued message' }).innerText()).toContain('Also look at the tests');
 
     release();
@@ -124,7 +124,7 @@ describe('what the window says after a restart, and about flags', () => {
     const first = await startServe({ script: [{ text: 'Counted.', usage: { promptTokens: 12_345, completionTokens: 5 } }] });
     const page = await openApp(browser, first.url);
     await sendMessage(page, 'Count tokens');
-    await conversation(page).getByText('Counted.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Counted.').waitFor({ timeout: 60_000 });
     const meter = page.locator('.context-meter .meter-text');
     await expect.poll(() => meter.innerText()).toMatch(/^12k \//);
     await page.context().close();
@@ -136,7 +136,7 @@ describe('what the window says after a restart, and about flags', () => {
 
     serve = await startServe({ folder: first.folder, dataDir: first.dataDir });
     const again = await openApp(browser, serve.url);
-    await conversation(again).getByText('Counted.').waitFor({ timeout: 15_000 });
+    await conversation(again).getByText('Counted.').waitFor({ timeout: 60_000 });
     // The thread's text and its usage arrive by separate calls: poll, never read once.
     await expect.poll(() => again.locator('.context-meter .meter-text').innerText()).toMatch(/^12k \//);
     await expect.poll(() => again.getByRole('meter', { name: 'Context used' }).getAttribute('aria-valuenow')).toBe('12345');

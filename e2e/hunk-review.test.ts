@@ -61,9 +61,9 @@ describe('per-hunk review in Changes', () => {
     // Another thread starts working (its model's answer is held).
     const threads = page.getByRole('region', { name: 'Threads' });
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
-    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 60_000 });
 
     // Back to the first: Keep marks a hunk Reviewed; Revert of the other, from the keyboard.
     await threads.locator('.thread-item').filter({ hasText: 'Edit the story' }).locator('.thread-select').click();

@@ -183,14 +183,14 @@ describe('Markdown rendering has a bounded cost on the main thread', () => {
     await trace.take();
     await threads.getByRole('button', { name: 'New thread' }).click();
     await sendMessage(page, 'Something else');
-    await conversation(page).getByText('A short answer elsewhere.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('A short answer elsewhere.').waitFor({ timeout: 60_000 });
     expect(await conversation(page).locator('strong').textContent()).toBe('short');
     await threads.getByRole('button', { name: /Show case underscores/ }).first().click();
     await waitForAnswer(page, 'END-OF-ordinary');
     await waitForRendered(page);
     periods.switchBack = await trace.take();
     await threads.getByRole('button', { name: /Something else/ }).first().click();
-    await conversation(page).getByText('A short answer elsewhere.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('A short answer elsewhere.').waitFor({ timeout: 60_000 });
     await threads.getByRole('button', { name: /Show case underscores/ }).first().click();
     await waitForAnswer(page, 'END-OF-ordinary');
     await waitForRendered(page);

@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const page of pages.splice(0)) await page.context().close();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const settingsDialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Settings' });
 const storedSettings = (dataDir: string): Record<string, unknown> => JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
 /** The text of the last tool result a request carried. */

@@ -44,7 +44,7 @@ describe('attachments in the message box', () => {
     const page = await openApp(session.browser, serve.url);
     await fireFiles(page, 'paste', [{ name: 'square.png', mimeType: 'image/png', base64: png.toString('base64') }]);
     const chip = pending(page).getByRole('listitem').filter({ hasText: 'square.png' });
-    await chip.waitFor({ timeout: 10_000 });
+    await chip.waitFor({ timeout: 60_000 });
     await expect.poll(() => chip.locator('img.attachment-thumb').getAttribute('src')).toBe(`data:image/png;base64,${png.toString('base64')}`);
     await expect.poll(() => chip.getByRole('button', { name: 'Remove attachment square.png' }).count()).toBe(1);
     await box(page).fill('What is in this picture?');
@@ -61,12 +61,12 @@ describe('attachments in the message box', () => {
     await sent().waitFor();
     await screenshot(page, 'media-pasted-image');
     await page.reload();
-    await conversation(page).getByText('A small red square.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('A small red square.').waitFor({ timeout: 60_000 });
     // After a reload the thumbnail's bytes come from the thread.
-    await expect.poll(() => sent().locator('img.attachment-thumb').getAttribute('src'), { timeout: 10_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
+    await expect.poll(() => sent().locator('img.attachment-thumb').getAttribute('src'), { timeout: 60_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
     await expect.poll(() => conversation(page).getByText('What is in this picture?').count()).toBe(1);
     await conversation(page).getByRole('button', { name: 'Open attachment square.png' }).click();
-    await expect.poll(() => viewer(page).getByRole('img', { name: 'square.png' }).getAttribute('src'), { timeout: 10_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
+    await expect.poll(() => viewer(page).getByRole('img', { name: 'square.png' }).getAttribute('src'), { timeout: 60_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
     await page.context().close();
   });
 
@@ -80,7 +80,7 @@ describe('attachments in the message box', () => {
       { name: 'tone.wav', mimeType: 'audio/wav', buffer: wav },
       { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not this one\n') },
     ]);
-    await pending(page).getByRole('listitem').filter({ hasText: 'notes.txt' }).waitFor({ timeout: 10_000 });
+    await pending(page).getByRole('listitem').filter({ hasText: 'notes.txt' }).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Remove attachment notes.txt' }).click();
     await expect.poll(() => pending(page).getByRole('listitem').count()).toBe(1);
     // A message of files alone may be sent.
@@ -97,10 +97,10 @@ describe('attachments in the message box', () => {
     await conversation(page).getByRole('list', { name: 'Attached files' }).getByRole('listitem').filter({ hasText: 'tone.wav' }).waitFor();
     // After a reload the saved file opens from the thread's /attachments/ and plays.
     await page.reload();
-    await conversation(page).getByText('I see the recording.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('I see the recording.').waitFor({ timeout: 60_000 });
     await conversation(page).getByRole('button', { name: 'Open attachment tone.wav' }).click();
     const audio = viewer(page).getByLabel('Audio tone.wav');
-    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).readyState), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
     await page.context().close();
   });
 
@@ -112,7 +112,7 @@ describe('attachments in the message box', () => {
       { name: 'small.txt', mimeType: 'text/plain', base64: Buffer.from('hi\n').toString('base64') },
       { name: 'huge.bin', mimeType: 'application/octet-stream', size: 10 * 1024 * 1024 + 1 },
     ]);
-    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'huge.bin' }).innerText(), { timeout: 10_000 }).toBe('huge.bin is 10,485,761 bytes (10 MB): a file may be at most 10 MB.');
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'huge.bin' }).innerText(), { timeout: 60_000 }).toBe('huge.bin is 10,485,761 bytes (10 MB): a file may be at most 10 MB.');
     await expect.poll(() => pending(page).getByRole('listitem').allInnerTexts()).toEqual([expect.stringContaining('small.txt')]);
     expect(await box(page).inputValue()).toBe('keep this text');
     await page.context().close();
@@ -126,7 +126,7 @@ describe('the file viewer plays and shows media', () => {
     const page = await openApp(session.browser, serve.url);
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: 'report.pdf' }).click();
     const pages = viewer(page).getByRole('img', { name: /^Page \d of 2$/ });
-    await expect.poll(() => pages.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => pages.count(), { timeout: 60_000 }).toBe(2);
     // Drawn: the canvas has dark pixels (the text), not only white.
     const inked = (n: number) =>
       viewer(page)
@@ -139,8 +139,8 @@ describe('the file viewer plays and shows media', () => {
           for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0 && data[i]! < 128) dark++;
           return dark;
         });
-    await expect.poll(() => inked(1), { timeout: 15_000 }).toBeGreaterThan(20);
-    await expect.poll(() => inked(2), { timeout: 15_000 }).toBeGreaterThan(20);
+    await expect.poll(() => inked(1), { timeout: 60_000 }).toBeGreaterThan(20);
+    await expect.poll(() => inked(2), { timeout: 60_000 }).toBeGreaterThan(20);
     await screenshot(page, 'media-pdf-viewer');
     await page.context().close();
   });
@@ -151,9 +151,9 @@ describe('the file viewer plays and shows media', () => {
     const page = await openApp(session.browser, serve.url);
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: 'tone.wav' }).click();
     const audio = viewer(page).getByLabel('Audio tone.wav');
-    await audio.waitFor({ timeout: 10_000 });
+    await audio.waitFor({ timeout: 60_000 });
     expect(await audio.evaluate((el) => (el as HTMLAudioElement).controls && (el as HTMLAudioElement).src.startsWith('blob:'))).toBe(true);
-    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).readyState), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
     expect(await audio.evaluate((el) => (el as HTMLAudioElement).duration)).toBeCloseTo(0.5, 1);
     await page.context().close();
   });
@@ -188,8 +188,8 @@ describe('the file viewer plays and shows media', () => {
     writeFileSync(join(serve.folder, 'clip.webm'), Buffer.from(webm, 'base64'));
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: 'clip.webm' }).click();
     const video = viewer(page).getByLabel('Video clip.webm');
-    await video.waitFor({ timeout: 10_000 });
-    await expect.poll(() => video.evaluate((el) => (el as HTMLVideoElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    await video.waitFor({ timeout: 60_000 });
+    await expect.poll(() => video.evaluate((el) => (el as HTMLVideoElement).readyState), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
     expect(await video.evaluate((el) => (el as HTMLVideoElement).videoWidth)).toBe(64);
     await page.context().close();
   });

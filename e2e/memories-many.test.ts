@@ -31,7 +31,7 @@ describe('the Memories panel with thousands of memories', () => {
     const page = await openApp(e2e.browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
     const list = memories.getByRole('list', { name: 'Memory files' });
-    await memories.getByRole('button', { name: new RegExp(name(0).replace('.', '\\.')) }).waitFor({ timeout: 15_000 });
+    await memories.getByRole('button', { name: new RegExp(name(0).replace('.', '\\.')) }).waitFor({ timeout: 60_000 });
     const rows = list.getByRole('listitem');
     expect(await rows.count()).toBeLessThan(60);
 
@@ -55,7 +55,7 @@ describe('the Memories panel with thousands of memories', () => {
     await screenshot(page, 'memories-many-scrolled');
 
     await memories.getByRole('searchbox', { name: 'Search memories' }).fill('needle in the HAY');
-    await expect.poll(() => list.innerText(), { timeout: 10_000 }).toContain('Find the Needle In The Haystack here.');
+    await expect.poll(() => list.innerText(), { timeout: 60_000 }).toContain('Find the Needle In The Haystack here.');
     expect(await rows.count()).toBe(1);
     await screenshot(page, 'memories-many-search');
     await memories.getByRole('button', { name: new RegExp(name(2345).replace('.', '\\.')) }).click();

@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const page of pages.splice(0)) await page.context().close();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 describe('Settings › Provenance', () => {
   it('saves the notes, push and trailer choices and the open folder’s own entry to settings.json', { timeout: 90_000 }, async () => {

@@ -27,7 +27,7 @@ afterEach(() => {
   rmSync(remote, { recursive: true, force: true });
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const files = (page: Page) => page.getByRole('region', { name: 'Files' });
 const terminal = (page: Page) => page.getByRole('region', { name: 'Terminal' });
 const terminalText = (page: Page) => terminal(page).locator('.xterm-rows').innerText();
@@ -58,7 +58,7 @@ describe('the window on a remote folder', () => {
 
     // A change made on the remote appears in the tree.
     writeFileSync(join(remote, 'made-there.txt'), 'x\n');
-    await files(page).getByRole('treeitem', { name: 'made-there.txt' }).waitFor({ timeout: 15_000 });
+    await files(page).getByRole('treeitem', { name: 'made-there.txt' }).waitFor({ timeout: 60_000 });
 
     // The header: the remote's bubblewrap.
     if (bwrap) await poll(() => terminal(page).innerText()).toMatch(/(^|\n)Sandboxed/);

@@ -236,7 +236,7 @@ describe('sandbox threads in the window', () => {
     expect(existsSync(join(folder, 'made.txt'))).toBe(false);
 
     // The command is shown in the thread's Terminal, as a local one is.
-    await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 15_000 });
+    await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 60_000 });
 
   });
 

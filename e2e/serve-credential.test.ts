@@ -31,7 +31,7 @@ afterEach(async () => {
 async function answers(page: Page, text: string, reply: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
-  await expect.poll(() => page.getByRole('log', { name: 'Conversation' }).innerText(), { timeout: 15_000 }).toContain(reply);
+  await expect.poll(() => page.getByRole('log', { name: 'Conversation' }).innerText(), { timeout: 60_000 }).toContain(reply);
 }
 
 function upgradeStatus(url: string, headers: Record<string, string>, protocols: string[]): Promise<number> {

@@ -41,7 +41,7 @@ describe('the Memories panel on a shared PostgreSQL store', () => {
     const serve = await e2e.serve({ extraArgs: ['--memories-store', url], env: { PGPASSWORD: password } });
     const page = await openApp(e2e.browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
-    await expect.poll(() => memories.innerText(), { timeout: 15_000 }).toMatch(/release\.md[\s\S]*by you/);
+    await expect.poll(() => memories.innerText(), { timeout: 60_000 }).toMatch(/release\.md[\s\S]*by you/);
     // The panel says where the memories live, and that they are shared beyond this computer.
     expect(await memories.innerText()).toContain(`Kept in ${url.replace(/\/$/, '')}`);
     expect(await memories.innerText()).toContain('everyone who uses that store');

@@ -65,7 +65,7 @@ describe('slash commands in the window', () => {
     await box.click();
     await box.pressSequentially('/chang');
     const list = page.getByRole('listbox', { name: 'Commands' });
-    await expect.poll(() => list.getByRole('option').allInnerTexts(), { timeout: 15_000 }).toEqual([expect.stringContaining('/release-kit:changelog [version] [focus]')]);
+    await expect.poll(() => list.getByRole('option').allInnerTexts(), { timeout: 60_000 }).toEqual([expect.stringContaining('/release-kit:changelog [version] [focus]')]);
     await box.press('Tab');
     await expect.poll(() => box.inputValue()).toBe('/release-kit:changelog ');
 

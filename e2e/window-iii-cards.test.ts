@@ -14,7 +14,7 @@ import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession
 const e2e = useE2ESession();
 
 /** expect.poll with room for a loaded machine. */
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 const open = (url: string, width = 1400, height = 900): Promise<Page> => openApp(e2e.browser, url, { width, height });
 
@@ -59,7 +59,7 @@ describe('approval keys', () => {
     await messageBox(page).click();
     await page.keyboard.type('write two files');
     await page.keyboard.press('Enter');
-    await expect.poll(() => approvals(page).count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => approvals(page).count(), { timeout: 60_000 }).toBe(2);
     // The box was empty: the first approval has the keys, so 1 approves (it never types "1").
     await poll(() => focused(page)).toBe('Approve');
     await page.keyboard.press('1');
@@ -71,7 +71,7 @@ describe('approval keys', () => {
     await page.keyboard.press('1');
     await poll(() => approvals(page).count()).toBe(0);
     await poll(() => focused(page)).toBe('Message');
-    await conversation(page).getByText('Both written.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Both written.').waitFor({ timeout: 60_000 });
     expect(await messageBox(page).inputValue()).toBe('');
 
     // A draft is being typed when an approval arrives: the keys stay with the draft.
@@ -80,7 +80,7 @@ describe('approval keys', () => {
     await poll(() => serve.model.requests.length).toBe(3);
     await page.keyboard.type('and then run the tests');
     later.open();
-    await expect.poll(() => approvals(page).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => approvals(page).count(), { timeout: 60_000 }).toBe(1);
     expect(await focused(page)).toBe('Message');
     await page.keyboard.type('1');
     expect(await messageBox(page).inputValue()).toBe('and then run the tests1');
@@ -94,7 +94,7 @@ describe('approval keys', () => {
     await page.getByRole('button', { name: 'Review approval' }).click();
     await poll(() => focused(page)).toBe('Approve');
     await page.keyboard.press('1');
-    await conversation(page).getByText('Third written.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Third written.').waitFor({ timeout: 60_000 });
     await poll(() => focused(page)).toBe('Message');
     expect(await messageBox(page).inputValue()).toBe('and then run the tests1!');
   });
@@ -116,17 +116,17 @@ describe('cards keep their detail', () => {
     await sendMessage(page, 'fix line 42 and add a test');
 
     // The person edits the replacement before approving.
-    await approvals(page).waitFor({ timeout: 15_000 });
+    await approvals(page).waitFor({ timeout: 60_000 });
     await approvals(page).getByRole('button', { name: 'Edit' }).click();
     await approvals(page).getByRole('textbox', { name: 'Replacement text' }).fill('line 42 edited\n');
     await approvals(page).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => approvals(page).getByText('test_calc.py').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => approvals(page).getByText('test_calc.py').count(), { timeout: 60_000 }).toBeGreaterThan(0);
     await approvals(page).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => approvals(page).getByText('sleep 30').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => approvals(page).getByText('sleep 30').count(), { timeout: 60_000 }).toBeGreaterThan(0);
     await approvals(page).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => card(page, 'execute').innerText(), { timeout: 15_000 }).toContain('started-42');
+    await expect.poll(() => card(page, 'execute').innerText(), { timeout: 60_000 }).toContain('started-42');
     await page.getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => card(page, 'execute').locator('.tool-status').innerText(), { timeout: 15_000 }).toBe('Stopped');
+    await expect.poll(() => card(page, 'execute').locator('.tool-status').innerText(), { timeout: 60_000 }).toBe('Stopped');
 
     const check = async (when: string): Promise<void> => {
       // The edit's diff is the real hunk: its line numbers in the file and three lines around it.
@@ -170,11 +170,11 @@ describe('papercuts', () => {
     const page = await open(serve.url);
     const threads = page.getByRole('region', { name: 'Threads' });
     await sendMessage(page, 'Why is the total off by a cent?');
-    await conversation(page).getByText('per line.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('per line.').waitFor({ timeout: 60_000 });
     await threads.getByRole('button', { name: 'New thread' }).click();
     await poll(() => threads.locator('.thread-item').count()).toBe(2);
     await sendMessage(page, 'Draft the release notes');
-    await conversation(page).getByText('Release notes drafted.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Release notes drafted.').waitFor({ timeout: 60_000 });
 
     const search = threads.getByRole('searchbox', { name: 'Search threads' });
     // In no title, in one answer.
@@ -207,7 +207,7 @@ describe('papercuts', () => {
     writeFileSync(join(serve.folder, 'big.txt'), `${'0123456789'.repeat(9)}\n`.repeat(25_000));
     const page = await open(serve.url, 1024, 700);
     await sendMessage(page, 'plan it');
-    await conversation(page).getByText('Plan:').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Plan:').waitFor({ timeout: 60_000 });
 
     const boxes = conversation(page).getByRole('checkbox');
     await poll(() => boxes.count()).toBe(2);
@@ -220,7 +220,7 @@ describe('papercuts', () => {
     await screenshot(page, 'markdown-tasks-links-1024x700');
     // A file that appears becomes a link.
     writeFileSync(join(serve.folder, 'missing.py'), 'y = 2\n');
-    await expect.poll(async () => (await links.allInnerTexts()).sort(), { timeout: 15_000 }).toEqual(['calc.py', 'missing.py', 'the readme']);
+    await expect.poll(async () => (await links.allInnerTexts()).sort(), { timeout: 60_000 }).toEqual(['calc.py', 'missing.py', 'the readme']);
     await conversation(page).getByRole('link', { name: 'missing.py' }).click();
     await page.getByRole('region', { name: 'File viewer' }).getByText('y = 2').waitFor();
 
@@ -228,7 +228,7 @@ describe('papercuts', () => {
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /big\.txt/ }).click();
     const viewer = page.getByRole('region', { name: 'File viewer' });
     const notice = viewer.getByText('The file is larger than the viewer shows');
-    await notice.waitFor({ timeout: 15_000 });
+    await notice.waitFor({ timeout: 60_000 });
     const top = (await viewer.locator('.viewer-body').boundingBox())!;
     const at = (await notice.boundingBox())!;
     expect(at.y - top.y).toBeLessThan(40);

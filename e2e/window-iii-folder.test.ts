@@ -32,7 +32,7 @@ async function open(url: string, width: number, height: number): Promise<Page> {
   return page;
 }
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const openFolderScreen = (page: Page) => page.getByRole('main', { name: 'Open a folder' });
 const folderPath = (page: Page) => page.getByRole('textbox', { name: 'Folder path' });
 const message = (page: Page) => page.getByRole('textbox', { name: 'Message' });
@@ -85,7 +85,7 @@ describe('Open folder', () => {
     expect(await page.locator('.header-folder-name').innerText()).toBe(basename(serve.folder));
     await message(page).fill('hello');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('Hello from the opened folder.').waitFor({ timeout: 15_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Hello from the opened folder.').waitFor({ timeout: 60_000 });
     expect(readdirSync(serve.folder).sort()).toEqual(before);
 
     // The next start without a folder offers it first, above the path field; one click reopens it with its thread.
@@ -131,7 +131,7 @@ describe('Open folder', () => {
 
     for (const window of [page, watcher]) {
       const files = window.getByRole('region', { name: 'Files' });
-      await files.getByRole('treeitem', { name: /second\.txt/ }).waitFor({ timeout: 15_000 });
+      await files.getByRole('treeitem', { name: /second\.txt/ }).waitFor({ timeout: 60_000 });
       expect(await files.getByRole('treeitem', { name: /first\.txt/ }).count()).toBe(0);
       await poll(() => window.title()).toContain(basename(other));
     }

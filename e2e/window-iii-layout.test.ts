@@ -20,7 +20,7 @@ const SIZES = [
 ] as const;
 
 /** expect.poll with room for a loaded machine. */
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 const open = (url: string, width: number, height: number, init?: () => void): Promise<Page> => openApp(e2e.browser, url, { width, height, ...(init ? { init } : {}) });
 
@@ -46,7 +46,7 @@ describe('the offer of modes on a new folder', () => {
       const serve = await e2e.serve({ firstOpen: true });
       const page = await open(serve.url, width, height);
       const choices = offer(page);
-      await choices.waitFor({ timeout: 10_000 });
+      await choices.waitFor({ timeout: 60_000 });
       // Not a 1 px line under a header that clips it (every choice is drawn whole and on top),
       // nor a third of the window (e2e/window-v.test.ts: a line or two at 1024×700).
       expect((await choices.boundingBox())!.height, `${width}×${height}`).toBeGreaterThan(30);
@@ -82,7 +82,7 @@ describe('the offer of modes on a new folder', () => {
     const serve = await e2e.serve({ firstOpen: true });
     const page = await open(serve.url, 1024, 700);
     const choices = offer(page);
-    await choices.waitFor({ timeout: 10_000 });
+    await choices.waitFor({ timeout: 60_000 });
     await poll(() => choices.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     await page.keyboard.press('Escape');
     await poll(() => choices.count()).toBe(0);
@@ -96,7 +96,7 @@ describe('the offer of modes on a new folder', () => {
     await page.reload();
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     await poll(() => page.getByRole('combobox', { name: 'Mode' }).isEnabled()).toBe(true);
-    await offerButton(page).waitFor({ timeout: 10_000 });
+    await offerButton(page).waitFor({ timeout: 60_000 });
     expect(await offer(page).count()).toBe(0);
   });
 
@@ -104,7 +104,7 @@ describe('the offer of modes on a new folder', () => {
     const serve = await e2e.serve();
     const page = await open(serve.url, 800, 600);
     // Shown once already here: it waits behind its button, not over the window.
-    await offerButton(page).waitFor({ timeout: 10_000 });
+    await offerButton(page).waitFor({ timeout: 60_000 });
     expect(await offer(page).count()).toBe(0);
     await offerButton(page).click();
     await offer(page).waitFor();
@@ -144,7 +144,7 @@ describe('the offer of modes on a new folder', () => {
     await page.keyboard.type('Why does test_total fail');
     expect(await offer(page).count()).toBe(0);
     await page.evaluate(() => (window as unknown as { releaseMode: () => void }).releaseMode());
-    await offer(page).waitFor({ timeout: 10_000 });
+    await offer(page).waitFor({ timeout: 60_000 });
     // Shown, but the keys stay with the draft.
     expect(await activeLabel(page)).toBe('Message');
     await page.keyboard.type('?');
@@ -166,7 +166,7 @@ describe('the terminal on the first screen', () => {
       const name = page.locator('.header-folder-name');
       await poll(() => name.innerText()).toBe(basename(serve.folder));
       // The header lays out again as the model's name and the mode arrive: poll for the settled state.
-      await expect.poll(() => name.evaluate((el) => el.scrollWidth > el.clientWidth), { timeout: 10_000, message: `${width}×${height}` }).toBe(false);
+      await expect.poll(() => name.evaluate((el) => el.scrollWidth > el.clientWidth), { timeout: 60_000, message: `${width}×${height}` }).toBe(false);
       await page.context().close();
     }
   });
@@ -183,7 +183,7 @@ describe('the terminal on the first screen', () => {
     });
     for (const [width, height] of SIZES) {
       const page = await open(serve.url, width, height);
-      await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 10_000 });
+      await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
       await poll(() => page.getByRole('button', { name: 'Expand Terminal' }).count()).toBe(1);
       // Its body (the shell's prompt) takes no room; the conversation has it.
       const body = page.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' });
@@ -254,9 +254,9 @@ describe('names first, metadata truncates', () => {
       const page = await open(serve.url, width, height);
       if (width === 1400) {
         await sendMessage(page, LONG_TITLE);
-        await conversation(page).getByText('Noted.').waitFor({ timeout: 15_000 });
+        await conversation(page).getByText('Noted.').waitFor({ timeout: 60_000 });
       } else {
-        await conversation(page).getByText('Noted.').waitFor({ timeout: 15_000 });
+        await conversation(page).getByText('Noted.').waitFor({ timeout: 60_000 });
       }
       const narrow = width < 1000;
       if (narrow) await page.getByRole('button', { name: 'Show Memories' }).click();
@@ -279,7 +279,7 @@ describe('names first, metadata truncates', () => {
       // Changes: the file name stays, the folders give way (never just `/`).
       if (narrow) await page.getByRole('button', { name: 'Show Changes' }).click();
       const change = page.getByRole('region', { name: 'Changes' }).getByRole('listitem', { name: '/src/invoicing/reports/vat/calc.py' });
-      await change.waitFor({ timeout: 10_000 });
+      await change.waitFor({ timeout: 60_000 });
       const base = change.locator('.changes-path .path-base');
       await poll(() => whole(base)).toBe(true);
       expect(await base.innerText()).toBe('calc.py');
@@ -320,7 +320,7 @@ describe('names first, metadata truncates', () => {
     const serve = await e2e.serve({ script: [{ toolCalls: [{ name: 'write_file', args: { file_path: '/a.txt', content: 'a\n' } }] }, { text: 'Written.' }] });
     const page = await open(serve.url, 1024, 700);
     await sendMessage(page, LONG_TITLE);
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     await poll(() => page.title()).toMatch(/^\(1 needs you\) /);
     // Another thread open: the first one waits in the background.
     const threads = page.getByRole('region', { name: 'Threads' });
@@ -333,8 +333,8 @@ describe('names first, metadata truncates', () => {
     await poll(() => page.title()).toMatch(/^\(1 needs you\) .* — Deepdesk$/);
     await screenshot(page, 'thread-waiting-1024x700');
     await waiting.locator('.thread-select').click();
-    await approval(page).getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });
-    await conversation(page).getByText('Written.').waitFor({ timeout: 15_000 });
+    await approval(page).getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
+    await conversation(page).getByText('Written.').waitFor({ timeout: 60_000 });
     await poll(() => page.title()).not.toMatch(/needs? you/);
     await poll(() => threads.getByText('waiting for approval').count()).toBe(0);
   });

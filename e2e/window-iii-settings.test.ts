@@ -69,7 +69,7 @@ async function open(url: string, width: number, height: number): Promise<Page> {
   return page;
 }
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const log = (page: Page): Locator => page.getByRole('log', { name: 'Conversation' });
 const errors = (page: Page): Locator => log(page).locator('.notice-error');
 const settingsDialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Settings' });
@@ -199,7 +199,7 @@ describe('a slow model', () => {
     const page = await open(serve.url, 1024, 700);
     await send(page, 'take your time');
     const working = log(page).locator('.working');
-    await working.waitFor({ timeout: 15_000 });
+    await working.waitFor({ timeout: 60_000 });
     await poll(() => working.innerText()).toMatch(/^Working… [01] s\s+· Esc to stop$/);
     await expect.poll(() => working.innerText(), { timeout: 20_000 }).toMatch(/^Working… [2-9] s\s+· Esc to stop$/);
     await screenshots(page, 'working-elapsed');
@@ -213,7 +213,7 @@ describe('a slow model', () => {
 
     // From the message box, as before.
     await send(page, 'again');
-    await working.waitFor({ timeout: 15_000 });
+    await working.waitFor({ timeout: 60_000 });
     await poll(() => serve.model.requests.length).toBe(2);
     await page.getByRole('textbox', { name: 'Message' }).focus();
     await page.keyboard.press('Escape');

@@ -14,7 +14,7 @@ const e2e = useE2ESession();
 const EVERYTHING = join(repo, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** expect.poll with room for a loaded machine. */
-const poll = <T,>(fn: () => T | Promise<T>, timeout = 15_000) => expect.poll(fn, { timeout });
+const poll = <T,>(fn: () => T | Promise<T>, timeout = 60_000) => expect.poll(fn, { timeout });
 
 /** What an approval and its card say as their title: the card's header and the approval's own line. */
 async function titles(card: Locator): Promise<string> {

@@ -19,7 +19,7 @@ const SIZES = [
 ] as const;
 
 /** expect.poll with room for a loaded machine. */
-const poll = <T,>(fn: () => T | Promise<T>, message?: string) => expect.poll(fn, { timeout: 10_000, ...(message ? { message } : {}) });
+const poll = <T,>(fn: () => T | Promise<T>, message?: string) => expect.poll(fn, { timeout: 60_000, ...(message ? { message } : {}) });
 
 const offerButton = (page: Page) => page.getByRole('button', { name: 'Show mode choices for this new folder' });
 const offer = (page: Page) => page.getByRole('group', { name: /How much may the agent do on its own/ });
@@ -80,8 +80,8 @@ describe('the offer of modes on the first screen', () => {
       const serve = await e2e.serve({ firstOpen: true, withModel: false });
       const page = await openApp(e2e.browser, serve.url, { width, height });
       const openSettings = page.getByRole('button', { name: 'Open settings' });
-      await openSettings.waitFor({ timeout: 10_000 });
-      await offerButton(page).waitFor({ timeout: 10_000 });
+      await openSettings.waitFor({ timeout: 60_000 });
+      await offerButton(page).waitFor({ timeout: 60_000 });
       // The mode has arrived (the Mode control is live) and the offer still has not opened.
       await poll(() => page.getByRole('combobox', { name: 'Mode' }).isEnabled()).toBe(true);
       expect(await offer(page).count(), `${width}×${height}`).toBe(0);
@@ -108,7 +108,7 @@ describe('the offer of modes on the first screen', () => {
       const serve = await e2e.serve({ firstOpen: true });
       const page = await openApp(e2e.browser, serve.url, { width, height });
       const choices = offer(page);
-      await choices.waitFor({ timeout: 10_000 });
+      await choices.waitFor({ timeout: 60_000 });
       await poll(() => choices.evaluate((el) => el.contains(document.activeElement))).toBe(true);
       // Every choice is shown whole, and nothing of the window is under the offer.
       for (const mode of ['ask', 'edit', 'plan']) expect(await onTop(choices.getByRole('button', { name: mode, exact: true })), `${mode} ${width}×${height}`).toBe(true);
@@ -123,7 +123,7 @@ describe('the offer of modes on the first screen', () => {
     const serve = await e2e.serve({ firstOpen: true });
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
     const choices = offer(page);
-    await choices.waitFor({ timeout: 10_000 });
+    await choices.waitFor({ timeout: 60_000 });
     await poll(() => focused(page)).toBe('ask');
     await poll(() => folderModes(serve.dataDir, serve.folder).offerShown).toBe(true);
     // Tab goes through the choices in the order they are drawn, then its two actions.
@@ -164,7 +164,7 @@ describe('the offer of modes on the first screen', () => {
     // After a reload it does not open by itself again (it was shown), but its button is there.
     await page.reload();
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
-    await offerButton(page).waitFor({ timeout: 10_000 });
+    await offerButton(page).waitFor({ timeout: 60_000 });
     expect(await offer(page).count()).toBe(0);
 
     // Choosing a mode by keyboard answers it: the button goes, the keyboard lands on the message box.
@@ -182,9 +182,9 @@ describe('the offer of modes on the first screen', () => {
   it('opened by itself, it does not follow the person from thread to thread, nor open again on a reload', async () => {
     const serve = await e2e.serve({ firstOpen: true, script: [{ text: 'first answer' }] });
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
-    await offer(page).waitFor({ timeout: 10_000 });
+    await offer(page).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'hello');
-    await conversation(page).getByText('first answer').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('first answer').waitFor({ timeout: 60_000 });
     // Another thread: the choices are gone from above it; their button stays in the header.
     await page.getByRole('button', { name: 'New thread' }).click();
     await poll(() => offer(page).count()).toBe(0);
@@ -199,7 +199,7 @@ describe('the offer of modes on the first screen', () => {
   it('`Keep ask, don’t offer again` answers it for the folder, and the keyboard goes to the message box', async () => {
     const serve = await e2e.serve({ firstOpen: true });
     const page = await openApp(e2e.browser, serve.url, { width: 1024, height: 700 });
-    await offer(page).waitFor({ timeout: 10_000 });
+    await offer(page).waitFor({ timeout: 60_000 });
     await poll(() => focused(page)).toBe('ask');
     await pressUntil(page, 'Tab', 'Keep ask, don’t offer again', 6);
     await page.keyboard.press('Enter');
@@ -221,7 +221,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('a model server that is down', () => {
-  it('the run’s error says so in plain words and offers Open settings and Retry; Test connection answers at once', { timeout: 90_000 }, async () => {
+  it('the run’s error says so in plain words and offers Open settings and Retry; Test connection says the same', { timeout: 90_000 }, async () => {
     const port = await closedPort();
     const serve = await e2e.serve({ withModel: false, settings: { model: 'openai-compatible:qwen3', baseUrl: `http://127.0.0.1:${port}/v1` } });
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
@@ -240,17 +240,16 @@ describe('a model server that is down', () => {
     expect(Object.entries(found).map(([where, v]) => `${where}\n${describeViolations(v)}`).join('\n')).toBe('');
     await page.setViewportSize({ width: 1400, height: 900 });
 
-    // Its way out: Settings, where Test connection answers at once (no five retries), in the same words.
+    // Its way out: Settings, where Test connection answers in the same words. That it answers
+    // without retrying is checked on a stopped clock (app/base/model-problems.test.ts).
     await error.getByRole('button', { name: 'Open settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.waitFor();
     const test = dialog.getByRole('button', { name: 'Test connection' });
     await test.scrollIntoViewIfNeeded();
-    const started = Date.now();
     await test.click();
     const status = dialog.getByRole('status').filter({ hasText: /model server/ });
-    await status.waitFor({ timeout: 10_000 });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    await status.waitFor({ timeout: 60_000 });
     expect(await status.innerText()).toBe(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address above.`);
     await screenshot(page, 'iv-server-down-test-connection-1400x900');
     await page.context().close();
@@ -333,7 +332,7 @@ describe('focus indicators', () => {
     writeFileSync(join(serve.folder, 'pricing.py'), 'def total():\n    return 1\n');
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
     await sendMessage(page, 'Hello there');
-    await conversation(page).getByText('Here is an answer').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Here is an answer').waitFor({ timeout: 60_000 });
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
       await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
@@ -392,7 +391,7 @@ describe('the keyboard lands on a control after an action', () => {
 
     // Trust folder: its button goes with the prompt; the keyboard goes to the message box.
     const trust = page.getByRole('button', { name: 'Trust folder' });
-    await trust.waitFor({ timeout: 10_000 });
+    await trust.waitFor({ timeout: 60_000 });
     await trust.focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => trust.count(), { timeout: 40_000 }).toBe(0);
@@ -404,7 +403,7 @@ describe('the keyboard lands on a control after an action', () => {
     const serve = await e2e.serve({ withModel: false });
     const page = await openApp(e2e.browser, serve.url, { width: 1024, height: 700 });
     const openSettings = page.getByRole('button', { name: 'Open settings' });
-    await openSettings.waitFor({ timeout: 10_000 });
+    await openSettings.waitFor({ timeout: 60_000 });
     await openSettings.focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Settings' });

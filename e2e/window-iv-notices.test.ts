@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
 import { auditEveryWay, describeViolations, seriousViolations } from './axe';
-import { openApp, repo, screenshot, useE2ESession } from './harness';
+import { heldServerArgs, openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
 let sshd: TestSshd;
@@ -28,7 +28,7 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>, timeout = 15_000) => expect.poll(fn, { timeout });
+const poll = <T,>(fn: () => T | Promise<T>, timeout = 60_000) => expect.poll(fn, { timeout });
 const notices = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const remoteNotice = (page: Page) => notices(page).locator('.toast').filter({ hasText: 'is a remote folder' });
 
@@ -162,20 +162,22 @@ describe('notices', () => {
 
 const SLOW_SERVER = join(repo, 'src-main/core/extensions/mcp/__fixtures__/test-server.mjs');
 const slowEntry = (ms: number) => ({ command: process.execPath, args: [SLOW_SERVER, '--slow-start', String(ms)] });
+/** A server held from starting until `gate` exists. */
+const heldEntry = (gate: string) => ({ command: process.execPath, args: heldServerArgs(gate, SLOW_SERVER) });
 const mcpRegion = (page: Page) => page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'MCP servers' });
 
 describe('Trust folder', () => {
   it('answers at once when a server is slow to start (its state follows in Settings), puts the keyboard in the message box, and a changed entry says what changed', { timeout: 120_000 }, async () => {
     const serve = await session.serve();
-    writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: slowEntry(8_000) } }));
+    const gate = join(serve.folder, 'slow-may-start');
+    writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: heldEntry(gate) } }));
     const page = await openApp(session.browser, serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
     await question.waitFor({ timeout: 20_000 });
 
-    const clicked = Date.now();
     await question.getByRole('button', { name: 'Trust folder' }).click();
-    await question.waitFor({ state: 'detached', timeout: 5_000 });
-    expect(Date.now() - clicked).toBeLessThan(5_000);
+    // Answered while the server is still held from starting: the answer did not wait for it.
+    await question.waitFor({ state: 'detached', timeout: 60_000 });
     // Focus on a control: the message box, not <body>.
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
     // Said where it is seen, as information; no error about an answer that did not come.
@@ -184,8 +186,9 @@ describe('Trust folder', () => {
     expect(await coveredControls(page)).toEqual([]);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const item = mcpRegion(page).getByRole('listitem', { name: 'slow' });
-    await poll(() => item.textContent()).toMatch(/Starting|Connected/);
-    await poll(() => item.textContent(), 30_000).toMatch(/Connected · \d+ tools/);
+    await poll(() => item.textContent()).toContain('Starting');
+    writeFileSync(gate, '');
+    await poll(() => item.textContent(), 60_000).toMatch(/Connected · \d+ tools/);
     await page.getByRole('button', { name: 'Cancel' }).click();
     expect(await notices(page).getByRole('alert').count()).toBe(0);
 
@@ -194,7 +197,8 @@ describe('Trust folder', () => {
     await question.waitFor({ timeout: 20_000 });
     await poll(() => question.innerText()).toContain('Changed since you trusted it');
     const text = await question.innerText();
-    expect(text).toContain(`Was: MCP server slow: ${process.execPath} ${SLOW_SERVER} --slow-start 8000`);
+    expect(text).toContain(`Was: MCP server slow: ${process.execPath} -e`);
+    expect(text).toContain(`${gate} ${SLOW_SERVER}`);
     expect(text).toContain(`MCP server slow: ${process.execPath} ${SLOW_SERVER} --slow-start 100`);
     await screenshot(page, 'window-iv-trust-changed');
     const findings = await auditEveryWay(page);

@@ -14,7 +14,7 @@ import { ThreadStore } from '../src-main/app/threads/thread-store';
 import { openDatabase } from '../src-main/core/backends/store/store';
 import { newThreadState } from '../src-main/core/agent/types';
 import { auditEveryWay, describeViolations } from './axe';
-import { openApp, repo, screenshot, useE2ESession } from './harness';
+import { heldServerArgs, openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const settingsDialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Settings' });
 
 async function open(url: string, width: number, height: number): Promise<Page> {
@@ -102,8 +102,9 @@ const TEST_SERVER = join(repo, 'src-main/core/extensions/mcp/__fixtures__/test-s
 describe('Settings › MCP servers: Trust', () => {
   it("a folder's server not trusted is trusted from Settings, after what it runs is shown; the answer does not wait for its start", { timeout: 90_000 }, async () => {
     const serve = await session.serve();
-    // `slow` answers only after 8 s, as a server still downloading its package does.
-    const slow = { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 8000)', TEST_SERVER], env: { SEEN_HOME: '${HOME}' } };
+    // `slow` answers only once the test lets it, as a server still downloading its package does.
+    const gate = join(serve.folder, 'slow-may-start');
+    const slow = { command: process.execPath, args: heldServerArgs(gate, TEST_SERVER), env: { SEEN_HOME: '${HOME}' } };
     writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow, other: { command: 'srv' } } }));
     const page = await open(serve.url, 1400, 900);
     await page.getByRole('group', { name: 'Trust this folder?' }).waitFor({ timeout: 20_000 });
@@ -126,11 +127,9 @@ describe('Settings › MCP servers: Trust', () => {
     const found = await auditEveryWay(page);
     expect(Object.entries(found).map(([way, v]) => `${way}:\n${describeViolations(v)}`).join('\n')).toBe('');
     await page.setViewportSize({ width: 1400, height: 900 });
-    const asked = Date.now();
     await confirm.click();
-    await question.waitFor({ state: 'detached', timeout: 5_000 });
-    // Answered while the server is still starting.
-    expect(Date.now() - asked).toBeLessThan(5_000);
+    // Answered while the server is still held from starting: the answer did not wait for it.
+    await question.waitFor({ state: 'detached', timeout: 60_000 });
     await poll(() => item.innerText()).toContain('Starting');
     // The keyboard is on a control of the server, not on the page.
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('checkbox');
@@ -141,7 +140,8 @@ describe('Settings › MCP servers: Trust', () => {
     expect(trusted).toContain('mcp:slow');
     expect(trusted).not.toContain('mcp:other');
     expect(await dialog.getByRole('region', { name: 'MCP servers' }).getByRole('listitem', { name: 'other' }).innerText()).toContain('Not trusted');
-    await expect.poll(() => item.innerText(), { timeout: 40_000 }).toMatch(/Connected · \d+ tools/);
+    writeFileSync(gate, '');
+    await expect.poll(() => item.innerText(), { timeout: 60_000 }).toMatch(/Connected · \d+ tools/);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await poll(() => page.getByRole('group', { name: 'Trust this folder?' }).innerText()).toContain('MCP server other: srv (sandboxed)');
     expect(await page.getByRole('group', { name: 'Trust this folder?' }).innerText()).not.toContain('MCP server slow');
@@ -252,7 +252,7 @@ async function attach(page: Page, name: string): Promise<void> {
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Attach files' }).click();
   await (await chooser).setFiles([{ name, mimeType: 'text/plain', buffer: Buffer.from(`${name}\n`) }]);
-  await pendingFiles(page).filter({ hasText: name }).waitFor({ timeout: 10_000 });
+  await pendingFiles(page).filter({ hasText: name }).waitFor({ timeout: 60_000 });
 }
 
 describe('New thread', () => {
@@ -415,7 +415,7 @@ describe('thread titles and search', () => {
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Attach files' }).click();
     await (await chooser).setFiles([{ name: 'road.png', mimeType: 'image/png', buffer: Buffer.from(base64, 'base64') }]);
-    await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 10_000 });
+    await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 60_000 });
     await messageBox(page).fill('what is in this picture?');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('log', { name: 'Conversation' }).getByText('A picture of a road.').waitFor({ timeout: 20_000 });

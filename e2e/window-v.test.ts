@@ -62,7 +62,7 @@ describe('the first click after opening a folder', () => {
     writeFileSync(join(serve.folder, '.claude', 'commands', 'ship.md'), '---\ndescription: Ship the release\n---\nShip it.\n');
     const page = await open(serve.url, 1024, 700);
     const choices = offer(page);
-    await choices.waitFor({ timeout: 15_000 });
+    await choices.waitFor({ timeout: 60_000 });
     const question = page.getByRole('group', { name: 'Trust this folder?' });
     await question.waitFor({ timeout: 20_000 });
     // Compact: its choices and a line saying what one does, not a third of the window.
@@ -128,7 +128,7 @@ describe('a run waiting for a run slot', () => {
     await screenshot(page, 'v-working-1024x700');
 
     await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Second task');
     await poll(() => runLine(page)).toBe('Queued: waiting for a free run slot (1 of 1 in use) · Esc to stop');
     expect(await oneLine(messageBox(page))).toBe(true);
@@ -137,14 +137,14 @@ describe('a run waiting for a run slot', () => {
 
     // Esc ends the wait: stopped, nothing ran.
     await messageBox(page).press('Escape');
-    await conversation(page).getByText('Stopped.', { exact: true }).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Stopped.', { exact: true }).waitFor({ timeout: 60_000 });
     await poll(() => runLine(page)).toBe('');
 
     // Queued again, it starts once the first run ends.
     await sendMessage(page, 'Second task again');
     await poll(() => runLine(page)).toMatch(/^Queued: waiting for a free run slot/);
     firstGo.open();
-    await conversation(page).getByText('Second task again answered.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Second task again answered.').waitFor({ timeout: 60_000 });
     await poll(() => runLine(page)).toBe('');
   });
 
@@ -171,16 +171,16 @@ describe('a run waiting for a run slot', () => {
     // A few seconds into the run, it asks.
     await poll(() => workingSeconds(page)).toBeGreaterThanOrEqual(3);
     alphaFirst.open();
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     // Waiting for the person, the run holds no slot: another thread's run takes it.
     await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     await poll(() => runLine(page)).toMatch(/^Working… \d+ s/);
 
     // Approved, Alpha waits for the slot Beta has: its conversation says so.
     await openThread(page, 'Alpha task');
-    await approval(page).waitFor({ timeout: 15_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     // The approval's buttons beside the run's: the placeholder is still one line.
     expect(await oneLine(messageBox(page))).toBe(true);
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
@@ -191,7 +191,7 @@ describe('a run waiting for a run slot', () => {
     await poll(() => runLine(page)).toMatch(/^Working… \d+ s/);
     expect(await workingSeconds(page)).toBeGreaterThanOrEqual(3);
     alphaAfter.open();
-    await conversation(page).getByText('Alpha wrote it.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Alpha wrote it.').waitFor({ timeout: 60_000 });
     await poll(() => runLine(page)).toBe('');
   });
 });
@@ -211,14 +211,14 @@ describe('the Agents view under the pointer', () => {
     const titles = () => agents.locator('.agent-title').allInnerTexts();
     const row = (title: string) => agents.getByRole('listitem').filter({ hasText: title });
     await sendMessage(page, 'Alpha task');
-    await row('Alpha task').waitFor({ timeout: 15_000 });
+    await row('Alpha task').waitFor({ timeout: 60_000 });
     await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
-    await row('Beta task').waitFor({ timeout: 15_000 });
+    await row('Beta task').waitFor({ timeout: 60_000 });
     // A third thread open, so neither run is seen when it ends.
     await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
-    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     // Both working, the newest first.
     await poll(() => agents.locator('.agent-state').allInnerTexts()).toEqual(['Working', 'Working']);
     expect(await titles()).toEqual(['Beta task', 'Alpha task']);
@@ -246,7 +246,7 @@ describe('thread titles', () => {
     const serve = await e2e.serve({ script: [{ text: 'Looked.' }] });
     const page = await open(serve.url, 1024, 700);
     await sendMessage(page, 'Find out why the rounding of the invoice totals in the VAT report differs from the export by one cent.\nThe export is in out/ and the report in reports/vat.');
-    await conversation(page).getByText('Looked.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Looked.').waitFor({ timeout: 60_000 });
     const title = 'Find out why the rounding of the invoice…';
     await poll(() => threadsRegion(page).locator('.thread-title').first().innerText()).toBe(title);
     expect(await page.locator('.thread-heading').innerText()).toBe(title);
@@ -271,7 +271,7 @@ describe('the todo header of a run that ended', () => {
     // While the run goes, the step in progress is the current one.
     await poll(() => head.innerText()).toMatch(/1\/2 done\s+Write the notes$/);
     go.open();
-    await conversation(page).getByText('Stopping here for now.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByText('Stopping here for now.').waitFor({ timeout: 60_000 });
     await poll(() => head.innerText()).toMatch(/1\/2 done\s+Not finished: Write the notes$/);
     await head.click();
     const step = page.getByRole('region', { name: 'Todos' }).getByRole('listitem').filter({ hasText: 'Write the notes' });

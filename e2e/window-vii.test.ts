@@ -96,7 +96,7 @@ describe('goals in the window at 1024×700', () => {
     // The agent's command asks as its own; the host's verify step asks as the goal's check, saying what refusing does.
     const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
     let checkAsked = '';
-    for (let i = 0; i < 120 && (await badge.count()) === 0; i++) {
+    for (let i = 0; i < 240 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first();
       if ((await pending.count()) > 0) {
         const text = await pending.innerText().catch(() => '');
@@ -265,6 +265,32 @@ describe('another agent’s thread in the window', async () => {
     // A thread of Deepdesk's own shows the model again.
     await threads.getByRole('button', { name: 'New thread', exact: true }).click();
     await expect.poll(() => header.getByRole('button', { name: /^Model / }).count()).toBe(1);
+  });
+});
+
+describe('a command another agent runs', async () => {
+  const available = (await detectSandbox()).available;
+
+  it.skipIf(!available)('told as its call, then run in a terminal (as Claude Code runs its Bash), is listed once: one card, asked on it, and one Terminal tab', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve({ settings: { agents: { added: [{ name: 'scripted', command: process.execPath, args: [SCRIPT], env: {} }] } } });
+    const page = await openApp(e2e.browser, serve.url, SMALL);
+    await page.getByRole('button', { name: 'New thread with…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New thread with…' });
+    await dialog.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    await sendMessage(page, 'bash echo listed-$((40+2)) ;; say Ran it.');
+    // The folder's mode asks for the command: on the call's own card.
+    const card = approval(page).first();
+    await card.waitFor({ timeout: 60_000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    // Its answer, after the person's message that holds the same words.
+    await expect.poll(async () => (await conversation(page).innerText()).split('Ran it.').length - 1, { timeout: 60_000 }).toBe(2);
+    const cards = conversation(page).getByRole('article').filter({ hasText: 'echo listed-$((40+2))' });
+    await expect.poll(() => cards.count()).toBe(1);
+    await expect.poll(() => cards.innerText()).toContain('listed-42');
+    expect(await cards.innerText()).not.toContain('Stopped');
+    const tabs = page.getByRole('tablist', { name: 'Terminals' }).getByRole('tab').filter({ hasText: 'echo listed-' });
+    await expect.poll(() => tabs.count()).toBe(1);
   });
 });
 

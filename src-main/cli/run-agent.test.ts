@@ -88,6 +88,14 @@ describe('run --agent', async () => {
     await waitFor(() => processesWith(marker).length === 0, 60_000, 'the agent’s processes to end');
   }, 300_000);
 
+  it.skipIf(!available)('a call the agent tells by its title, then again with its command (as Claude Code tells its Bash), is one line on the terminal: its command', async () => {
+    settings(randomUUID());
+    const term = onTerminal(['run', ...base(), '--approve', 'auto', 'bash echo told-twice ;; say done']);
+    expect(await term.exited).toBe(0);
+    const calls = term.screen().split(/\r?\n/).filter((line) => line.startsWith('• '));
+    expect(calls).toEqual([expect.stringMatching(/^• execute \{"command":"echo told-twice"/)]);
+  });
+
   it.skipIf(!available)('stop cancels the turn and ends the agent’s whole tree (no process left, by pid); the thread keeps its agent', async () => {
     const marker = randomUUID();
     settings(marker);

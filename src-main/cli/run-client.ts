@@ -246,14 +246,31 @@ function toolLine(name: string, args: unknown): string {
   return `• ${terminalSafe(name, { singleLine: true })} ${truncate(terminalSafeJson(args), 100)}`;
 }
 
-/** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
+/**
+ * Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise.
+ * Another agent may tell a call again with more of it (Claude Code tells its Bash as "Terminal",
+ * then with its command): still one line, and a call told by its title alone waits for what it runs.
+ */
 function progressPrinter(io: TerminalIo): (event: AgentEvent) => void {
   if (!io.stderr.isTTY) return () => undefined;
+  const shown = new Set<string>();
+  let titleOnly: Extract<AgentEvent, { type: 'tool_call' }> | undefined;
+  const show = (call: Extract<AgentEvent, { type: 'tool_call' }>) => {
+    shown.add(call.id);
+    io.stderr.write(`${toolLine(call.name, call.args)}\n`);
+  };
   return (event) => {
-    if (event.type === 'tool_call') io.stderr.write(`${toolLine(event.name, event.args)}\n`);
-    else if (event.type === 'summarized') io.stderr.write(`${summarizedLine(event.summarizedMessages, event.archivePath)}\n`);
+    const waiting = titleOnly;
+    titleOnly = undefined;
+    if (waiting !== undefined && !(event.type === 'tool_call' && event.id === waiting.id)) show(waiting);
+    if (event.type === 'tool_call' && !shown.has(event.id)) {
+      if (isTitleOnly(event.args)) titleOnly = event;
+      else show(event);
+    } else if (event.type === 'summarized') io.stderr.write(`${summarizedLine(event.summarizedMessages, event.archivePath)}\n`);
   };
 }
+
+const isTitleOnly = (args: unknown): boolean => typeof args === 'object' && args !== null && Object.keys(args).join() === 'title';
 
 function summarizedLine(messages: number, archivePath: string): string {
   return `• history summarized (${messages} messages archived to ${terminalSafe(archivePath, { singleLine: true })})`;

@@ -162,8 +162,14 @@ export class ExternalAgentRunner {
           break;
       }
     };
+    /** The call a terminal is opened for, when the agent told it and it goes on (Claude Code's Bash): the terminal's question is that call's card, not a second one. */
+    const ownerOf = (request: AgentApprovalRequest): [string, KnownCall] | undefined =>
+      request.operation.tool !== 'execute' || (request.toolCallId !== undefined && calls.has(request.toolCallId))
+        ? undefined
+        : [...calls].find(([, c]) => !c.done && c.call.name === 'execute' && (c.call.args as { command?: unknown }).command === request.operation.command);
     this.turnAsk = async (request, askSignal) => {
-      const id = idOf(request.toolCallId ?? randomUUID());
+      const owner = ownerOf(request);
+      const id = owner?.[1].call.id ?? idOf(request.toolCallId ?? randomUUID());
       const why = request.why !== undefined ? { why: request.why } : {};
       const base = { id, name: request.operation.tool, args: argsOf(request), reason: `${request.agent} asks: ${request.reason}`, ...why };
       const { answerer, span } = this.answerer(controls, base);
@@ -175,7 +181,8 @@ export class ExternalAgentRunner {
         span?.decided(decision.type, decidedBy);
         const who = { decidedBy, ...(review !== undefined ? { review } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
         ev({ type: 'approval', ...base, status: decision.type === 'approve' ? 'approved' : 'rejected', ...who });
-        if (decision.type !== 'approve' && request.toolCallId !== undefined) refused.add(request.toolCallId);
+        const acpId = owner?.[0] ?? request.toolCallId;
+        if (decision.type !== 'approve' && acpId !== undefined) refused.add(acpId);
         return decision.type === 'approve' || (review !== undefined && `denied by the reviewer: ${review.rationale}`);
       } catch (err) {
         ev({ type: 'approval', ...base, status: 'rejected' });
@@ -185,7 +192,7 @@ export class ExternalAgentRunner {
       }
     };
     this.turnRuled = (request, ruled) => {
-      const id = idOf(request.toolCallId ?? randomUUID());
+      const id = ownerOf(request)?.[1].call.id ?? idOf(request.toolCallId ?? randomUUID());
       ev({ type: 'approval', id, name: request.operation.tool, args: argsOf(request), status: ruled === 'deny' ? 'denied' : 'approved', reason: `${request.agent} asked: ${request.reason}`, ...(request.why !== undefined ? { why: request.why } : {}) });
     };
     let thread: AgentThread;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend, type ShellRun } from './local-shell';
+import { LocalShellBackend } from './local-shell';
 import { isProcessAlive } from '../../process/process-tree';
 import { isShellBackend } from '../protocol';
 
@@ -101,21 +101,12 @@ describe('LocalShellBackend', () => {
     expect(result.output).toMatch(/^1\n2\n[\s\S]*bytes of output truncated[\s\S]*\n10000$/);
   });
 
-  it('streams raw output to onData and to output listeners until they unsubscribe', async () => {
+  it('streams raw output to onData', async () => {
     const backend = new LocalShellBackend({ rootDir: root });
-    const mirrored: Array<[string, ShellRun]> = [];
-    const unsubscribe = backend.onOutput((chunk, run) => mirrored.push([chunk, run]));
     const direct: string[] = [];
     const result = await backend.execute(`printf '\\033[32mgreen\\033[0m\\n'`, { onData: (chunk) => direct.push(chunk) });
     expect(result.output).toBe('green');
     expect(direct.join('')).toContain('\x1b[32mgreen\x1b[0m');
-    expect(mirrored.map(([chunk]) => chunk).join('')).toBe(direct.join(''));
-    expect(mirrored[0]?.[1].command).toBe(`printf '\\033[32mgreen\\033[0m\\n'`);
-    expect(mirrored[0]?.[1].id.startsWith(backend.id)).toBe(true);
-
-    unsubscribe();
-    await backend.execute('echo again');
-    expect(mirrored.map(([chunk]) => chunk).join('')).not.toContain('again');
   });
 
   it('reports a folder that no longer exists instead of hanging', async () => {

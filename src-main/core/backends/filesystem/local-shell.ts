@@ -21,23 +21,12 @@ export interface LocalShellBackendOptions extends FilesystemBackendOptions {
   sandbox?: Sandbox;
 }
 
-/** One command's run, as told to output listeners. */
-export interface ShellRun {
-  id: string;
-  command: string;
-}
-
-/** Receives the raw terminal bytes of every command (escapes included), e.g. for a terminal mirror. */
-export type ShellOutputListener = (chunk: string, run: ShellRun) => void;
-
 export class LocalShellBackend extends FilesystemBackend implements ShellBackend {
   readonly id = `local-${randomBytes(4).toString('hex')}`;
   private readonly defaultTimeoutS: number;
   private readonly maxOutputBytes: number;
   private readonly extraEnv: Record<string, string>;
-  private readonly listeners = new Set<ShellOutputListener>();
   readonly sandbox: Sandbox | undefined;
-  private runCount = 0;
 
   constructor(options: LocalShellBackendOptions) {
     super(options);
@@ -47,19 +36,10 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
     this.sandbox = options.sandbox;
   }
 
-  /** Subscribes to the raw output of every command; returns the unsubscribe function. */
-  onOutput(listener: ShellOutputListener): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
-  }
-
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
-    const run: ShellRun = { id: `${this.id}-${++this.runCount}`, command };
     const env = { ...(await buildCommandEnv()), ...this.extraEnv, ...options.env };
-    // The rest of the options (attach, cols, rows, traceparent, attribution) go as they are.
-    const { sandbox, onData: _onData, ...rest } = options;
+    // The rest of the options (attach, cols, rows, onData, traceparent, attribution) go as they are.
+    const { sandbox, ...rest } = options;
     return runInPty(command, {
       ...rest,
       cwd: this.rootDir,
@@ -67,17 +47,6 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
       maxOutputBytes: this.maxOutputBytes,
       ...(this.sandbox && sandbox !== false ? { sandbox: this.sandbox } : {}),
-      onData: (chunk) => {
-        const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];
-        if (options.onData) receivers.unshift(options.onData);
-        for (const receive of receivers) {
-          try {
-            receive(chunk, run);
-          } catch {
-            // One broken viewer must not stop the others or the command.
-          }
-        }
-      },
     });
   }
 }
