@@ -1,7 +1,8 @@
 // Other agents in the window (SPEC §22): Settings › Agents (the catalog with versions, installing
 // one on the person's confirmation, what `initialize` reported, adding a command) and the threads
 // whose agent is another one (*New thread with…*): each gets its runner when it is made or first
-// sent to, and its process tree ends when the thread is deleted or the folder closes.
+// sent to (its process is started ahead while the person types: threads.prepare), and its process
+// tree ends when the thread is deleted or the folder closes.
 import type { ExternalAgentDto } from '../contract';
 import { ContractError } from '../contract';
 import { KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
@@ -37,6 +38,12 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
     options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
   };
 
+  const ready = async (threadId: string): Promise<void> => {
+    if (runners.has(threadId)) return;
+    const name = chosen.get(threadId) ?? options.threads().store.externalAgent(threadId)?.name;
+    if (name !== undefined) await start(threadId, name);
+  };
+
   return {
     handlers: {
       'externalAgents.list': async () => list(),
@@ -67,11 +74,11 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       chosen.set(threadId, name);
       await start(threadId, name);
     },
-    async ready(threadId) {
-      if (runners.has(threadId)) return;
-      const threads = options.threads();
-      const name = chosen.get(threadId) ?? (threads.store.exists(threadId) ? threads.store.load(threadId).externalAgent?.name : undefined);
-      if (name !== undefined) await start(threadId, name);
+    ready,
+    async prepare(threadId) {
+      // Fails silently: the turn starts the agent again and reports what failed.
+      await ready(threadId).catch(() => undefined);
+      runners.get(threadId)?.prepare(options.threads().store.externalAgent(threadId));
     },
     async forget(threadId) {
       const runner = runners.get(threadId);
