@@ -15,7 +15,7 @@ import type { WindowAgents } from './handlers';
 
 export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void; progress(name: string, line: string, done: boolean): void }): WindowAgents {
   const { dataDir, session } = options;
-  const runners = new Map<string, ExternalAgentRunner>();
+  const runners = new Map<string, Promise<ExternalAgentRunner>>();
   const chosen = new Map<string, string>();
   const installing = new Map<string, Promise<unknown>>();
 
@@ -31,18 +31,26 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
     ];
   };
 
-  const start = async (threadId: string, name: string): Promise<void> => {
-    if (runners.has(threadId)) return;
-    const runner = await externalAgentFor(session, name, { name, threadId, dataDir, env: options.env, say: options.say });
-    runners.set(threadId, runner);
-    options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
+  /** The thread's runner, made once: a request while it is made waits for it; one that failed is made again next time. */
+  const start = (threadId: string, name: string): Promise<ExternalAgentRunner> => {
+    const making = externalAgentFor(session, name, { name, threadId, dataDir, env: options.env, say: options.say }).then((runner) => {
+      options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
+      return runner;
+    });
+    runners.set(threadId, making);
+    void making.catch(() => {
+      if (runners.get(threadId) === making) runners.delete(threadId);
+    });
+    return making;
   };
 
-  const ready = async (threadId: string): Promise<void> => {
-    if (runners.has(threadId)) return;
+  const ready = async (threadId: string): Promise<ExternalAgentRunner | undefined> => {
+    if (runners.has(threadId)) return runners.get(threadId);
     const name = chosen.get(threadId) ?? options.threads().store.externalAgent(threadId)?.name;
-    if (name !== undefined) await start(threadId, name);
+    return name === undefined ? undefined : start(threadId, name);
   };
+  /** Ends what each runner started (a runner still being made, once made). */
+  const end = (all: Array<Promise<ExternalAgentRunner> | undefined>) => Promise.all(all.map((r) => r?.then((runner) => runner.close(), () => undefined)));
 
   return {
     handlers: {
@@ -74,22 +82,24 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       chosen.set(threadId, name);
       await start(threadId, name);
     },
-    ready,
+    async ready(threadId) {
+      await ready(threadId);
+    },
     async prepare(threadId) {
       // Fails silently: the turn starts the agent again and reports what failed.
-      await ready(threadId).catch(() => undefined);
-      runners.get(threadId)?.prepare(options.threads().store.externalAgent(threadId));
+      const runner = await ready(threadId).catch(() => undefined);
+      runner?.prepare(options.threads().store.externalAgent(threadId));
     },
     async forget(threadId) {
       const runner = runners.get(threadId);
       runners.delete(threadId);
       chosen.delete(threadId);
-      await runner?.close();
+      await end([runner]);
     },
     async close() {
       const all = [...runners.values()];
       runners.clear();
-      await Promise.all(all.map((r) => r.close()));
+      await end(all);
     },
   };
 }
