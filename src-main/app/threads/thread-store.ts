@@ -670,10 +670,6 @@ interface RowShape {
 /** The label of a thread's agent when it is another one over ACP (SPEC §22), as a column. */
 const AGENT_LABEL = "json_extract(state_json, '$.externalAgent.label') AS agent_label";
 
-function agentLabel(label: unknown): string | undefined {
-  return typeof label === 'string' && label !== '' ? label : undefined;
-}
-
 /** Message rows read at once by readEachText. */
 const READ_PAGE = 2048;
 
@@ -705,8 +701,7 @@ function toSummary(row: RowShape): ThreadSummary {
   if (worktree?.success === true) summary.removedWorktree = worktree.data;
   const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
   if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
-  const agent = agentLabel(row.agent_label);
-  if (agent !== undefined) summary.agent = agent;
+  if (typeof row.agent_label === 'string' && row.agent_label !== '') summary.agent = row.agent_label;
   return summary;
 }
 

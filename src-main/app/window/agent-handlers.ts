@@ -16,7 +16,6 @@ import type { WindowAgents } from './handlers';
 export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void; progress(name: string, line: string, done: boolean): void }): WindowAgents {
   const { dataDir, session } = options;
   const runners = new Map<string, Promise<ExternalAgentRunner>>();
-  const chosen = new Map<string, string>();
   const installing = new Map<string, Promise<unknown>>();
 
   const list = (): ExternalAgentDto[] => {
@@ -46,11 +45,16 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
 
   const ready = async (threadId: string): Promise<ExternalAgentRunner | undefined> => {
     if (runners.has(threadId)) return runners.get(threadId);
-    const name = chosen.get(threadId) ?? options.threads().store.externalAgent(threadId)?.name;
+    // Its agent is saved with it from when it was made (ThreadService.useRunSettings).
+    const name = options.threads().store.externalAgent(threadId)?.name;
     return name === undefined ? undefined : start(threadId, name);
   };
-  /** Ends what each runner started (a runner still being made, once made). */
-  const end = (all: Array<Promise<ExternalAgentRunner> | undefined>) => Promise.all(all.map((r) => r?.then((runner) => runner.close(), () => undefined)));
+  /** Ends the threads' agents, their whole process trees (a runner still being made, once made). */
+  const end = async (threadIds: string[]): Promise<void> => {
+    const ending = threadIds.map((id) => runners.get(id));
+    for (const id of threadIds) runners.delete(id);
+    await Promise.all(ending.map((r) => r?.then((runner) => runner.close(), () => undefined)));
+  };
 
   return {
     handlers: {
@@ -79,7 +83,6 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       },
     },
     async created(threadId, name) {
-      chosen.set(threadId, name);
       await start(threadId, name);
     },
     async ready(threadId) {
@@ -90,16 +93,7 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       const runner = await ready(threadId).catch(() => undefined);
       runner?.prepare(options.threads().store.externalAgent(threadId));
     },
-    async forget(threadId) {
-      const runner = runners.get(threadId);
-      runners.delete(threadId);
-      chosen.delete(threadId);
-      await end([runner]);
-    },
-    async close() {
-      const all = [...runners.values()];
-      runners.clear();
-      await end(all);
-    },
+    forget: (threadId) => end([threadId]),
+    close: () => end([...runners.keys()]),
   };
 }
