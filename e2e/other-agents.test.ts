@@ -1,9 +1,9 @@
 // Other agents in the window (SPEC §22), with the scripted ACP agent added as a command:
 // Settings › Agents lists the catalog with its pinned versions (none installed here) and adds
-// the command; *New thread with…* starts a thread with it; its request asks in the window's
-// card naming it, Approve runs its command (the file appears), its answer is in the thread and
+// the command; *New thread with…* starts a thread with it; typing the first message starts the
+// agent's process before anything is sent; its request asks in the window's card naming it, Approve runs its command (the file appears), its answer is in the thread and
 // the Agents view names it; Settings then shows what its `initialize` reported.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src-main/core/sandbox';
@@ -11,6 +11,17 @@ import { approval, conversation, openApp, repo, sendMessage, useE2ESession } fro
 
 const e2e = useE2ESession();
 const SCRIPT = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
+
+/** How many processes have `marker` as a word of their command line (the agent's sandbox and the agent in it). */
+function processesWith(marker: string): number {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(marker);
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 describe('other agents in the window', async () => {
   const available = (await detectSandbox()).available;
@@ -31,7 +42,8 @@ describe('other agents in the window', async () => {
     // No agent can start yet: the thread list offers only its own New thread.
     expect(await page.getByRole('button', { name: 'New thread with…' }).count()).toBe(0);
     await settings.getByRole('textbox', { name: 'Agent name' }).fill('scripted');
-    await settings.getByRole('textbox', { name: 'Agent command' }).fill(`${process.execPath} ${SCRIPT}`);
+    const marker = `e2e-started-ahead-${process.pid}`;
+    await settings.getByRole('textbox', { name: 'Agent command' }).fill(`${process.execPath} ${SCRIPT} ${marker}`);
     await settings.getByRole('button', { name: 'Add agent' }).click();
     await expect.poll(() => agents.innerText()).toContain('scripted');
     const saved = JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { agents?: { added?: Array<{ name: string; command: string }> } };
@@ -46,6 +58,10 @@ describe('other agents in the window', async () => {
     await dialog.getByRole('combobox', { name: 'Agent' }).selectOption('scripted');
     await dialog.getByRole('button', { name: 'Start' }).click();
     await expect.poll(() => dialog.count()).toBe(0);
+    // Typing starts the agent (threads.prepare): its process is there before the message is sent.
+    expect(processesWith(marker)).toBe(0);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('say hello');
+    await expect.poll(() => processesWith(marker), { timeout: 60_000 }).toBeGreaterThan(0);
     await sendMessage(page, 'say hello from the scripted agent ;; run echo from-window > marker.txt');
     const card = approval(page).first();
     await card.waitFor({ timeout: 60_000 });

@@ -2,9 +2,12 @@
 // --agent`, the agent in its sandbox under the agent host, warm) beside the same agent driven
 // directly by an ACP client, with the scripted ACP agent; and what the metering proxy adds to
 // one streamed model call (a scripted Anthropic server, direct beside through the proxy's socket).
+// Issue 82: a turn's first token in a window's thread with the agent started ahead while the
+// person types (`threads.prepare`) beside one started by the turn and beside the agent driven
+// directly; and its processes left 5 s after the thread is deleted.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,9 +15,12 @@ import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { startMeteringProxy } from '../../src-main/core/acp-client/metering-proxy';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../../src-main/core/models/testing/scripted-anthropic-server';
+import type { EventFrame, MethodName, Params, Result } from '../../src-main/app/contract';
+import { FileSecretStore } from '../../src-main/app/settings/file-secret-store';
+import { createApp } from '../../src-main/app/window/folder-app';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
-import type { Report } from './report';
+import { verdict, type Report } from './report';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/deepdesk.mjs');
@@ -36,8 +42,8 @@ function deepdeskFirstToken(folder: string, dataDir: string): Promise<number> {
   });
 }
 
-/** ms from spawning the scripted agent to its first message chunk, driven directly by the SDK's client. */
-async function directFirstToken(folder: string): Promise<number> {
+/** ms to the scripted agent's first message chunk, driven directly by the SDK's client: from spawning it, and from the prompt (started already). */
+async function directFirstToken(folder: string): Promise<{ fromSpawn: number; fromPrompt: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, [SCRIPT], { cwd: folder, stdio: ['pipe', 'pipe', 'ignore'] });
   let first: number | undefined;
@@ -53,9 +59,10 @@ async function directFirstToken(folder: string): Promise<number> {
   try {
     await connection.agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd: folder, mcpServers: [] });
+    const prompted = performance.now();
     void connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'say first token' }] });
     await got;
-    return first!;
+    return { fromSpawn: first!, fromPrompt: first! - (prompted - started) };
   } finally {
     connection.close();
     child.kill();
@@ -87,7 +94,7 @@ async function benchFirstToken(report: Report, options: BenchOptions): Promise<v
     const direct: number[] = [];
     for (let i = 0; i < Math.max(3, options.runs); i++) {
       ours.push(await deepdeskFirstToken(folder, dataDir));
-      direct.push(await directFirstToken(folder));
+      direct.push((await directFirstToken(folder)).fromSpawn);
     }
     section.rows.push({
       name: `first token of a turn: \`deepdesk run --agent\` (the command, the host's session, the agent started in its sandbox, the turn) beside the same agent spawned and driven directly over ACP (median of ${ours.length}, interleaved)`,
@@ -131,7 +138,111 @@ async function benchProxy(report: Report): Promise<void> {
   }
 }
 
+/** The pids whose command line has `marker` as a word (the agent's sandbox and the agent in it). */
+function pidsWith(marker: string): number[] {
+  return readdirSync('/proc').flatMap((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(marker) ? [Number(pid)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(probe: () => boolean, what: string): Promise<void> {
+  for (const deadline = performance.now() + 60_000; !probe(); await sleep(10)) if (performance.now() > deadline) throw new Error(`no ${what} in 60 s`);
+}
+
+/** The goal of issue 82: a turn's first token within this of the agent driven directly. */
+const WARM_TARGET_MS = 200;
+/** How long after a thread is deleted none of its agent's processes may be left. */
+const REAPED_WITHIN_MS = 5_000;
+
+async function benchWarmTurn(report: Report, options: BenchOptions): Promise<void> {
+  const section = report.section('Issue 82 · another agent’s turn in the window: first token started ahead, cold and direct; processes after the thread is deleted');
+  const folder = realpathSync(mkdtempSync(path.join(tmpdir(), 'bench-acp-warm-')));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-acp-warm-data-'));
+  const marker = `bench-warm-${process.pid}`;
+  const reportFile = path.join(dataDir, 'agents', 'reported', 'scripted.json');
+  writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ agents: { added: [{ name: 'scripted', command: process.execPath, args: [SCRIPT, marker], env: {} }] } }));
+  // The folder's app as a window's (deepdesk serve's) host holds it: the same calls, without the socket.
+  const app = await createApp({ folder, dataDir, secrets: new FileSecretStore(dataDir), transport: 'web', env: { PATH: process.env.PATH } });
+  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
+  /** ms from sending a message to the thread's first `text` event; resolves when its turn is done. */
+  const firstToken = (threadId: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      let first: number | undefined;
+      const off = app.onEvent((frame: EventFrame) => {
+        const { threadId: id, event } = frame.payload as { threadId?: string; event?: { type: string } };
+        if (frame.event !== 'thread.event' || id !== threadId) return;
+        if (event?.type === 'text') first ??= performance.now() - started;
+        if (event?.type !== 'done') return;
+        off();
+        if (first === undefined) reject(new Error('the turn ended without a token'));
+        else resolve(first);
+      });
+      call('threads.send', { threadId, text: 'say first token' }).catch(reject);
+    });
+  try {
+    const warm: number[] = [];
+    const cold: number[] = [];
+    const direct: number[] = [];
+    const directStarted: number[] = [];
+    const left: number[] = [];
+    for (let i = 0; i < Math.max(3, options.runs); i++) {
+      const coldThread = await call('threads.create', { agent: 'scripted' });
+      cold.push(await firstToken(coldThread.id));
+      // Started ahead while the person types: the message goes once it has started.
+      const warmThread = await call('threads.create', { agent: 'scripted' });
+      rmSync(reportFile, { force: true });
+      await call('threads.prepare', { threadId: warmThread.id });
+      await until(() => existsSync(reportFile), 'start ahead');
+      warm.push(await firstToken(warmThread.id));
+      // One started ahead and never used is deleted with the others.
+      const unused = await call('threads.create', { agent: 'scripted' });
+      await call('threads.prepare', { threadId: unused.id });
+      for (const thread of [coldThread, warmThread, unused]) await call('threads.delete', { threadId: thread.id });
+      await sleep(REAPED_WITHIN_MS);
+      left.push(pidsWith(marker).length);
+      const { fromSpawn, fromPrompt } = await directFirstToken(folder);
+      direct.push(fromSpawn);
+      directStarted.push(fromPrompt);
+    }
+    const floor = median(direct);
+    for (const [name, ms] of [
+      ['started ahead while the person types (`threads.prepare`)', median(warm)],
+      ['started by the turn (cold)', median(cold)],
+    ] as const) {
+      section.rows.push({
+        name: `first token of a turn in a window's thread, ${name}, beside the agent spawned and driven directly over ACP (median of ${warm.length}; ${ms >= floor ? '+' : '−'}${formatMs(Math.abs(ms - floor))})`,
+        ours: formatMs(ms),
+        floor: formatMs(floor),
+        ratio: formatRatio(ms, floor),
+        target: `≤ floor + ${WARM_TARGET_MS} ms`,
+        result: verdict(ms <= floor + WARM_TARGET_MS),
+      });
+    }
+    const started = median(directStarted);
+    section.rows.push({
+      name: `the same turn started ahead, beside the agent driven directly and started already (its prompt to its first chunk): what Deepdesk adds to a turn (+${formatMs(median(warm) - started)})`,
+      ours: formatMs(median(warm)),
+      floor: formatMs(started),
+      ratio: formatRatio(median(warm), started),
+    });
+    section.rows.push({ name: `processes of the agent left ${REAPED_WITHIN_MS / 1000} s after its threads are deleted (used, started ahead and used, started ahead and never used; most of ${left.length})`, ours: String(Math.max(...left)), floor: '0', target: '0', result: verdict(Math.max(...left) === 0) });
+    section.notes.push('the scripted ACP agent answers at once: the cold row is what a launch adds (bubblewrap, the agent\'s start, initialize and session/new); the row started ahead pays only the turn');
+  } finally {
+    await app.close();
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchAcpAgents(report: Report, options: BenchOptions): Promise<void> {
+  await benchWarmTurn(report, options).catch((err: unknown) => report.section('Issue 82 · another agent’s turn in the window').rows.push({ name: 'first token started ahead', ours: `error: ${errorText(err)}` }));
   await benchFirstToken(report, options).catch((err: unknown) => report.section('Issue 65 · other agents: a turn’s first token, through Deepdesk beside direct').rows.push({ name: 'first token', ours: `error: ${errorText(err)}` }));
   await benchProxy(report).catch((err: unknown) => report.section('Issue 65 · other agents: the metering proxy per model call').rows.push({ name: 'proxy', ours: `error: ${errorText(err)}` }));
 }

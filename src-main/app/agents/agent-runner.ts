@@ -4,8 +4,9 @@
 // thread's history; its permission requests, writes and terminals are decided with the run's
 // mode and rules as Deepdesk's own calls are, and what asks goes to the run's reviewer (SPEC §23)
 // or its approval broker (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
-// is started on the thread's first turn and kept for the next; a stop (cancel, then the tree)
-// or a budget ends it, and the next turn starts it again (continuing its session where it can).
+// is started ahead while the person types (`prepare`) or on the thread's first turn, and kept for
+// the next; a stop (cancel, then the tree) or a budget ends it, and the next turn starts it again
+// (continuing its session where it can).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,9 +74,14 @@ export function agentStandInModel(spec: ExternalAgentSpec): ChatModel {
   };
 }
 
+/** How long an agent started ahead waits for its first turn before it is ended. */
+const PREPARED_IDLE_MS = 10 * 60_000;
+
 export class ExternalAgentRunner {
   private thread: AgentThread | undefined;
   private starting: Promise<AgentThread> | undefined;
+  /** Turns begun: an agent started ahead is ended only when none began since. */
+  private turns = 0;
   private turnUpdates: ((update: SessionUpdate) => void) | undefined;
   private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean | string>) | undefined;
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
@@ -98,6 +104,7 @@ export class ExternalAgentRunner {
    */
   async turn(text: string | null, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
     const { state, signal } = controls;
+    this.turns++;
     const threadId = state.id;
     const emit = (event: AgentEvent): void => {
       if (inLoop === undefined || event.type !== 'done') controls.emit(event);
@@ -253,6 +260,23 @@ export class ExternalAgentRunner {
       // A stopped or budget-ended agent is gone: the next turn starts it again.
       if (signal.aborted || thread.budgetReached()) this.forget();
     }
+  }
+
+  /**
+   * Starts the agent ahead of its turn (the person is typing), as the turn would, so the turn
+   * finds it ready; records nothing in the thread. A start that fails is left to the turn, which
+   * starts it again and reports what failed. One no turn uses is ended after PREPARED_IDLE_MS.
+   */
+  prepare(stored: ThreadAgentRecord | undefined): void {
+    if (this.closed || this.thread || this.starting) return;
+    const turns = this.turns;
+    this.started({ ...stored, name: this.name, label: this.label }).then((thread) => {
+      setTimeout(() => {
+        if (this.thread !== thread || this.turns !== turns) return;
+        this.forget();
+        void thread.stop();
+      }, PREPARED_IDLE_MS).unref();
+    }, () => undefined);
   }
 
   /** Ends the agent (cancel, then its process tree). */

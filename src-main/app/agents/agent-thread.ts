@@ -52,7 +52,6 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
 }
 
 export interface AgentThread {
-  readonly label: string;
   readonly session: AcpClientSession;
   readonly sessionId: string;
   /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. */
@@ -198,7 +197,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     throw err;
   }
   return {
-    label,
     session,
     sessionId: session.id!,
     prompt: async (text, messageIndex) => {

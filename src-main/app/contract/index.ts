@@ -387,6 +387,8 @@ export const methods = {
   },
   'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
   'threads.delete': { params: threadRef, result: ok },
+  /** The person types in a thread whose agent is another one (SPEC §22): its process and session start ahead of the turn. Starts no turn, records nothing, never fails. */
+  'threads.prepare': { params: threadRef, result: ok },
   /** While a run is going the message is queued (its id is returned) and delivered when the current step ends. */
   /**
    * A slash command (SPEC §11) is carried out instead: `note` says what it did (for the person),

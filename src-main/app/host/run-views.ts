@@ -96,7 +96,7 @@ export function agentLines(records: RunRecords, threads: ThreadStore, candidates
     return { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal, ...(rank !== undefined ? { rank } : {}) } };
   };
   return records.list().map((record) => {
-    const agent = threads.externalAgent(record.threadId);
+    const agent = threads.externalAgent(record.threadId)?.label;
     return {
       threadId: record.threadId,
       shortId: shortThreadId(threads, record.threadId),

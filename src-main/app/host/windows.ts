@@ -236,6 +236,9 @@ export class HostWindows {
       case 'threads.sendQueuedNow':
       case 'threads.delete':
         throw new HostRequestError('this thread is working in a `deepdesk run`: wait for it, or Stop it', 'failed');
+      case 'threads.prepare':
+        // Its agent is the run's, already going.
+        return { ok: true };
       case 'threads.stop':
         await this.options.runs.stop(threadId);
         return { ok: true };

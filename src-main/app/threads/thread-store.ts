@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { runMigrations, type Migration } from '../../core/backends/store/store';
 import { lazyStatements, perConnection } from '../../core/backends/store/store-db';
 import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
-import { newThreadState, type ThreadState } from '../../core/agent/types';
+import { newThreadState, type ThreadAgentRecord, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { titleFromMessage } from './thread-title';
@@ -195,6 +195,7 @@ const rowStateSchema = z.object({
   allowedOnce: z.array(z.string()).optional(),
   externalAgent: z.object({ name: z.string(), label: z.string(), sessionId: z.string().optional() }).optional(),
 });
+const externalAgentSchema = rowStateSchema.shape.externalAgent.unwrap();
 
 export class ThreadNotFoundError extends Error {}
 
@@ -292,14 +293,15 @@ export class ThreadStore {
         setGoal: () => db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
         resetBreakers: () => db.prepare("UPDATE threads SET state_json = json_remove(state_json, '$.reviewBreaker') WHERE folder = ? AND json_extract(state_json, '$.reviewBreaker.tripped') IS NOT NULL"),
         goalOf: () => db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
-        agentOf: () => db.prepare<[string], { agent_label: unknown }>(`SELECT ${AGENT_LABEL} FROM threads WHERE id = ?`),
+        agentOf: () => db.prepare<[string], { agent: string | null }>("SELECT json_extract(state_json, '$.externalAgent') AS agent FROM threads WHERE id = ?"),
       }),
     );
   }
 
-  /** The label of a thread's agent when it is another one over ACP (SPEC §22). */
-  externalAgent(id: string): string | undefined {
-    return agentLabel(this.stmts.agentOf.get(id)?.agent_label);
+  /** A thread's agent when it is another one over ACP (SPEC §22): its name, label and session, read without the thread. */
+  externalAgent(id: string): ThreadAgentRecord | undefined {
+    const parsed = externalAgentSchema.safeParse(safeJson(this.stmts.agentOf.get(id)?.agent ?? 'null'));
+    return parsed.success ? parsed.data : undefined;
   }
 
   /** A thread's goal as saved (SPEC §21), if it has one. */
@@ -668,10 +670,6 @@ interface RowShape {
 /** The label of a thread's agent when it is another one over ACP (SPEC §22), as a column. */
 const AGENT_LABEL = "json_extract(state_json, '$.externalAgent.label') AS agent_label";
 
-function agentLabel(label: unknown): string | undefined {
-  return typeof label === 'string' && label !== '' ? label : undefined;
-}
-
 /** Message rows read at once by readEachText. */
 const READ_PAGE = 2048;
 
@@ -703,8 +701,7 @@ function toSummary(row: RowShape): ThreadSummary {
   if (worktree?.success === true) summary.removedWorktree = worktree.data;
   const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
   if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
-  const agent = agentLabel(row.agent_label);
-  if (agent !== undefined) summary.agent = agent;
+  if (typeof row.agent_label === 'string' && row.agent_label !== '') summary.agent = row.agent_label;
   return summary;
 }
 

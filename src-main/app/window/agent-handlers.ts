@@ -1,7 +1,8 @@
 // Other agents in the window (SPEC §22): Settings › Agents (the catalog with versions, installing
 // one on the person's confirmation, what `initialize` reported, adding a command) and the threads
 // whose agent is another one (*New thread with…*): each gets its runner when it is made or first
-// sent to, and its process tree ends when the thread is deleted or the folder closes.
+// sent to (its process is started ahead while the person types: threads.prepare), and its process
+// tree ends when the thread is deleted or the folder closes.
 import type { ExternalAgentDto } from '../contract';
 import { ContractError } from '../contract';
 import { KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
@@ -14,8 +15,7 @@ import type { WindowAgents } from './handlers';
 
 export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void; progress(name: string, line: string, done: boolean): void }): WindowAgents {
   const { dataDir, session } = options;
-  const runners = new Map<string, ExternalAgentRunner>();
-  const chosen = new Map<string, string>();
+  const runners = new Map<string, Promise<ExternalAgentRunner>>();
   const installing = new Map<string, Promise<unknown>>();
 
   const list = (): ExternalAgentDto[] => {
@@ -30,11 +30,30 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
     ];
   };
 
-  const start = async (threadId: string, name: string): Promise<void> => {
-    if (runners.has(threadId)) return;
-    const runner = await externalAgentFor(session, name, { name, threadId, dataDir, env: options.env, say: options.say });
-    runners.set(threadId, runner);
-    options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
+  /** The thread's runner, made once: a request while it is made waits for it; one that failed is made again next time. */
+  const start = (threadId: string, name: string): Promise<ExternalAgentRunner> => {
+    const making = externalAgentFor(session, name, { name, threadId, dataDir, env: options.env, say: options.say }).then((runner) => {
+      options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
+      return runner;
+    });
+    runners.set(threadId, making);
+    void making.catch(() => {
+      if (runners.get(threadId) === making) runners.delete(threadId);
+    });
+    return making;
+  };
+
+  const ready = async (threadId: string): Promise<ExternalAgentRunner | undefined> => {
+    if (runners.has(threadId)) return runners.get(threadId);
+    // Its agent is saved with it from when it was made (ThreadService.useRunSettings).
+    const name = options.threads().store.externalAgent(threadId)?.name;
+    return name === undefined ? undefined : start(threadId, name);
+  };
+  /** Ends the threads' agents, their whole process trees (a runner still being made, once made). */
+  const end = async (threadIds: string[]): Promise<void> => {
+    const ending = threadIds.map((id) => runners.get(id));
+    for (const id of threadIds) runners.delete(id);
+    await Promise.all(ending.map((r) => r?.then((runner) => runner.close(), () => undefined)));
   };
 
   return {
@@ -64,25 +83,17 @@ export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv;
       },
     },
     async created(threadId, name) {
-      chosen.set(threadId, name);
       await start(threadId, name);
     },
     async ready(threadId) {
-      if (runners.has(threadId)) return;
-      const threads = options.threads();
-      const name = chosen.get(threadId) ?? (threads.store.exists(threadId) ? threads.store.load(threadId).externalAgent?.name : undefined);
-      if (name !== undefined) await start(threadId, name);
+      await ready(threadId);
     },
-    async forget(threadId) {
-      const runner = runners.get(threadId);
-      runners.delete(threadId);
-      chosen.delete(threadId);
-      await runner?.close();
+    async prepare(threadId) {
+      // Fails silently: the turn starts the agent again and reports what failed.
+      const runner = await ready(threadId).catch(() => undefined);
+      runner?.prepare(options.threads().store.externalAgent(threadId));
     },
-    async close() {
-      const all = [...runners.values()];
-      runners.clear();
-      await Promise.all(all.map((r) => r.close()));
-    },
+    forget: (threadId) => end([threadId]),
+    close: () => end([...runners.keys()]),
   };
 }

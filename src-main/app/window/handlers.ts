@@ -34,6 +34,8 @@ export interface WindowAgents {
   created(threadId: string, name: string): Promise<void>;
   /** Before a message is sent: a thread whose agent is another one has its runner. */
   ready(threadId: string): Promise<void>;
+  /** While the person types: a thread whose agent is another one has it started ahead of the turn (never fails). */
+  prepare(threadId: string): Promise<void>;
   /** A deleted thread's agent ends. */
   forget(threadId: string): Promise<void>;
   close(): Promise<void>;

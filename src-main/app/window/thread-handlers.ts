@@ -71,6 +71,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
       await w.agents.ready(threadId);
       return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text, outcome.turn)) };
     },
+    'threads.prepare': async ({ threadId }) => (await w.agents.prepare(threadId), ok),
     'threads.startGoal': async ({ threadId, draft }) => {
       const goal = await threads.startGoal(threadId, draft);
       // Titled by its objective as `run --goal`'s and ACP's goal threads are (not by the command that asked for it).

@@ -264,11 +264,9 @@ export class AcpClientSession {
   /** Continues a session after a restart: `session/load` or `session/resume` where the agent offers one; false where it offers neither. */
   async continueSession(sessionId: string): Promise<boolean> {
     const caps = this.initialized?.agentCapabilities;
-    if (caps?.loadSession === true) {
-      this.sessionModel = modelOf(await this.withinExit(this.agent().request(methods.agent.session.load, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/load'));
-    } else if (caps?.sessionCapabilities?.resume != null) {
-      this.sessionModel = modelOf(await this.withinExit(this.agent().request(methods.agent.session.resume, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, 'session/resume'));
-    } else return false;
+    const method = caps?.loadSession === true ? methods.agent.session.load : caps?.sessionCapabilities?.resume != null ? methods.agent.session.resume : undefined;
+    if (method === undefined) return false;
+    this.sessionModel = modelOf(await this.withinExit(this.agent().request(method, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, method));
     this.sessionId = sessionId;
     return true;
   }

@@ -21,8 +21,8 @@ interface ConversationPaneProps {
   /** Where the thread came from, when not this window (thread-source.ts). */
   source?: ThreadSource | undefined;
   session: ThreadSession;
-  /** The open thread's run as the thread list has it (queued for a slot, when it started). */
-  run: RunFacts | undefined;
+  /** The open thread's run as the thread list has it (queued for a slot, when it started), and its agent when it is another one. */
+  run: (RunFacts & { agent?: string | undefined }) | undefined;
   title: string;
   noModel: boolean;
   settingsLoaded: boolean;
@@ -108,6 +108,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
           pendingApprovals={session.approvals.length}
           refill={refill}
           sandbox={sandbox}
+          otherAgent={run?.agent !== undefined}
         />
       </ErrorBoundary>
     </section>

@@ -32,6 +32,8 @@ interface MessageBoxProps {
   refill?: { text: string; key: number } | null;
   /** The open thread's sandbox (SPEC §18): *Run N candidates…* offers sandboxes of its provider. */
   sandbox?: Pick<SandboxPlaceDto, 'provider' | 'label'> | undefined;
+  /** The thread's agent is another one (SPEC §22): it is started while the person types. */
+  otherAgent?: boolean;
 }
 
 const DRAFT_PREFIX = 'deepdesk.draft.';
@@ -69,7 +71,7 @@ const IDLE_PLACEHOLDER = 'Message the agent — @ to mention a file, / for comma
 const RUNNING_PLACEHOLDER = 'Queued if sent now · Esc stops';
 const QUEUED_PLACEHOLDER = 'Run waits for a slot · Esc stops';
 
-export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null, sandbox }: MessageBoxProps): React.JSX.Element {
+export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null, sandbox, otherAgent = false }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
@@ -137,6 +139,17 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   useEffect(() => {
     if (draftOf.current === focusKey) saveDraft(focusKey, text);
   }, [text, focusKey]);
+  // Another agent's process starts while the person types, so the turn does not wait for it:
+  // asked once per thread while it is idle (what fails is left to the turn, which reports it).
+  const prepared = useRef(new Set<string>());
+  useEffect(() => {
+    if (focusKey === null || !otherAgent) return;
+    if (running) prepared.current.delete(focusKey);
+    else if (text !== '' && draftOf.current === focusKey && !prepared.current.has(focusKey)) {
+      prepared.current.add(focusKey);
+      void api.call('threads.prepare', { threadId: focusKey }).catch(() => undefined);
+    }
+  }, [api, otherAgent, running, text, focusKey]);
   useEffect(() => {
     if (focusKey !== null && draftOf.current === focusKey) noteDraft(focusKey, text.trim() !== '' || files.length > 0);
   }, [text, files, focusKey]);
