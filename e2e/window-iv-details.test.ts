@@ -71,13 +71,38 @@ function widthSeen(page: Page): Promise<WidthSeen> {
 }
 
 describe("the agent's pty is as wide as the view that shows it", () => {
+  // One serve for the four; each test asks in a thread of its own (a thread's terminals are its own).
+  let serve: ServeHandle;
+  let threads = 0;
+  beforeAll(async () => {
+    serve = await startServe({ settings: ALLOW_COMMANDS });
+  });
+  afterAll(async () => {
+    await serve?.stop();
+  });
+
+  /** A window on a new thread whose next turn runs WIDTH_COMMAND, then says `Measured.`. */
+  async function widthThread(width: number, height: number): Promise<Page> {
+    serve.model.push({ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' });
+    const page = await open(serve.url, width, height);
+    const list = page.getByRole('region', { name: 'Threads' }).locator('.thread-item');
+    if (threads > 0) {
+      // The window opens on the latest thread: once it shows, a new one.
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).click();
+      await poll(() => list.count()).toBe(threads + 1);
+      await poll(() => conversation(page).getByText('Measured.').count()).toBe(0);
+    }
+    threads += 1;
+    return page;
+  }
+
   for (const [width, height] of [
     [1400, 900],
     [1024, 700],
   ] as const) {
     it(`at ${width}×${height}, with the Terminal open: a line as wide as the pty fills one row of the view`, async () => {
-      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
-      const page = await open(serve.url, width, height);
+      const page = await widthThread(width, height);
       await expandTerminal(page);
       await poll(() => terminalText(page)).toMatch(/\S/);
       await sendMessage(page, 'How wide is your terminal?');
@@ -91,8 +116,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
     });
 
     it(`at ${width}×${height}, with the Terminal closed by the person while it runs: the line does not wrap once it is opened`, async () => {
-      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
-      const page = await open(serve.url, width, height);
+      const page = await widthThread(width, height);
       // Closed by the person: an agent command does not open it again.
       await page.getByRole('button', { name: 'Expand Terminal' }).click();
       await page.getByRole('button', { name: 'Collapse Terminal' }).click();
