@@ -323,10 +323,15 @@ describe('cards', () => {
   });
 });
 
+/**
+ * A long answer streamed in: its first 16 paragraphs, short, fill the log at 1024×700 (a line
+ * each, whatever their length); the 44 longer ones after them keep it streaming a while.
+ */
+const LONG_ANSWER = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} ${i < 16 ? 'in.' : 'of a long answer that keeps streaming in.'}`).join('\n\n');
+
 describe('conversation', () => {
   it('offers Jump to latest when scrolled up, and scrolls to a sent message', async () => {
-    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} of a long answer that keeps streaming in.`).join('\n\n');
-    serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 20 } }, { text: 'Short reply.' }] });
+    serve = await startServe({ script: [{ text: LONG_ANSWER, pace: { chunkChars: 20, chunksPerSecond: 20 } }, { text: 'Short reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
     await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });
@@ -348,8 +353,7 @@ describe('conversation', () => {
   });
 
   it('scrolls to a message queued during a run, wherever the person had scrolled', async () => {
-    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} of a long answer that keeps streaming in.`).join('\n\n');
-    serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 5 } }, { text: 'Queued reply.' }] });
+    serve = await startServe({ script: [{ text: LONG_ANSWER, pace: { chunkChars: 20, chunksPerSecond: 10 } }, { text: 'Queued reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
     await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
 import { makePdf, makePng } from '../src-main/core/media/testing/fixtures';
 import { auditEveryWay, describeViolations } from './axe';
-import { approval, conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
+import { approval, conversation, openApp, screenshot, sendMessage, startServe, toolCard, useE2ESession, type ServeHandle } from './harness';
 
 const session = useE2ESession();
 const pages: Page[] = [];
@@ -71,13 +71,38 @@ function widthSeen(page: Page): Promise<WidthSeen> {
 }
 
 describe("the agent's pty is as wide as the view that shows it", () => {
+  // One serve for the four; each test asks in a thread of its own (a thread's terminals are its own).
+  let serve: ServeHandle;
+  let threads = 0;
+  beforeAll(async () => {
+    serve = await startServe({ settings: ALLOW_COMMANDS });
+  });
+  afterAll(async () => {
+    await serve?.stop();
+  });
+
+  /** A window on a new thread whose next turn runs WIDTH_COMMAND, then says `Measured.`. */
+  async function widthThread(width: number, height: number): Promise<Page> {
+    serve.model.push({ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' });
+    const page = await open(serve.url, width, height);
+    const list = page.getByRole('region', { name: 'Threads' }).locator('.thread-item');
+    if (threads > 0) {
+      // The window opens on the latest thread: once it shows, a new one.
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).click();
+      await poll(() => list.count()).toBe(threads + 1);
+      await poll(() => conversation(page).getByText('Measured.').count()).toBe(0);
+    }
+    threads += 1;
+    return page;
+  }
+
   for (const [width, height] of [
     [1400, 900],
     [1024, 700],
   ] as const) {
     it(`at ${width}×${height}, with the Terminal open: a line as wide as the pty fills one row of the view`, async () => {
-      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
-      const page = await open(serve.url, width, height);
+      const page = await widthThread(width, height);
       await expandTerminal(page);
       await poll(() => terminalText(page)).toMatch(/\S/);
       await sendMessage(page, 'How wide is your terminal?');
@@ -91,8 +116,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
     });
 
     it(`at ${width}×${height}, with the Terminal closed by the person while it runs: the line does not wrap once it is opened`, async () => {
-      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
-      const page = await open(serve.url, width, height);
+      const page = await widthThread(width, height);
       // Closed by the person: an agent command does not open it again.
       await page.getByRole('button', { name: 'Expand Terminal' }).click();
       await page.getByRole('button', { name: 'Collapse Terminal' }).click();
@@ -118,18 +142,9 @@ const PRICING = '/src/acme_store/checkout/pricing.py';
 const LONG_NAME = '/tests/checkout/test_pricing_rules_for_discounts.py';
 const PRICING_TEXT = Array.from({ length: 40 }, (_, i) => `def price_${i}(amount: float, discount: float = 0.0) -> float:  # a line longer than the panel is wide\n    return amount * (1 - discount) + ${i}\n`).join('');
 
-async function writeFiles(width: number, height: number): Promise<Page> {
-  const serve = await session.serve({
-    settings: ALLOW_WRITES,
-    script: [
-      { toolCalls: [{ name: 'write_file', args: { file_path: PRICING, content: PRICING_TEXT } }] },
-      { toolCalls: [{ name: 'write_file', args: { file_path: '/pyproject.toml', content: '[project]\nname = "acme"\n' } }] },
-      { toolCalls: [{ name: 'write_file', args: { file_path: LONG_NAME, content: 'def test_it():\n    pass\n' } }] },
-      { text: 'Wrote pricing.' },
-    ],
-  });
+/** A window of `width`×`height` on the thread whose run wrote the files (the Changes panel's beforeAll). */
+async function openChanges(serve: ServeHandle, width: number, height: number): Promise<Page> {
   const page = await open(serve.url, width, height);
-  await sendMessage(page, 'Write the pricing module');
   await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 20_000 });
   await changes(page).getByRole('listitem', { name: LONG_NAME }).waitFor({ timeout: 20_000 });
   return page;
@@ -150,8 +165,29 @@ async function nameShown(page: Page, path: string) {
 }
 
 describe('the Changes panel', () => {
+  // The files are written once; each test opens a window of its own on that thread.
+  let serve: ServeHandle;
+  beforeAll(async () => {
+    serve = await startServe({
+      settings: ALLOW_WRITES,
+      script: [
+        { toolCalls: [{ name: 'write_file', args: { file_path: PRICING, content: PRICING_TEXT } }] },
+        { toolCalls: [{ name: 'write_file', args: { file_path: '/pyproject.toml', content: '[project]\nname = "acme"\n' } }] },
+        { toolCalls: [{ name: 'write_file', args: { file_path: LONG_NAME, content: 'def test_it():\n    pass\n' } }] },
+        { text: 'Wrote pricing.' },
+      ],
+    });
+    const page = await openApp(session.browser, serve.url);
+    await sendMessage(page, 'Write the pricing module');
+    await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 20_000 });
+    await page.context().close();
+  });
+  afterAll(async () => {
+    await serve?.stop();
+  });
+
   it('at 1024×700 shows every changed file’s name in full (the folders give way, a long name wraps), the whole path in its tooltip', async () => {
-    const page = await writeFiles(1024, 700);
+    const page = await openChanges(serve, 1024, 700);
     await screenshot(page, 'window-iv-changes-1024x700');
     for (const [path, file] of [
       [PRICING, 'pricing.py'],
@@ -167,7 +203,7 @@ describe('the Changes panel', () => {
   });
 
   it('passes the axe audit (WCAG 2.2 AA) with the panel and with the large diff open, at both sizes and in both themes', async () => {
-    const page = await writeFiles(1400, 900);
+    const page = await openChanges(serve, 1400, 900);
     const panel = await auditEveryWay(page);
     await changes(page).getByRole('listitem', { name: PRICING }).getByRole('button', { name: 'Open diff' }).click();
     await page.getByRole('dialog', { name: `Diff of ${PRICING}` }).waitFor();
@@ -181,7 +217,7 @@ describe('the Changes panel', () => {
     [1024, 700],
   ] as const) {
     it(`at ${width}×${height} opens a changed file's diff large by keyboard; Esc closes it and focus returns`, async () => {
-      const page = await writeFiles(width, height);
+      const page = await openChanges(serve, width, height);
       const item = changes(page).getByRole('listitem', { name: PRICING });
       const small = (await item.getByRole('figure', { name: `Changes to ${PRICING}` }).boundingBox())!;
       const opener = item.getByRole('button', { name: 'Open diff' });

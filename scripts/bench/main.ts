@@ -66,6 +66,7 @@ const PARTS: Part[] = [
     },
   },
   { title: 'Issue 82 · the window answers', suites: ['window', 'answers'], run: async (report) => (await import('./window-answers')).benchWindowAnswers(report, repo) },
+  { title: 'Issues 79 and 82 · Markdown in the window', suites: ['window', 'markdown'], run: async (report) => (await import('./markdown-window')).benchMarkdownWindow(report, repo) },
   { title: 'Issue 82 · an idle window', suites: ['window', 'idle'], run: async (report) => (await import('./idle-window')).benchIdleWindow(report, repo) },
   { title: 'Issue 82 · a long thread in the window', suites: ['window', 'long-window'], run: async (report) => (await import('./long-thread-window')).benchLongThreadWindow(report, repo) },
   { title: 'Issue 18 · MCP server start', suites: ['sandbox'], run: async (report, options) => (await import('./mcp-start')).benchMcpStart(report, options) },

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step', 'answers', 'idle', 'long-window'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step', 'answers', 'markdown', 'idle', 'long-window'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step,answers,idle,long-window]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step,answers,markdown,idle,long-window]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -51,6 +51,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  100k-file git repository, over an ls step, beside bare sh and bwrap (part of sandbox; runs out/),
                  answers: only issue 82's app.info every 2 s while pathological Markdown renders in the window,
                  beside the idle window (part of window; runs out/),
+                 markdown: only issues 79 and 82's longest main-thread task of the page while each pathological
+                 Markdown answer and file is shown, beside an ordinary short answer (part of window; runs out/),
                  idle: only issue 82's window on 20 finished threads idle 60 s: CPU of serve, its host and the
                  page, and the page's timers, beside 1 thread (part of window; runs out/),
                  long-window: only issue 82's 10,000-message thread opened 10 times in the window: the open,

@@ -1,5 +1,5 @@
 // Issue 82: the window never stops answering while pathological Markdown renders. A page of
-// `deepdesk serve` in headless Chromium is sent the e2e/markdown-budget answers (240 KB of
+// `deepdesk serve` in headless Chromium is sent the pathological answers of markdown-cases (240 KB of
 // `_a`, 60,000 list markers, a list indented one level deeper each line, `*a**a***a…`, runs of
 // openers, 10,000-level blockquotes), while a second client of the same serve asks `app.info`
 // every 2 s. An answer that is not back before the next ask is missed. The floor is the same
@@ -8,6 +8,7 @@
 import { chromium } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { lastUserText, startScriptedServer, type RecordedRequest, type ScriptStep } from '../../src-main/core/models/testing/scripted-server';
+import { PATHOLOGICAL } from './markdown-cases';
 import { formatMs } from './measure';
 import { progress, verdict, type Report } from './report';
 import { builtCli, startServe } from './serve-process';
@@ -15,14 +16,7 @@ import { CHROMIUM, CHROMIUM_ARGS, openApp } from './window';
 
 const ASK_EVERY_MS = 2_000;
 
-const CASES: Record<string, string> = {
-  underscores: '_a'.repeat(120_000),
-  nestedLists: '- '.repeat(60_000) + 'x',
-  nestedListLines: Array.from({ length: 600 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n'),
-  stars: '*a**a***a'.repeat(16_000),
-  openers: '['.repeat(50_000) + '('.repeat(50_000) + '`'.repeat(50_000) + '[a]('.repeat(10_000),
-  blockquotes: '>'.repeat(10_000) + ' deep\n\n' + Array.from({ length: 2_000 }, (_, i) => '>'.repeat(i + 1) + ' q').join('\n'),
-};
+const CASES: Record<string, string> = PATHOLOGICAL;
 
 interface Asking {
   stop(): { asked: number; missed: number; longest: number };
