@@ -297,11 +297,10 @@ describe('saving', () => {
       const value = JSON.parse(readFileSync(file, 'utf8')) as { count: number };
       expect(value.count).toBeGreaterThan(last);
       last = value.count;
-      // The next process saves at once, whatever the killed one left.
-      const started = Date.now();
+      // The next process saves at once, whatever the killed one left: had it waited for the
+      // killed holder's lock, it would have failed at the lock timeout.
       const next = await finished(runChild(['set', file, 'after', String(round)]));
       expect(next.code, next.stderr).toBe(0);
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ count: last, after: round });
       // A temp file or lock the killed writer left is gone after that save.
       expect(readdirSync(dir).sort()).toEqual(['counters.json']);
