@@ -19,14 +19,13 @@ type Segment = { kind: 'globstar' } | { kind: 'name'; match: (name: string) => b
 export const MAX_BRACE_ALTERNATIVES = 1000;
 export const MAX_BRACE_DEPTH = 10;
 const MAX_BRACE_GROUPS = 256;
+/** Steps taken by every expansion and match so far: the tests bound hostile patterns' work by it, not by time. */
+export const globWork = { steps: 0 };
 
 /** A pattern that cannot be used; the message is written for the agent. */
 export class GlobPatternError extends Error {}
 
 const compiledGlobs = new Map<string, GlobMatcher>();
-
-/** Steps taken by every expansion and match so far: the tests bound hostile patterns' work by it, not by time. */
-export const globWork = { steps: 0 };
 
 /** Throws GlobPatternError for a pattern past the brace bounds. */
 export function compileGlob(pattern: string): GlobMatcher {
@@ -319,15 +318,10 @@ function expandInto(pattern: string, out: string[], depth: number): void {
   globWork.steps++;
   if (depth > MAX_BRACE_GROUPS) throw new GlobPatternError(`the pattern has more than ${MAX_BRACE_GROUPS} {…} groups`);
   const open = pattern.indexOf('{');
-  if (open < 0) {
-    if (out.length >= MAX_BRACE_ALTERNATIVES) throw tooMany();
-    out.push(pattern);
-    return;
-  }
   let level = 0;
   const commas: number[] = [];
   let close = -1;
-  for (let i = open; i < pattern.length; i++) {
+  for (let i = open; open >= 0 && i < pattern.length; i++) {
     const c = pattern[i];
     if (c === '{') {
       level++;
