@@ -61,7 +61,7 @@ describe('front matter within bounds', () => {
     expect(parses).toHaveBeenCalledTimes(1);
   });
 
-  it('an alias bomb (a billion laughs) within the size limit is refused, quickly', () => {
+  it('an alias bomb (a billion laughs) within the size limit is refused before it is expanded', () => {
     const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 1; i < 10; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
     const file = skill('laughs', `${header('laughs')}\n${lines.join('\n')}`);
