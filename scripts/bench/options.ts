@@ -22,7 +22,7 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  folders: issue 13's big folders,
                  memories: issue 17's Memories page at 1k/20k/100k memories,
                  threads: issue 17's long threads,
-                 media: issue 20's read_file of a PDF and a PPTX,
+                 media: issue 20's read_file of a PDF and a PPTX, issue 37's crafted PDFs,
                  remote: issue 21's read_file and grep over SSH to 127.0.0.1,
                  git-mount: issue 22's write+push round trip and grep over a 10k-file git mount,
                  shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories,

@@ -113,15 +113,14 @@ describe('the loop', () => {
   });
 
   it('stops a running command and the model call on abort, keeping a valid history', async () => {
-    h = await createHarness({ script: [{ toolCalls: [{ name: 'execute', args: { command: 'sleep 30' } }] }] });
+    // The command outlasts the test: only the abort can end the run.
+    h = await createHarness({ script: [{ toolCalls: [{ name: 'execute', args: { command: 'sleep 600' } }] }] });
     const controller = new AbortController();
-    const started = Date.now();
     const pending = h.run('wait', controller.signal);
     await waitFor(() => h!.events.some((e) => e.type === 'tool_call'));
     controller.abort();
     const result = await pending;
     expect(result.reason).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(10_000);
     const last = h.state.messages.at(-1)!;
     expect(last.role).toBe('tool');
   });
@@ -408,7 +407,7 @@ describe('summarization', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -297,11 +297,10 @@ describe('saving', () => {
       const value = JSON.parse(readFileSync(file, 'utf8')) as { count: number };
       expect(value.count).toBeGreaterThan(last);
       last = value.count;
-      // The next process saves at once, whatever the killed one left.
-      const started = Date.now();
+      // The next process saves at once, whatever the killed one left: had it waited for the
+      // killed holder's lock, it would have failed at the lock timeout.
       const next = await finished(runChild(['set', file, 'after', String(round)]));
       expect(next.code, next.stderr).toBe(0);
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ count: last, after: round });
       // A temp file or lock the killed writer left is gone after that save.
       expect(readdirSync(dir).sort()).toEqual(['counters.json']);
@@ -369,7 +368,7 @@ describe('watching', () => {
     store.onChange((value) => seen.push(value));
     const r = await finished(runChild(['set', file, 'other', '7']));
     expect(r.code, r.stderr).toBe(0);
-    await expect.poll(() => seen, { timeout: 10_000 }).toContainEqual({ other: 7 });
+    await expect.poll(() => seen, { timeout: 30_000 }).toContainEqual({ other: 7 });
   });
 
   it('a file made unreadable while running is not moved by the watcher: the last good contents stay, and it is told', async () => {
@@ -378,7 +377,7 @@ describe('watching', () => {
     store.update((cur) => ({ ...cur, model: 'anthropic:x', rules: [{ decision: 'deny', paths: ['/secret/**'] }] }));
     store.onChange(() => undefined);
     writeFileSync(join(dir, 'settings.json'), '{"model": "anthropic:x", "rules": [');
-    await expect.poll(() => problems.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => problems.length, { timeout: 30_000 }).toBe(1);
     expect(problems[0]!.movedTo).toBeUndefined();
     expect(store.current()).toEqual({ model: 'anthropic:x', rules: [{ decision: 'deny', paths: ['/secret/**'] }] });
     expect(existsSync(join(dir, 'settings.json'))).toBe(true);

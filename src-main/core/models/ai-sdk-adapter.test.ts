@@ -26,7 +26,7 @@ async function setup(script: ScriptStep[], provider: 'openai-compatible' | 'olla
 }
 
 async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 45_000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));

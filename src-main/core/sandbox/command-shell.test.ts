@@ -34,7 +34,7 @@ const ways = [
   { way: 'sandboxed', boxed: true },
 ];
 
-async function waitFor(probe: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(probe: () => boolean, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -13,12 +13,21 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collectProcessTree, isProcessAlive } from '../process/process-tree';
+import { collectProcessTree, isProcessAlive, processStartTicks } from '../process/process-tree';
 import type { StepAttribution } from '../process/attribution';
 import { detectSandbox } from './index';
 import type { SandboxPolicy } from './types';
 import { liveProcessCount, startProcess, stopAllProcesses } from './supervisor';
 import type { SupervisedProcess } from './supervisor-types';
+
+/**
+ * Which of `pids` still run as the processes they are now. A pid handed out again since is
+ * another process: the pid space may be small (32,768) and other tests fork by the thousand.
+ */
+function stillRunning(pids: readonly number[]): () => number[] {
+  const starts = pids.map(processStartTicks);
+  return () => pids.filter((pid, i) => isProcessAlive(pid) && processStartTicks(pid) === starts[i]);
+}
 
 const requireHere = createRequire(import.meta.url);
 const PROBE = join(import.meta.dirname, '..', 'process', '__fixtures__', 'probe-server.mjs');
@@ -228,8 +237,9 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     const tree = collectProcessTree(probe.server.pid);
     // bwrap, its init, the server and its two children at least.
     expect(tree.length).toBeGreaterThanOrEqual(4);
+    const running = stillRunning(tree);
     await probe.server.stop();
-    expect(tree.filter(isProcessAlive)).toEqual([]);
+    expect(running()).toEqual([]);
     expect(liveProcessCount()).toBe(0);
   });
 });
@@ -268,16 +278,18 @@ describe('an unsandboxed server', () => {
     const children = (await probe.ask<number[]>({ op: 'spawn' })).value!;
     expect(children).toHaveLength(2);
     await expect.poll(() => children.every(isProcessAlive)).toBe(true);
+    const running = stillRunning([probe.server.pid, ...children]);
     await probe.server.stop();
-    expect([probe.server.pid, ...children].filter(isProcessAlive)).toEqual([]);
+    expect(running()).toEqual([]);
   });
 
   it('a server that exits by itself takes its children with it, and reports how it ended', async () => {
     const probe = await startProbe(false);
     const children = (await probe.ask<number[]>({ op: 'spawn' })).value!;
+    const running = stillRunning(children);
     await probe.ask({ op: 'exit', code: 3 });
     expect(await probe.server.exited).toEqual({ code: 3, signal: null });
-    expect(children.filter(isProcessAlive)).toEqual([]);
+    expect(running()).toEqual([]);
   });
 
   it('keeps the tail of its stderr as plain lines', async () => {
@@ -340,8 +352,9 @@ describe('no orphans when Deepdesk is SIGKILLed', () => {
       // The server and its two children at least (bwrap and its init too, sandboxed).
       expect(tree.length).toBeGreaterThanOrEqual(mode === 'sandboxed' ? 5 : 3);
       expect(tree.every(isProcessAlive)).toBe(true);
+      const running = stillRunning(tree);
       parent.kill('SIGKILL');
-      await expect.poll(() => tree.filter(isProcessAlive), { timeout: 10_000 }).toEqual([]);
+      await expect.poll(running, { timeout: 30_000 }).toEqual([]);
     });
   }
 });

@@ -49,7 +49,7 @@ async function endedRuns(receiver: Receiver, count: number): Promise<WireRun[]> 
       const ended = receiver.runs().filter((r) => r.end_time !== undefined);
       if (ended.length < count) throw new Error(`${ended.length} of ${count} runs ended`);
     },
-    { timeout: 20_000, interval: 50 },
+    { timeout: 30_000, interval: 50 },
   );
   return receiver.runs();
 }

@@ -227,13 +227,12 @@ describe('line endings and BOM', () => {
     expect((await be.edit('/latin1.txt', 'caf', 'x')).error).toBe(messages.notUtf8('/latin1.txt'));
   });
 
-  it('edits a 50 MB file in a single pass', async () => {
+  // Its speed is the bench's row (`npm run bench -- --only core`: one replacement in a 50 MB file).
+  it('edits a 50 MB file', async () => {
     const line = 'the quick brown fox jumps over the lazy dog 0123456789\n';
     const body = line.repeat(Math.ceil((50 * 1024 * 1024) / line.length));
     put('big.txt', body + 'UNIQUE-MARKER\n');
-    const started = performance.now();
     expect(await be.edit('/big.txt', 'UNIQUE-MARKER', 'replaced')).toEqual({ path: '/big.txt', occurrences: 1 });
-    expect(performance.now() - started).toBeLessThan(15_000);
     const fd = fs.openSync(path.join(root, 'big.txt'), 'r');
     const tail = Buffer.alloc(9);
     fs.readSync(fd, tail, 0, 9, fs.fstatSync(fd).size - 9);

@@ -248,6 +248,6 @@ describe('RemoteBackend writes atomically', () => {
     expect(down.error).toMatch(/deepdesk-test/);
     await sshd.start();
     expect((await folder.backend.read('/data.txt')).fileData?.content).toBe('old content');
-    await expect.poll(() => fs.readdirSync(folder.dir).filter((n) => n.startsWith('.deepdesk-tmp-')), { timeout: 10_000 }).toEqual([]);
+    await expect.poll(() => fs.readdirSync(folder.dir).filter((n) => n.startsWith('.deepdesk-tmp-')), { timeout: 30_000 }).toEqual([]);
   });
 });

@@ -165,7 +165,6 @@ describe('PostgresStoreBackend when the database is out of reach', () => {
     expect((await store.write('/kept.md', 'kept\n')).error).toBeUndefined();
     cluster.stop();
     try {
-      const started = Date.now();
       const results = [
         (await store.read('/kept.md')).error, (await author.write('/new.md', 'x')).error, (await store.edit('/kept.md', 'kept', 'k')).error,
         (await store.grep('kept')).error, (await store.ls('/')).error, (await store.glob('*')).error, (await store.delete('/kept.md')).error,
@@ -176,7 +175,6 @@ describe('PostgresStoreBackend when the database is out of reach', () => {
       }
       await expect(store.listPage('', 10)).rejects.toThrow(/is unreachable/);
       expect(await store.uploadFiles([{ path: '/u.md', content: new Uint8Array([120]) }])).toEqual([{ path: '/u.md', error: 'permission_denied' }]);
-      expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       cluster.start();
     }
@@ -209,9 +207,7 @@ describe('PostgresStoreBackend when the database is out of reach', () => {
     try {
       const port = (silent.address() as { port: number }).port;
       const store = open({ url: `postgres://me:pw@127.0.0.1:${port}/team`, namespace: 'memories', connectTimeoutMs: 1_000 });
-      const started = Date.now();
       expect((await store.write('/x.md', 'x')).error).toMatch(/is unreachable: .*timeout/i);
-      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => silent.close(resolve));

@@ -7,6 +7,7 @@ import { Daytona } from '@daytonaio/sdk';
 import type { ProviderSandbox, SandboxProvider } from '../provider';
 import { SandboxProviderError } from '../provider';
 import { startDaytonaStandin } from '../testing/daytona-standin';
+import { sleepingFor } from '../testing/left-running.test-support';
 import type { ProviderStandin } from '../testing/standin';
 import { createDaytonaProvider } from './daytona-provider';
 
@@ -105,12 +106,9 @@ describe('daytona execute', () => {
     // Quotes, a heredoc-looking line and `$S` in the script are its own.
     const quoted = await sb.execute(`S=mine; printf '%s|%s\\n' "$S" 'it'"'"'s'\nEOF`, { timeoutMs: 10_000, oneCall: true });
     expect(quoted.output.split('\n')[0]).toBe("mine|it's");
-    const marker = '/home/daytona/one-call-marker';
-    const started = Date.now();
-    const slow = await sb.execute(`(sleep 1.5; touch ${marker}) & sleep 30`, { timeoutMs: 700, oneCall: true });
+    const slow = await sb.execute('sleep 987701 & sleep 30', { timeoutMs: 700, oneCall: true });
     expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
-    expect(standin.boxes.get(sb.id)?.stat(marker)).toBeUndefined();
+    await expect.poll(() => sleepingFor(sb, '987701'), { timeout: 30_000 }).toBe(0);
     // The stand-in's execute is the daemon's: the command is the shell's stdin, and an empty one is a 400.
     const raw = await new Daytona({ apiKey: standin.env.DAYTONA_API_KEY, apiUrl: standin.env.DAYTONA_API_URL, useDeprecatedPolling: true }).get(sb.id);
     expect((await raw.process.executeCommand('read line; echo "[$line]"\nsecond', undefined, undefined, 10)).result).toBe('[second]\n');
@@ -123,22 +121,15 @@ describe('daytona execute', () => {
     expect(standin.requests.slice(at)).toContain(`POST /toolbox/${sb.id}/process/session`);
   });
 
-  it('ends the whole process tree at the timeout: exit code 124, and a background child never writes', async () => {
-    const marker = '/home/daytona/timeout-marker';
-    const started = Date.now();
-    const r = await sb.execute(`(sleep 1.5; touch ${marker}) & echo started; sleep 30`, { timeoutMs: 700 });
+  it('ends the whole process tree at the timeout: exit code 124, and a background child is gone', async () => {
+    const r = await sb.execute('sleep 987702 & echo started; sleep 30', { timeoutMs: 700 });
     expect(r).toEqual({ output: 'started\n', exitCode: 124, timedOut: true });
-    expect(Date.now() - started).toBeLessThan(5_000);
-    // Past the moment the child would have written, had it lived.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
-    expect(standin.boxes.get(sb.id)?.stat(marker)).toBeUndefined();
+    await expect.poll(() => sleepingFor(sb, '987702'), { timeout: 30_000 }).toBe(0);
   });
 
   it('ends the whole process tree when aborted, with exit code null', async () => {
-    const marker = '/home/daytona/abort-marker';
     const controller = new AbortController();
-    const started = Date.now();
-    const r = await sb.execute(`(sleep 1.5; touch ${marker}) & echo started; sleep 30`, {
+    const r = await sb.execute('sleep 987703 & echo started; sleep 30', {
       timeoutMs: 30_000,
       signal: controller.signal,
       onOutput: (c) => {
@@ -146,8 +137,7 @@ describe('daytona execute', () => {
       },
     });
     expect(r).toEqual({ output: 'started\n', exitCode: null, timedOut: false });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2_500 - Date.now())));
-    expect(standin.boxes.get(sb.id)?.stat(marker)).toBeUndefined();
+    await expect.poll(() => sleepingFor(sb, '987703'), { timeout: 30_000 }).toBe(0);
   });
 
   it('uploads and downloads a batch in one call each: binary, nested folders, modes, per-file errors', async () => {
@@ -249,11 +239,10 @@ describe('daytona execute on a toolbox without sessions', () => {
       expect(r).toEqual({ output: expect.stringContaining('out\n'), exitCode: 3, timedOut: false });
       expect(r.output).toContain('err\n');
       expect(r.output).toContain(`${sb.workdir}\n`);
-      const slow = await sb.execute(`(sleep 2; touch ${sb.workdir}/late) & sleep 30`, { timeoutMs: 1_000 });
+      const slow = await sb.execute('sleep 987704 & sleep 30', { timeoutMs: 1_000 });
       expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
-      // Past the background child's 2 s: it was ended with the group.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      expect((await sb.execute(`test -e ${sb.workdir}/late && echo late || echo never`, { timeoutMs: 10_000 })).output).toContain('never');
+      // The background child was ended with the group.
+      await expect.poll(() => sleepingFor(sb, '987704'), { timeout: 30_000 }).toBe(0);
       expect(plain.requests.some((r) => r.includes('/process/execute'))).toBe(true);
     } finally {
       await plain.close();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalBox, daemonLine } from './local-box';
+import { sleepingLine } from './left-running.test-support';
 
 const boxes: LocalBox[] = [];
 afterEach(() => {
@@ -47,10 +48,9 @@ describe('LocalBox (the stand-ins’ sandbox)', () => {
 
   it('ends a command’s whole tree on kill, and has no network', async () => {
     const b = box();
-    const r = await b.exec('(sleep 1; touch /home/user/late) & sleep 30', { timeoutMs: 300 });
+    const r = await b.exec('sleep 987751 & sleep 30', { timeoutMs: 300 });
     expect(r.timedOut).toBe(true);
-    await new Promise((res) => setTimeout(res, 1500));
-    expect(b.stat('/home/user/late')).toBeUndefined();
+    await expect.poll(async () => Number((await b.exec(sleepingLine('987751'), { timeoutMs: 30_000 })).stdout), { timeout: 30_000 }).toBe(0);
     const net = await b.exec('exec 3<>/dev/tcp/127.0.0.1/22 && echo connected', { timeoutMs: 5000 });
     expect(net.stdout).not.toContain('connected');
   });
