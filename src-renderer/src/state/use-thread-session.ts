@@ -2,7 +2,7 @@
 // thread reducer), its pending approvals, and sending, stopping and switching.
 
 import type { GoalDraft } from '../../../src-main/app/contract';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { parseSlash, type ApprovalDecisionDto, type PendingApproval, type Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
@@ -160,11 +160,14 @@ export function useThreadSession(): ThreadSession {
       .then((view) => {
         if (cancelled) return;
         loadedSeq.current = view.eventSeq;
-        dispatch({ type: 'load', view });
-        setApprovals(oldestFirst(view.approvals));
-        // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
-        const draft = view.goalDraft;
-        setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
+        // A page is up to 150 rows: as a transition React renders them in slices between frames.
+        startTransition(() => {
+          dispatch({ type: 'load', view });
+          setApprovals(oldestFirst(view.approvals));
+          // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
+          const draft = view.goalDraft;
+          setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
+        });
       })
       .catch((err: unknown) => {
         if (!cancelled) push(`Could not open the thread: ${errorMessage(err)}`);
@@ -173,9 +176,12 @@ export function useThreadSession(): ThreadSession {
         if (cancelled) return;
         // Events the snapshot already reflects (seq ≤ its eventSeq) must not apply twice.
         const seen = loadedSeq.current;
-        for (const { seq, event } of buffer.current ?? []) if (seq > seen) dispatch({ type: 'event', event });
+        const buffered = buffer.current ?? [];
+        startTransition(() => {
+          for (const { seq, event } of buffered) if (seq > seen) dispatch({ type: 'event', event });
+          setLoading(false);
+        });
         buffer.current = null;
-        setLoading(false);
         const pending = firstMessage.current;
         if (pending && pending.threadId === threadId) {
           firstMessage.current = null;
@@ -189,7 +195,8 @@ export function useThreadSession(): ThreadSession {
   }, [api, push, threadId, reconnects, sendNow, rewrites]);
 
   // Live events are applied once per animation frame: a fast stream of text deltas then
-  // costs one render a frame instead of one per delta.
+  // costs one render a frame instead of one per delta. Transitions, as the page they apply
+  // to: an urgent update would restart a page's render in progress each frame.
   useEffect(
     () => () => {
       if (frame.current !== null) cancelAnimationFrame(frame.current);
@@ -213,7 +220,7 @@ export function useThreadSession(): ThreadSession {
       frame.current = null;
       const events = frameQueue.current;
       frameQueue.current = [];
-      dispatch({ type: 'events', events });
+      startTransition(() => dispatch({ type: 'events', events }));
     });
   });
 
@@ -383,12 +390,13 @@ export function useThreadSession(): ThreadSession {
     try {
       const earlier = await api.call('threads.earlier', { threadId: id, cursor });
       // The reducer drops it if the thread was loaded again meanwhile (its cursor moved).
-      dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current });
+      startTransition(() => dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current }));
     } catch (err) {
       if (current.current === id) push(`Could not load earlier messages: ${errorMessage(err)}`);
     } finally {
       earlierInFlight.current = false;
-      setLoadingEarlier(false);
+      // Until the page is on screen: scrolling at the top asks for no page meanwhile.
+      startTransition(() => setLoadingEarlier(false));
     }
   }, [api, push]);
 
