@@ -77,8 +77,7 @@ export function useThreadSession(): ThreadSession {
   /** Counts rewrites of the open thread's history (a conversation rewound or put back): each loads it again. */
   const [rewrites, setRewrites] = useState(0);
   const [goalDraft, setGoalDraft] = useState<{ threadId: string; draft: GoalDraft } | null>(null);
-  /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
-  /** Live events that arrive while threads.get loads, with their seq. */
+  /** Live events that arrive while threads.get loads, with their seq: they apply on top of it. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
   /** A first message for a thread that was just created; sent once that thread has loaded. */
   const firstMessage = useRef<{ threadId: string; text: string; files: readonly PendingFile[] } | null>(null);
@@ -175,10 +174,8 @@ export function useThreadSession(): ThreadSession {
       .finally(() => {
         if (cancelled) return;
         // Events the snapshot already reflects (seq ≤ its eventSeq) must not apply twice.
-        const seen = loadedSeq.current;
-        const buffered = buffer.current ?? [];
         startTransition(() => {
-          for (const { seq, event } of buffered) if (seq > seen) dispatch({ type: 'event', event });
+          for (const { seq, event } of buffer.current ?? []) if (seq > loadedSeq.current) dispatch({ type: 'event', event });
           setLoading(false);
         });
         buffer.current = null;
@@ -261,7 +258,6 @@ export function useThreadSession(): ThreadSession {
     if (id === current.current) void refreshApprovals(id);
   });
 
-  const select = useCallback((id: string | null) => setThreadId(id), []);
   const creating = useRef<Promise<{ id: string } | undefined> | null>(null);
   // The thread just made stays the one to give until it is open: its answer comes a render
   // before the open thread is known, and a message sent in between goes to it, not to another.
@@ -441,7 +437,7 @@ export function useThreadSession(): ThreadSession {
   const shownDraft = goalDraft !== null && goalDraft.threadId === threadId ? goalDraft.draft : null;
 
   return {
-    threadId, state, approvals, loading, select, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+    threadId, state, approvals, loading, select: setThreadId, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
     goalDraft: shownDraft, acceptGoal, dismissGoal,
   };
 }
