@@ -36,29 +36,27 @@ interface ConversationProps {
   onDecide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
   onRetry(): void;
   /** Stops the run (Esc in the conversation, as in the message box). */
-  onStop?(): void;
+  onStop(): void;
   /** Opens Settings, at the section of this label if given. */
   onOpenSettings(section?: string): void;
   openThreadFile(path: string, title: string): void;
-  onSendQueuedNow?(queuedId: string): Promise<void>;
-  onCancelQueued?(queuedId: string): Promise<void>;
+  onSendQueuedNow(queuedId: string): Promise<void>;
+  onCancelQueued(queuedId: string): Promise<void>;
   /** Loads the page before the loaded items (when state.page.cursor > 0). */
-  onLoadEarlier?(): Promise<void>;
-  loadingEarlier?: boolean;
-  fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
-  attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
-  openAttachment?(file: ShownAttachment): void;
+  onLoadEarlier(): Promise<void>;
+  loadingEarlier: boolean;
+  fullToolCall(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  attachment(index: number, name: string): Promise<Result<'threads.attachment'>>;
+  openAttachment(file: ShownAttachment): void;
 }
 
 const STICK_DISTANCE = 80;
 /** Scrolled this close to the top, the earlier page loads. */
 const EARLIER_DISTANCE = 400;
 
-const noop = async (): Promise<void> => undefined;
-
 export function Conversation(props: ConversationProps): React.JSX.Element {
-  const { state, run, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
-  const { onLoadEarlier, loadingEarlier = false, fullToolCall, attachment, openAttachment } = props;
+  const { state, run, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow, onCancelQueued } = props;
+  const { onLoadEarlier, loadingEarlier, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   useScrollFocusable(ref);
   const stick = useRef(true);
@@ -108,9 +106,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       decidedPreviews,
       openThreadFile,
       openSettings: onOpenSettings,
-      ...(fullToolCall ? { fullToolCall } : {}),
-      ...(attachment ? { attachment } : {}),
-      ...(openAttachment ? { openAttachment } : {}),
+      fullToolCall,
+      attachment,
+      openAttachment,
     }),
     [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment],
   );
@@ -169,7 +167,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
 
   const loadEarlier = (): void => {
     const el = ref.current;
-    if (!el || !onLoadEarlier) return;
+    if (!el) return;
     // Anchored to an item, not to the distance from the bottom: what is below may still change height meanwhile.
     const top = el.getBoundingClientRect().top;
     const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && c.getBoundingClientRect().bottom > top);
@@ -196,7 +194,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
 
   // Esc stops the run from anywhere in the conversation (an approval's own Esc comes first).
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
-    if (e.key !== 'Escape' || e.defaultPrevented || !state.running || onStop === undefined) return;
+    if (e.key !== 'Escape' || e.defaultPrevented || !state.running) return;
     e.preventDefault();
     onStop();
   };
@@ -249,7 +247,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
             <p className="muted small">{TERMINAL_SHORTCUT_HINT}.</p>
           </div>
         ) : null}
-        {state.page.cursor > 0 && onLoadEarlier ? (
+        {state.page.cursor > 0 ? (
           <div className="earlier-row">
             <button type="button" className="btn btn-small" disabled={loadingEarlier} onClick={loadEarlier}>
               {loadingEarlier ? <Spinner /> : <Icon name="arrowUp" size={14} />}
@@ -280,9 +278,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           </div>
         ) : null}
         {state.running && run?.queued === true ? (
-          <Queued slots={run.runSlots} canStop={onStop !== undefined} />
+          <Queued slots={run.runSlots} />
         ) : state.running && !pending.size ? (
-          <Working retry={state.retry} since={since} canStop={onStop !== undefined} />
+          <Working retry={state.retry} since={since} />
         ) : null}
         <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
       </div>
@@ -296,28 +294,26 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   );
 }
 
-function StopHint({ canStop }: { canStop: boolean }): React.JSX.Element | null {
-  return canStop ? (
-    <span className="muted working-hint">
-      · <kbd>Esc</kbd> to stop
-    </span>
-  ) : null;
-}
+const stopHint = (
+  <span className="muted working-hint">
+    · <kbd>Esc</kbd> to stop
+  </span>
+);
 
 /** The run waits for one of the run slots (Settings › Runs at once) before it starts or goes on; Esc (or Stop) ends the wait. */
-function Queued({ slots, canStop }: { slots: RunFacts['runSlots']; canStop: boolean }): React.JSX.Element {
+function Queued({ slots }: { slots: RunFacts['runSlots'] }): React.JSX.Element {
   return (
     <div className="working working-queued">
       <Icon name="circle" size={14} />
       <span className="working-text" title="Settings › Runs at once sets how many runs go at the same time">
         Queued: waiting for a free run slot{slots !== undefined ? ` (${slots.inUse} of ${slots.limit} in use)` : ''}
       </span>
-      <StopHint canStop={canStop} />
+      {stopHint}
     </div>
   );
 }
 
-function Working({ retry, since, canStop }: { retry: RetryNotice | null; since: number; canStop: boolean }): React.JSX.Element {
+function Working({ retry, since }: { retry: RetryNotice | null; since: number }): React.JSX.Element {
   const now = useNow(true, retry !== null ? 250 : 1000);
   if (retry === null) {
     // The seconds tick without being read out (the log is a live region).
@@ -328,7 +324,7 @@ function Working({ retry, since, canStop }: { retry: RetryNotice | null; since: 
         <span className="working-text">
           Working… <span className="working-elapsed">{elapsed} s</span>
         </span>
-        <StopHint canStop={canStop} />
+        {stopHint}
       </div>
     );
   }

@@ -631,15 +631,16 @@ function warmSteps(): Array<() => void> {
 
 /**
  * Compiles highlight.js's grammars (each one's first use compiles its patterns: ~10 ms for
- * TypeScript) and runs the parser and the sanitiser once, in idle time, one step at a time:
- * the first answer's frames then pay none of it. Once per page.
+ * TypeScript) and runs the parser and the sanitiser once, in idle time, one step an idle
+ * period (a step can take several times its time on a busy machine, and a thread opening
+ * meanwhile shares the frame): the first answer's frames then pay none of it. Once per page.
  */
 export function warmMarkdown(idle: Idle | null = defaultIdle, work: ReadonlyArray<() => void> = warmSteps()): void {
   if (warming || idle === null) return;
   warming = true;
   const steps = [...work];
   const next = (deadline: IdleDeadlineLike): void => {
-    while (steps.length > 0 && deadline.timeRemaining() >= 12) {
+    if (steps.length > 0 && deadline.timeRemaining() >= 12) {
       try {
         steps.shift()!();
       } catch {

@@ -2,7 +2,7 @@
 // thread reducer), its pending approvals, and sending, stopping and switching.
 
 import type { GoalDraft } from '../../../src-main/app/contract';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { parseSlash, type ApprovalDecisionDto, type PendingApproval, type Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
@@ -77,8 +77,7 @@ export function useThreadSession(): ThreadSession {
   /** Counts rewrites of the open thread's history (a conversation rewound or put back): each loads it again. */
   const [rewrites, setRewrites] = useState(0);
   const [goalDraft, setGoalDraft] = useState<{ threadId: string; draft: GoalDraft } | null>(null);
-  /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
-  /** Live events that arrive while threads.get loads, with their seq. */
+  /** Live events that arrive while threads.get loads, with their seq: they apply on top of it. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
   /** A first message for a thread that was just created; sent once that thread has loaded. */
   const firstMessage = useRef<{ threadId: string; text: string; files: readonly PendingFile[] } | null>(null);
@@ -160,11 +159,14 @@ export function useThreadSession(): ThreadSession {
       .then((view) => {
         if (cancelled) return;
         loadedSeq.current = view.eventSeq;
-        dispatch({ type: 'load', view });
-        setApprovals(oldestFirst(view.approvals));
-        // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
-        const draft = view.goalDraft;
-        setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
+        // A page is up to 150 rows: as a transition React renders them in slices between frames.
+        startTransition(() => {
+          dispatch({ type: 'load', view });
+          setApprovals(oldestFirst(view.approvals));
+          // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
+          const draft = view.goalDraft;
+          setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
+        });
       })
       .catch((err: unknown) => {
         if (!cancelled) push(`Could not open the thread: ${errorMessage(err)}`);
@@ -172,10 +174,11 @@ export function useThreadSession(): ThreadSession {
       .finally(() => {
         if (cancelled) return;
         // Events the snapshot already reflects (seq ≤ its eventSeq) must not apply twice.
-        const seen = loadedSeq.current;
-        for (const { seq, event } of buffer.current ?? []) if (seq > seen) dispatch({ type: 'event', event });
+        startTransition(() => {
+          for (const { seq, event } of buffer.current ?? []) if (seq > loadedSeq.current) dispatch({ type: 'event', event });
+          setLoading(false);
+        });
         buffer.current = null;
-        setLoading(false);
         const pending = firstMessage.current;
         if (pending && pending.threadId === threadId) {
           firstMessage.current = null;
@@ -189,7 +192,8 @@ export function useThreadSession(): ThreadSession {
   }, [api, push, threadId, reconnects, sendNow, rewrites]);
 
   // Live events are applied once per animation frame: a fast stream of text deltas then
-  // costs one render a frame instead of one per delta.
+  // costs one render a frame instead of one per delta. Transitions, as the page they apply
+  // to: an urgent update would restart a page's render in progress each frame.
   useEffect(
     () => () => {
       if (frame.current !== null) cancelAnimationFrame(frame.current);
@@ -213,7 +217,7 @@ export function useThreadSession(): ThreadSession {
       frame.current = null;
       const events = frameQueue.current;
       frameQueue.current = [];
-      dispatch({ type: 'events', events });
+      startTransition(() => dispatch({ type: 'events', events }));
     });
   });
 
@@ -254,7 +258,6 @@ export function useThreadSession(): ThreadSession {
     if (id === current.current) void refreshApprovals(id);
   });
 
-  const select = useCallback((id: string | null) => setThreadId(id), []);
   const creating = useRef<Promise<{ id: string } | undefined> | null>(null);
   // The thread just made stays the one to give until it is open: its answer comes a render
   // before the open thread is known, and a message sent in between goes to it, not to another.
@@ -383,12 +386,13 @@ export function useThreadSession(): ThreadSession {
     try {
       const earlier = await api.call('threads.earlier', { threadId: id, cursor });
       // The reducer drops it if the thread was loaded again meanwhile (its cursor moved).
-      dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current });
+      startTransition(() => dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current }));
     } catch (err) {
       if (current.current === id) push(`Could not load earlier messages: ${errorMessage(err)}`);
     } finally {
       earlierInFlight.current = false;
-      setLoadingEarlier(false);
+      // Until the page is on screen: scrolling at the top asks for no page meanwhile.
+      startTransition(() => setLoadingEarlier(false));
     }
   }, [api, push]);
 
@@ -433,7 +437,7 @@ export function useThreadSession(): ThreadSession {
   const shownDraft = goalDraft !== null && goalDraft.threadId === threadId ? goalDraft.draft : null;
 
   return {
-    threadId, state, approvals, loading, select, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+    threadId, state, approvals, loading, select: setThreadId, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
     goalDraft: shownDraft, acceptGoal, dismissGoal,
   };
 }
