@@ -5,6 +5,7 @@
 
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import type { ScriptPace } from '../src-main/core/models/testing/scripted-server';
 import { conversation, openApp, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -14,28 +15,40 @@ const TAIL = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of the tail, l
 const ANSWER = ['## Plan', 'First I read **the tests**, then `src/app.ts`.', '- one\n- two', '```ts\nconst a = 1;\n\nconst b = 2;\n```', 'Marker paragraph first.', ...TAIL, 'END-OF-ANSWER'].join('\n\n');
 const LOOSE = ['Marker paragraph second.', ...TAIL, '- a\n\n- b', 'END-OF-ANSWER'].join('\n\n');
 
+/**
+ * `text` streamed at `pace`, held just after its marker paragraph until `release()`: the marker is
+ * tagged while the answer surely still streams, however slowly the machine shows it.
+ */
+function heldAfterMarker(text: string, pace: { chunkChars: number; chunksPerSecond: number }): { step: { text: string; pace: ScriptPace }; release: () => void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const marker = /Marker paragraph \w+\./.exec(text)!;
+  return { step: { text, pace: { ...pace, holdAt: { chars: marker.index + marker[0].length, until: promise } } }, release: () => resolve() };
+}
+
 /** Sends, tags the marker paragraph as soon as it is shown, waits until the answer is rendered whole; whether the tagged element is still the one shown. */
-async function markerSurvives(page: Page, prompt: string): Promise<boolean> {
+async function markerSurvives(page: Page, prompt: string, release: () => void): Promise<boolean> {
   await sendMessage(page, prompt);
   const log = conversation(page);
   const marker = log.locator('.msg-assistant p', { hasText: `Marker paragraph ${prompt}.` });
-  await marker.waitFor({ timeout: 20_000 });
+  await marker.waitFor({ timeout: 60_000 });
   await marker.evaluate((el, tag) => el.setAttribute('data-probe', tag), prompt);
   // Tagged while the answer still streams (else the test would prove nothing).
   expect(await log.getByText('END-OF-ANSWER').count()).toBe(prompt === 'first' ? 0 : 1);
-  await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 20_000 }).toBe(prompt === 'first' ? 1 : 2);
+  release();
+  await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 60_000 }).toBe(prompt === 'first' ? 1 : 2);
   // The whole rendering has come once the answer's Markdown is no longer busy.
-  await expect.poll(() => log.locator('.msg-assistant .markdown').last().getAttribute('aria-busy'), { timeout: 20_000 }).toBeNull();
+  await expect.poll(() => log.locator('.msg-assistant .markdown').last().getAttribute('aria-busy'), { timeout: 60_000 }).toBeNull();
   return (await log.locator(`[data-probe="${prompt}"]`).count()) === 1;
 }
 
 describe('a streamed answer', () => {
-  it('keeps the blocks it was shown in when the whole says the same, and shows the whole when it does not', async () => {
+  it('keeps the blocks it was shown in when the whole says the same, and shows the whole when it does not', { timeout: 300_000 }, async () => {
     const pace = { chunkChars: 12, chunksPerSecond: 60 };
-    const serve = await e2e.serve({ script: [{ text: ANSWER, pace }, { text: LOOSE, pace }] });
+    const [first, second] = [heldAfterMarker(ANSWER, pace), heldAfterMarker(LOOSE, pace)];
+    const serve = await e2e.serve({ script: [first.step, second.step] });
     const page = await openApp(e2e.browser, serve.url);
-    expect(await markerSurvives(page, 'first')).toBe(true);
-    expect(await markerSurvives(page, 'second')).toBe(false);
+    expect(await markerSurvives(page, 'first', first.release)).toBe(true);
+    expect(await markerSurvives(page, 'second', second.release)).toBe(false);
     // The loose list is one list, as the whole renders it.
     await expect.poll(() => conversation(page).locator('.msg-assistant').last().locator('ul').count()).toBe(1);
   });
@@ -62,19 +75,20 @@ describe('the caret', () => {
     await sendMessage(page, 'Go');
     const log = conversation(page);
     const streaming = log.locator('.msg-assistant.streaming .markdown');
-    await streaming.getByText('Second block').waitFor({ timeout: 20_000 });
+    await streaming.getByText('Second block').waitFor({ timeout: 60_000 });
     const caret = (): Promise<string> => streaming.evaluate((el) => (el.lastElementChild ? getComputedStyle(el.lastElementChild, '::after').content : 'none'));
     expect(await caret()).not.toBe('none');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
-    await expect.poll(() => log.locator('.msg-assistant.streaming').count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => log.locator('.msg-assistant.streaming').count(), { timeout: 60_000 }).toBe(0);
     await page.context().close();
   });
 });
 
 describe('a long streamed answer', () => {
-  it('keeps its blocks when the worker finds the whole says the same, shows the whole when not, and ends as a one-shot rendering of the same text shows it', async () => {
+  it('keeps its blocks when the worker finds the whole says the same, shows the whole when not, and ends as a one-shot rendering of the same text shows it', { timeout: 300_000 }, async () => {
     const pace = { chunkChars: 40, chunksPerSecond: 60 };
-    const serve = await e2e.serve({ script: [{ text: LONG_ANSWER, pace }, { text: LONG_LOOSE, pace }] });
+    const held = [heldAfterMarker(LONG_ANSWER, pace), heldAfterMarker(LONG_LOOSE, pace)];
+    const serve = await e2e.serve({ script: held.map((h) => h.step) });
     const page = await openApp(e2e.browser, serve.url);
     const log = conversation(page);
     for (const [i, prompt, kept] of [
@@ -83,11 +97,12 @@ describe('a long streamed answer', () => {
     ] as const) {
       await sendMessage(page, prompt);
       const marker = log.locator('.msg-assistant p', { hasText: `Marker paragraph ${prompt}.` });
-      await marker.waitFor({ timeout: 20_000 });
+      await marker.waitFor({ timeout: 60_000 });
       await marker.evaluate((el, tag) => el.setAttribute('data-probe', tag), prompt);
       expect(await log.getByText('END-OF-ANSWER').count()).toBe(i);
-      await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 30_000 }).toBe(i + 1);
-      await expect.poll(() => log.locator('.msg-assistant .markdown').nth(i).getAttribute('aria-busy'), { timeout: 20_000 }).toBeNull();
+      held[i]!.release();
+      await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 60_000 }).toBe(i + 1);
+      await expect.poll(() => log.locator('.msg-assistant .markdown').nth(i).getAttribute('aria-busy'), { timeout: 60_000 }).toBeNull();
       expect(await log.locator(`[data-probe="${prompt}"]`).count()).toBe(kept ? 1 : 0);
       // The probe is the test's, not the answer's.
       if (kept) await log.locator(`[data-probe="${prompt}"]`).evaluate((el) => el.removeAttribute('data-probe'));
@@ -100,8 +115,8 @@ describe('a long streamed answer', () => {
     const opened = conversation(page);
     if ((await opened.locator('.msg-assistant').count()) === 0) await page.locator('.thread-item .thread-select').first().click();
     // Both answers shown first: no busy Markdown in a page that has none yet proves nothing.
-    await expect.poll(() => opened.locator('.msg-assistant .markdown').count(), { timeout: 20_000 }).toBe(2);
-    await expect.poll(() => opened.locator('.msg-assistant .markdown[aria-busy]').count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => opened.locator('.msg-assistant .markdown').count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => opened.locator('.msg-assistant .markdown[aria-busy]').count(), { timeout: 60_000 }).toBe(0);
     expect(await shownHtml(page, 0)).toBe(streamed[0]);
     expect(await shownHtml(page, 1)).toBe(streamed[1]);
     expect(streamed[0]).toContain('Long paragraph 29');

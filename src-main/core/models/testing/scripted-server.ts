@@ -21,6 +21,8 @@ export interface ScriptToolCall {
 export interface ScriptPace {
   chunkChars: number;
   chunksPerSecond: number;
+  /** The stream waits once `chars` characters are sent, until `until` settles: a test looks at a state the stream is surely still in. */
+  holdAt?: { chars: number; until: Promise<unknown> };
 }
 
 export type ScriptStep =
@@ -244,8 +246,13 @@ function usageFor(override: ScriptUsage | undefined, body: RecordedRequest, text
 async function sendPaced(res: ServerResponse, text: string, pace: ScriptPace, delta: (piece: string) => unknown): Promise<boolean> {
   const chars = Array.from(text);
   const size = Math.max(1, Math.floor(pace.chunkChars));
-  const start = performance.now();
+  let start = performance.now();
   for (let i = 0, n = 0; i < chars.length; i += size, n++) {
+    if (pace.holdAt !== undefined && i >= pace.holdAt.chars && i - size < pace.holdAt.chars) {
+      const held = performance.now();
+      await pace.holdAt.until;
+      start += performance.now() - held;
+    }
     const wait = start + (n * 1000) / pace.chunksPerSecond - performance.now();
     // Timers are coarse: sleep only when a chunk is more than a tick ahead, else send the ones due.
     if (wait > 2) await new Promise((resolve) => setTimeout(resolve, wait));
