@@ -97,6 +97,8 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     }
     // What a hook did is the person's to know, terminal or not (a failed script, a refused message).
     if (event.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(event.message, { singleLine: true })} (${terminalSafe(event.hook.command, { singleLine: true })})\n`);
+    // An agent that starts afresh after a restart says so (SPEC §22).
+    if (event.type === 'note' && event.kind === 'resume') io.stderr.write(`deepdesk: ${terminalSafe(event.text, { singleLine: true })}\n`);
     // The goal's state as the host checks it (SPEC §21): one line each time it changes or is checked.
     if (event.type === 'goal' && event.parentToolCallId === undefined) io.stderr.write(`deepdesk: ${goalLine(event.goal)}\n`);
     progress(event);

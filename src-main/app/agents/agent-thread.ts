@@ -5,7 +5,7 @@
 // backend, `execute`, the rules, the approval flow and the audit's listeners.
 import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
 import { costAt, resolvePrice, type PriceOverride } from '../../core/models/model-info';
-import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
+import type { AcpClientOptions, AcpClientSession, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
@@ -67,9 +67,9 @@ export interface AgentThread {
   readonly exited: Promise<unknown>;
   /**
    * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
-   * resume it cannot, and a new session was started: the thread keeps its own history and says so.
+   * resume, or refused it, a new session was started: the thread keeps its own history and says so.
    */
-  readonly continued: boolean | undefined;
+  readonly continuation: SessionContinuation | undefined;
 }
 
 /** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended; `refused` is told why not. */
@@ -187,11 +187,11 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
     return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
   };
-  let continued: boolean | undefined;
+  let continuation: SessionContinuation | undefined;
   try {
     await session.initialize(120_000);
-    if (options.continueSessionId !== undefined) continued = await session.continueSession(options.continueSessionId);
-    if (continued !== true) await session.newSession();
+    if (options.continueSessionId !== undefined) continuation = await session.continueSession(options.continueSessionId);
+    if (continuation !== 'continued') await session.newSession();
   } catch (err) {
     await stop();
     throw err;
@@ -215,6 +215,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     budgetReached: () => reached,
     budgetRefusal: () => refusal,
     exited: proc.exited,
-    continued,
+    continuation,
   };
 }
