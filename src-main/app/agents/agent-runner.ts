@@ -36,7 +36,7 @@ export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
 /** What the session gives the runner: the thread's place, the rules, the audit's listeners, the checkpoints, the provider's key and endpoint. */
 export interface ExternalAgentContext
-  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget' | 'protectedPaths' | 'allowedDomains' | 'personHome'> {
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget'> {
   spec: ExternalAgentSpec;
   /** The thread's budget (the limit and what the thread has spent so far), read as the agent starts. */
   budget?(): AgentThreadOptions['budget'];

@@ -38,8 +38,6 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
    * price is not known (the agent's own sign-in) cannot be held and is refused.
    */
   sharedBudget?: RunBudget;
-  protectedPaths?: string[];
-  allowedDomains?: string[];
   /** The person's home whose login folders are copied (default the home). */
   personHome?: string;
   /**
@@ -65,10 +63,7 @@ export interface AgentThread {
   /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
   budgetRefusal(): string | undefined;
   readonly exited: Promise<unknown>;
-  /**
-   * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
-   * resume, or refused it, a new session was started: the thread keeps its own history and says so.
-   */
+  /** With `continueSessionId`: whether the agent continued it, or why it started a new session instead (the thread says so). */
   readonly continuation: SessionContinuation | undefined;
 }
 
@@ -158,8 +153,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       droppedEnv: vendor.droppedEnv ?? [],
       ...(installRoot ? { readable: [installRoot] } : {}),
       ...(proxy ? { forwards: [{ port: AGENT_MODEL_PORT, socket: proxy.socket }] } : {}),
-      ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
-      ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     });
   } catch (err) {
     await proxy?.close();
