@@ -1,6 +1,6 @@
 // Another agent whose adapter dies, in the window (issue 79 M12, SPEC §22): the thread says it
 // exited, with its stderr's last words and what to do, and Retry sends the person's last
-// message again to a fresh agent process, which answers.
+// message again to a fresh agent process, which answers (the thread saying, once, that it starts afresh).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src-main/core/sandbox';
@@ -26,5 +26,8 @@ describe('a dead adapter in the window', async () => {
     // Its answer, after the person's message that holds the same words.
     await expect.poll(async () => (await conversation(page).innerText()).split('answered after all').length - 1, { timeout: 60_000 }).toBe(2);
     expect(await conversation(page).innerText()).not.toMatch(/goes on only with a message/);
+    // The fresh process cannot resume the dead one's session (it offers no session/load): the thread says so, once.
+    const notice = conversation(page).getByRole('note').filter({ hasText: 'Scripted Agent cannot resume its earlier session (it offers neither session/load nor session/resume): it starts afresh; this thread keeps its history.' });
+    expect(await notice.count()).toBe(1);
   });
 });

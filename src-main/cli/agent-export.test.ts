@@ -1,13 +1,15 @@
 // `threads export` of another agent's thread (issue 79 M11, SPEC §17, §22): the audit record
 // says what ran — each command by its line (an adapter that tells the command after the call
 // began, as Claude Code does, included), each of its reads and writes, what it changed in its
-// own process — and names the agent.
+// own process — and names the agent. After a host restart, an agent that cannot resume its
+// session says so once, on `run`'s output and in the export, the history kept.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../core/sandbox';
 import { repo, useCliTestEnv } from './cli-harness.test-support';
+import { alive, hostPid } from './host-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-agent-export');
 const SCRIPT = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
@@ -45,5 +47,21 @@ describe("another agent's thread, exported", async () => {
     expect(lines.find((l) => l.type === 'tool_result')).toMatchObject({ name: 'execute', content: 'exit 0; output checked' });
     const md = (await t.deepdesk(['threads', 'export', thread, '--format', 'md', '--data-dir', t.dataDir])).stdout;
     expect(md).toContain('- Agent: Scripted Agent');
+  });
+
+  it.skipIf(!available)('after a host restart, one that cannot resume its session says so once, on run’s output and in the export', { timeout: 180_000 }, async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agents: { added: [{ name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [SCRIPT, `--marker=${randomUUID()}`], env: {} }] } }));
+    const thread = randomUUID();
+    const base = ['run', '--folder', t.folder, '--data-dir', t.dataDir, '--thread', thread, '--agent', 'scripted'];
+    expect(await t.deepdesk([...base, 'say before'], {}, '')).toMatchObject({ code: 0, stdout: 'before\n', stderr: '' });
+    const pid = hostPid(t.dataDir)!;
+    process.kill(pid, 'SIGTERM');
+    await expect.poll(() => alive(pid), { timeout: 60_000 }).toBe(false);
+    const notice = 'Scripted Agent cannot resume its earlier session (it offers neither session/load nor session/resume): it starts afresh; this thread keeps its history.';
+    expect(await t.deepdesk([...base, 'say after'], {}, '')).toMatchObject({ code: 0, stdout: 'after\n', stderr: `deepdesk: ${notice}\n` });
+    const md = (await t.deepdesk(['threads', 'export', thread, '--format', 'md', '--data-dir', t.dataDir])).stdout;
+    expect(md.split(notice)).toHaveLength(2);
+    expect(md.indexOf('before')).toBeLessThan(md.indexOf(notice));
+    expect(md.indexOf(notice)).toBeLessThan(md.lastIndexOf('after'));
   });
 });

@@ -95,8 +95,9 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
       io.stdout.write('\n');
       streamed = false;
     }
-    // What a hook did is the person's to know, terminal or not (a failed script, a refused message).
+    // What a hook did (a failed script, a refused message), and an agent starting afresh (SPEC §22), are the person's to know, terminal or not.
     if (event.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(event.message, { singleLine: true })} (${terminalSafe(event.hook.command, { singleLine: true })})\n`);
+    if (event.type === 'note' && event.kind === 'resume') io.stderr.write(`deepdesk: ${terminalSafe(event.text, { singleLine: true })}\n`);
     // The goal's state as the host checks it (SPEC §21): one line each time it changes or is checked.
     if (event.type === 'goal' && event.parentToolCallId === undefined) io.stderr.write(`deepdesk: ${goalLine(event.goal)}\n`);
     progress(event);
@@ -187,7 +188,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
 /** One line on why a run did not complete. */
 export function whyNotCompleted(end: RunEnd): string {
   if (end.reason === 'interrupted') return end.error ?? 'interrupted: the agent host stopped';
-  if (end.reason === 'error' || end.reason === 'budget') return firstLine(end.error ?? 'the agent failed');
+  if (end.reason === 'error' || end.reason === 'budget') return (end.error ?? 'the agent failed').split('\n')[0] ?? '';
   if (end.reason === 'aborted') return 'stopped';
   return 'stopped after too many steps';
 }
@@ -195,10 +196,6 @@ export function whyNotCompleted(end: RunEnd): string {
 /** The run's answer on stdout (terminal-safe on a terminal). */
 export function printAnswer(io: TerminalIo, text: string): void {
   writeContent(io.stdout, text.endsWith('\n') ? text : text + '\n');
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? text;
 }
 
 async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {

@@ -36,7 +36,7 @@ export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
 /** What the session gives the runner: the thread's place, the rules, the audit's listeners, the checkpoints, the provider's key and endpoint. */
 export interface ExternalAgentContext
-  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget' | 'protectedPaths' | 'allowedDomains' | 'personHome'> {
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget'> {
   spec: ExternalAgentSpec;
   /** The thread's budget (the limit and what the thread has spent so far), read as the agent starts. */
   budget?(): AgentThreadOptions['budget'];
@@ -86,6 +86,8 @@ export class ExternalAgentRunner {
   private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean | string>) | undefined;
   private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
   private turnControls: ExternalTurnControls | undefined;
+  /** The agent's process whose new session the person was told of (once each). */
+  private toldAfresh: AgentThread | undefined;
   private closed = false;
   readonly spec: ExternalAgentSpec;
   readonly label: string;
@@ -224,6 +226,13 @@ export class ExternalAgentRunner {
       throw err;
     } finally {
       signal.removeEventListener('abort', stopStarting);
+    }
+    if (thread.continuation !== undefined && thread.continuation !== 'continued' && this.toldAfresh !== thread) {
+      this.toldAfresh = thread;
+      const why = thread.continuation === 'refused' ? 'it refused to continue it' : 'it offers neither session/load nor session/resume';
+      const note = { id: `resume-${turnId}`, kind: 'resume' as const, display: `${this.label} cannot resume its earlier session (${why}): it starts afresh; this thread keeps its history.` };
+      state.messages.push({ role: 'user', content: note.display, note });
+      ev({ type: 'note', id: note.id, kind: note.kind, text: note.display });
     }
     record.sessionId = thread.sessionId;
     controls.persist(state);

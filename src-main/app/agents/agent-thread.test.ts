@@ -385,7 +385,7 @@ describe('an external agent for a thread', async () => {
     await first.stop();
     const second = await start(id);
     cleanups.push(() => second.stop());
-    expect(second.continued).toBe(true);
+    expect(second.continuation).toBe('continued');
     expect(second.sessionId).toBe(id);
     const turn = await second.prompt('what word?');
     expect(said(turn.updates)).toContain('I remember plum.');

@@ -5,7 +5,7 @@
 // backend, `execute`, the rules, the approval flow and the audit's listeners.
 import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
 import { costAt, resolvePrice, type PriceOverride } from '../../core/models/model-info';
-import type { AcpClientOptions, AcpClientSession, TurnResult } from '../../core/acp-client/acp-client';
+import type { AcpClientOptions, AcpClientSession, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
@@ -38,8 +38,6 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
    * price is not known (the agent's own sign-in) cannot be held and is refused.
    */
   sharedBudget?: RunBudget;
-  protectedPaths?: string[];
-  allowedDomains?: string[];
   /** The person's home whose login folders are copied (default the home). */
   personHome?: string;
   /**
@@ -65,11 +63,8 @@ export interface AgentThread {
   /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
   budgetRefusal(): string | undefined;
   readonly exited: Promise<unknown>;
-  /**
-   * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
-   * resume it cannot, and a new session was started: the thread keeps its own history and says so.
-   */
-  readonly continued: boolean | undefined;
+  /** With `continueSessionId`: whether the agent continued it, or why it started a new session instead (the thread says so). */
+  readonly continuation: SessionContinuation | undefined;
 }
 
 /** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended; `refused` is told why not. */
@@ -158,8 +153,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       droppedEnv: vendor.droppedEnv ?? [],
       ...(installRoot ? { readable: [installRoot] } : {}),
       ...(proxy ? { forwards: [{ port: AGENT_MODEL_PORT, socket: proxy.socket }] } : {}),
-      ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
-      ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     });
   } catch (err) {
     await proxy?.close();
@@ -187,11 +180,11 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
     return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
   };
-  let continued: boolean | undefined;
+  let continuation: SessionContinuation | undefined;
   try {
     await session.initialize(120_000);
-    if (options.continueSessionId !== undefined) continued = await session.continueSession(options.continueSessionId);
-    if (continued !== true) await session.newSession();
+    if (options.continueSessionId !== undefined) continuation = await session.continueSession(options.continueSessionId);
+    if (continuation !== 'continued') await session.newSession();
   } catch (err) {
     await stop();
     throw err;
@@ -215,6 +208,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     budgetReached: () => reached,
     budgetRefusal: () => refusal,
     exited: proc.exited,
-    continued,
+    continuation,
   };
 }

@@ -191,7 +191,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
   event('user_message', { text: z.string(), queuedId: z.string().optional() }),
   event('queued', { queued: z.array(z.strictObject(queuedMessageSchema.shape)) }),
-  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload', 'reviewer']), text: z.string(), checkpointId: z.string().optional() }),
+  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload', 'reviewer', 'resume']), text: z.string(), checkpointId: z.string().optional() }),
   event('hook', { event: z.string(), outcome: z.enum(['error', 'blocked']), message: z.string(), hook: hookRefSchema, toolCallId: z.string().optional() }),
   event('rewound', {}),
   event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),

@@ -334,34 +334,38 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
 describe('ACP client: after a restart', async () => {
   const available = (await detectSandbox()).available;
 
-  async function start(root: string, load: boolean): Promise<AcpClientSession> {
+  async function start(root: string, load: '1' | '0' | 'refuse'): Promise<AcpClientSession> {
     const folder = join(root, 'project');
     const dataDir = join(root, 'data');
     mkdirSync(folder, { recursive: true });
     mkdirSync(dataDir, { recursive: true });
     const backend = new LocalShellBackend({ rootDir: folder });
-    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load ? '1' : '0' }, folder, dataDir, privateHome: join(dataDir, 'home'), droppedEnv: [] });
+    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load }, folder, dataDir, privateHome: join(dataDir, 'home'), droppedEnv: [] });
     const session = new AcpClientSession(proc, { agent: 'Scripted', folder, backend, execute: (c, o) => backend.execute(c, o), rules: () => DEFAULT_RULES, ask: async () => false });
     await session.initialize();
     return session;
   }
 
-  it.skipIf(!available)('continues with session/load where the agent offers it, and says it cannot where it does not', async () => {
+  it.skipIf(!available)('continues with session/load where the agent offers it, and says it cannot where it does not or refuses it', async () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-restart-')));
     try {
-      const first = await start(root, true);
+      const first = await start(root, '1');
       const id = await first.newSession();
       await first.stop();
-      const again = await start(root, true);
-      expect(await again.continueSession(id)).toBe(true);
+      const again = await start(root, '1');
+      expect(await again.continueSession(id)).toBe('continued');
       expect(again.id).toBe(id);
       const turn = await again.prompt('say still here');
       expect(said(turn.updates)).toContain('still here');
       await again.stop();
-      const without = await start(root, false);
-      expect(await without.continueSession(id)).toBe(false);
+      const without = await start(root, '0');
+      expect(await without.continueSession(id)).toBe('not offered');
       expect(without.id).toBeUndefined();
       await without.stop();
+      const refusing = await start(root, 'refuse');
+      expect(await refusing.continueSession(id)).toBe('refused');
+      expect(refusing.id).toBeUndefined();
+      await refusing.stop();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -98,6 +98,9 @@ export interface AcpClientOptions {
   onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
 }
 
+/** How an earlier session fared after a restart: continued, or a new one because the agent offers no way back or refused it. */
+export type SessionContinuation = 'continued' | 'not offered' | 'refused';
+
 export interface TurnResult {
   stopReason: StopReason;
   /** Every update of the turn, in order. */
@@ -261,14 +264,20 @@ export class AcpClientSession {
     return made.sessionId;
   }
 
-  /** Continues a session after a restart: `session/load` or `session/resume` where the agent offers one; false where it offers neither. */
-  async continueSession(sessionId: string): Promise<boolean> {
+  /** Continues a session after a restart: `session/load` or `session/resume` where the agent offers one and answers it with no error. */
+  async continueSession(sessionId: string): Promise<SessionContinuation> {
     const caps = this.initialized?.agentCapabilities;
     const method = caps?.loadSession === true ? methods.agent.session.load : caps?.sessionCapabilities?.resume != null ? methods.agent.session.resume : undefined;
-    if (method === undefined) return false;
-    this.sessionModel = modelOf(await this.withinExit(this.agent().request(method, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, method));
+    if (method === undefined) return 'not offered';
+    try {
+      this.sessionModel = modelOf(await this.withinExit(this.agent().request(method, { sessionId, cwd: this.options.folder, mcpServers: [] }), 120_000, method));
+    } catch (err) {
+      // An error it answered (a session it no longer has); its exit or silence is not a refusal.
+      if (typeof (err as { code?: unknown } | null)?.code === 'number') return 'refused';
+      throw err;
+    }
     this.sessionId = sessionId;
-    return true;
+    return 'continued';
   }
 
   /** One turn: the prompt, then the updates settled. */

@@ -23,10 +23,6 @@ export interface AgentLaunch {
   privateHome: string;
   /** Read-only folders it runs from (its installation in the data folder). */
   readable?: string[];
-  /** Extra protected paths of the settings. */
-  protectedPaths?: string[];
-  /** The folder's allowed domains (its commands' network, through the domain proxy). */
-  allowedDomains?: string[];
   /** Its model endpoint: a port of its own loopback forwarded to the metering proxy's socket. */
   forwards?: Array<{ port: number; socket: string }>;
   /** Its vendor's login entries of the person's home (default the home) and what makes its private home ready before each start. */
@@ -61,8 +57,6 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
     dataDir: launch.dataDir,
     writablePaths: [launch.privateHome],
     ...(launch.readable?.length ? { readablePaths: launch.readable } : {}),
-    ...(launch.protectedPaths?.length ? { protectedPaths: launch.protectedPaths } : {}),
-    ...(launch.allowedDomains?.length ? { allowedDomains: launch.allowedDomains } : {}),
     ...(launch.forwards?.length ? { forwards: launch.forwards } : {}),
   });
   // Deepdesk's own environment, scrubbed into the base.

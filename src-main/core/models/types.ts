@@ -76,7 +76,7 @@ export type ChatMessage =
  */
 export interface MessageNote {
   id: string;
-  kind: 'restore' | 'hook' | 'interrupted' | 'stopped' | 'worktree' | 'upload' | 'reviewer';
+  kind: 'restore' | 'hook' | 'interrupted' | 'stopped' | 'worktree' | 'upload' | 'reviewer' | 'resume';
   /** What the window shows of it (the content is written for the model). */
   display: string;
   /** The restore checkpoint it reports, when there is one. */

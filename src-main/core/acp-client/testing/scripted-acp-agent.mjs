@@ -28,8 +28,8 @@
 //                       title "Run a command", rawInput IN as JSON), then completed with rawOutput OUT
 //                       as JSON; without ` | OUT` it is never told to end
 // Permission options offered: allow_always, allow_once, reject_once (Deepdesk must pick once).
-// `session/load` is offered when SCRIPTED_ACP_LOAD=1; SCRIPTED_ACP_MODEL=NAME gives the session a model option.
-import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+// `session/load` is offered when SCRIPTED_ACP_LOAD=1 (offered but refused: =refuse); SCRIPTED_ACP_MODEL=NAME gives the session a model option.
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -161,7 +161,7 @@ const app = agent({ name: 'scripted-acp-agent' })
   .onRequest(methods.agent.initialize, () => ({
     protocolVersion: PROTOCOL_VERSION,
     agentInfo: { name: 'scripted-acp-agent', version: '1.0.0' },
-    agentCapabilities: { loadSession: process.env.SCRIPTED_ACP_LOAD === '1', promptCapabilities: {} },
+    agentCapabilities: { loadSession: ['1', 'refuse'].includes(process.env.SCRIPTED_ACP_LOAD), promptCapabilities: {} },
     authMethods: [],
   }))
   .onRequest(methods.agent.session.new, () => {
@@ -170,6 +170,7 @@ const app = agent({ name: 'scripted-acp-agent' })
     return { sessionId, ...(process.env.SCRIPTED_ACP_MODEL ? { configOptions: modelOptions(process.env.SCRIPTED_ACP_MODEL) } : {}) };
   })
   .onRequest(methods.agent.session.load, async ({ params }) => {
+    if (process.env.SCRIPTED_ACP_LOAD === 'refuse') throw RequestError.sessionNotFound(params.sessionId);
     sessions.set(params.sessionId, { cancelled: false, late: [] });
     await say(params.sessionId, 'loaded');
     return {};
