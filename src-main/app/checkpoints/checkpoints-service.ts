@@ -10,6 +10,7 @@ import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
 import { restoreNote, type RestoreNoteOptions } from '../../core/agent/restore-note';
+import { firstLine } from '../../core/agent/middleware/checkpoints';
 import { sensitiveWrite } from '../../core/agent/permissions/sensitive-writes';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
@@ -184,10 +185,6 @@ function toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
   const contents = f.before !== undefined || f.after !== undefined ? { before: f.before ?? null, after: f.after ?? null } : undefined;
   const sensitive = f.type === 'i' ? null : sensitiveWrite(path, contents);
   return { ...file, path, ...(hunks ? { hunks: hunks.map((h) => ({ ...h, reviewed: reviewed.has(h.id) })) } : {}), ...(sensitive ? { sensitive } : {}) };
-}
-
-function firstLine(text: string): string {
-  return (text.trim().split('\n')[0] ?? '').trim();
 }
 
 /** What the person typed: a sent message without the files its @-mentions attached (see mention-attachments). */

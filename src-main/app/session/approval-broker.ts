@@ -5,10 +5,8 @@
 // waits for an answer its run slot goes to another run.
 
 import type { ApprovalBroker } from '../../core/agent/decision';
-import type { AgentEvent, ApprovalRequest } from '../../core/agent/types';
-import type { Backend } from '../../core/backends/protocol';
+import type { AgentEvent } from '../../core/agent/types';
 import type { ApprovalService } from '../approvals/approval-service';
-import { approvalPreview, type ApprovalPreview } from '../approvals/approval-preview';
 import type { PendingApproval } from '../contract';
 import type { RunRecords } from '../threads/run-records';
 import type { RunSlot } from './run-slots';
@@ -77,10 +75,5 @@ export class ThreadApprovals {
   /** The thread's conversation was rewound: approvals left waiting (no run picks them up) were for calls that are gone now. */
   rewound(threadId: string): void {
     if (this.options.approvals.pending(threadId).length > 0) this.options.approvals.forgetThread(threadId);
-  }
-
-  /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */
-  preview(request: ApprovalRequest, backend: Backend): Promise<ApprovalPreview | undefined> {
-    return approvalPreview(request, backend);
   }
 }

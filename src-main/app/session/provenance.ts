@@ -4,9 +4,7 @@
 // git running there). Settings › Provenance says whether (a folder's entry over the global one).
 
 import fs from 'node:fs';
-import type { Place } from '../../core/backends/script/place';
-import { noteNewCommits, pushNotes } from '../../core/checkpoints/provenance/commit-notes';
-import type { CheckpointStore } from '../../core/checkpoints/store';
+import { noteNewCommits, pushNotes, type NoteWriting } from '../../core/checkpoints/provenance/commit-notes';
 import { gitEnv, runGit } from '../../core/git/run-git';
 import type { Settings } from '../contract';
 import { knownAgent } from '../agents/vendors/catalog';
@@ -17,12 +15,7 @@ const WATCH_MS = 1500;
 /** How often a folder on another machine is looked at (two git calls there). */
 const REMOTE_WATCH_MS = 3000;
 
-export interface CommitNotesOptions {
-  store: CheckpointStore;
-  folder: string;
-  env: NodeJS.ProcessEnv;
-  /** A folder on another machine (its ssh:// URL the `folder`): git runs there. */
-  place?: Place;
+export interface CommitNotesOptions extends Pick<NoteWriting, 'store' | 'folder' | 'env' | 'place'> {
   settings: () => Settings['provenance'];
 }
 
@@ -30,7 +23,7 @@ export interface CommitNotesOptions {
 export async function noteFolderCommits(options: CommitNotesOptions): Promise<void> {
   const choices = provenanceFor(options.settings(), options.folder);
   if (!choices.enabled) return;
-  const writing = { store: options.store, folder: options.folder, env: options.env, ...(options.place ? { place: options.place } : {}), toolOf: (agent: string) => knownAgent(agent)?.gitAiTool ?? agent };
+  const writing = { ...options, toolOf: (agent: string) => knownAgent(agent)?.gitAiTool ?? agent };
   const noted = await noteNewCommits(writing).catch(() => []);
   if (choices.push && noted.length > 0) await pushNotes(writing).catch(() => false);
 }

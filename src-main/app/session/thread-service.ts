@@ -18,7 +18,7 @@ import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { Backend } from '../../core/backends/protocol';
 import type { ChatMessage, ChatModel, ContentPart } from '../../core/models/types';
 import type { ApprovalService } from '../approvals/approval-service';
-import type { ApprovalPreview } from '../approvals/approval-preview';
+import { approvalPreview, type ApprovalPreview } from '../approvals/approval-preview';
 import type { Turn } from '../commands/slash-commands';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { deleteThread } from '../threads/delete-thread';
@@ -262,7 +262,7 @@ export class ThreadService {
 
   /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined> {
-    return this.approvals.preview(request, this.book.open(request.threadId).mounts.backend);
+    return approvalPreview(request, this.book.open(request.threadId).mounts.backend);
   }
 
   /** `by`: who stopped it, when not the person here ("node over the Agent Protocol"): the thread says so. */

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { connect as connectSocket, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureHostDir, type HostPathOptions, type HostPaths } from '../../app/host/paths';
 import {
   AskFrame,
@@ -405,8 +406,4 @@ async function startFailure(paths: HostPaths, what: string): Promise<Error> {
 
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('the request was aborted', 'AbortError');
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

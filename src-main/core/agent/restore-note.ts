@@ -8,6 +8,7 @@ import type { CheckpointHistory } from '../checkpoints/history';
 import type { TextHunk } from '../text/unified-diff';
 import type { RestoreOutcome } from '../checkpoints/restore';
 import { toVirtual, type CheckpointEntry } from '../checkpoints/types';
+import { oneLine } from '../text/markdown-code';
 
 export type RestoreNoteKind = 'restore' | 'revert' | 'undo';
 
@@ -95,7 +96,6 @@ function fileOf(e: CheckpointEntry): Array<{ path: string; what: string }> {
 }
 
 function quote(line: string, open = "'", close = "'"): string {
-  const one = line.replace(/\s+/g, ' ').trim();
-  return `${open}${one.length > 200 ? one.slice(0, 199) + '…' : one}${close}`;
+  return `${open}${oneLine(line, 200)}${close}`;
 }
 

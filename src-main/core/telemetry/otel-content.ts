@@ -57,11 +57,6 @@ export function outputMessagesJson(output: {
   return fitList([message]).json;
 }
 
-/** A tool call's arguments (any JSON value) as a JSON string within the cap. */
-export function argumentsJson(args: unknown): string {
-  return fitValue(args);
-}
-
 /** A tool's result text, cut to the cap. */
 export function resultText(output: string): string {
   return cut(output, CONTENT_CAP);
@@ -119,7 +114,8 @@ function fitList(items: readonly unknown[]): { json: string; omitted: number } {
   return { json: '[]', omitted: items.length };
 }
 
-function fitValue(value: unknown): string {
+/** A tool call's arguments (any JSON value) as a JSON string within the cap. */
+export function argumentsJson(value: unknown): string {
   for (const cap of STRING_CAPS) {
     const json = safeStringify(cutStrings(value, cap));
     if (json.length <= CONTENT_CAP) return json;

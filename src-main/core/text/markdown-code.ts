@@ -17,9 +17,10 @@ export function inlineCode(text: string): string {
   return `${ticks}${pad}${line}${pad}${ticks}`;
 }
 
-/** Whitespace runs (newlines too) as one space, trimmed. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+/** Whitespace runs (newlines too) as one space, trimmed; cut to `cap` characters with an ellipsis. */
+export function oneLine(text: string, cap = Infinity): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > cap ? `${flat.slice(0, cap - 1)}…` : flat;
 }
 
 function longestRun(text: string): number {

@@ -1,7 +1,7 @@
 // One folder's side of the trust gate: what every loader of the folder's configuration asks
 // (is this entry, with this content, trusted here?), asked again at every step.
 
-import { realFolder } from './store';
+import { realPathOf } from '../fs/real-path';
 import type { TrustGate } from './types';
 import type { TrustEntry } from '../config/trust-entry';
 
@@ -14,6 +14,6 @@ export interface FolderTrust {
 }
 
 export function folderTrust(gate: TrustGate, folder: string): FolderTrust {
-  const real = realFolder(folder);
+  const real = realPathOf(folder);
   return { folder: real, isTrusted: (entry) => gate.isTrusted(real, entry), version: () => gate.version() };
 }

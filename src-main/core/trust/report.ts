@@ -4,14 +4,14 @@
 
 import { createHash } from 'node:crypto';
 import { CONFIG_KINDS, folderConfiguration, type ConfigKind } from '../config/registry';
-import { realFolder } from './store';
+import { realPathOf } from '../fs/real-path';
 import type { TrustGate, TrustReport } from './types';
 import type { TrustEntry } from '../config/trust-entry';
 
 /** Every kind of the registry, read for the folder (real path): what would load, and what of it is not trusted. */
 export function trustReport(folder: string, store: TrustGate, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): Promise<TrustReport> {
   return Promise.resolve().then(() => {
-    const real = realFolder(folder);
+    const real = realPathOf(folder);
     const { entries, problems } = folderConfiguration(real, env, kinds);
     return { folder: real, entries, untrusted: entries.filter((entry) => !store.isTrusted(real, entry)), problems };
   });

@@ -3,7 +3,7 @@
 // recorded, and an entry that changes afterwards (or appears) is not trusted by it: the
 // session trusted what it was started on, not whatever the folder holds later.
 
-import { realFolder } from './store';
+import { realPathOf } from '../fs/real-path';
 import type { TrustGate } from './types';
 import type { TrustEntry } from '../config/trust-entry';
 
@@ -15,7 +15,7 @@ export class SessionTrust implements TrustGate {
 
   /** Trusts these entries' current content in `folder` for this session. */
   grant(folder: string, entries: readonly Pick<TrustEntry, 'key' | 'digest'>[]): void {
-    const key = realFolder(folder);
+    const key = realPathOf(folder);
     const mine = this.granted.get(key) ?? new Map<string, string>();
     for (const entry of entries) mine.set(entry.key, entry.digest);
     this.granted.set(key, mine);
@@ -23,7 +23,7 @@ export class SessionTrust implements TrustGate {
   }
 
   isTrusted(folder: string, entry: Pick<TrustEntry, 'key' | 'digest'>): boolean {
-    return this.granted.get(realFolder(folder))?.get(entry.key) === entry.digest || this.base.isTrusted(folder, entry);
+    return this.granted.get(realPathOf(folder))?.get(entry.key) === entry.digest || this.base.isTrusted(folder, entry);
   }
 
   version(): string {

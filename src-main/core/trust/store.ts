@@ -33,11 +33,6 @@ export function trustFile(dataDir: string): string {
   return join(dataDir, 'trust.json');
 }
 
-/** The folder as trust is kept for it: its real path (a link to it is the same folder). */
-export function realFolder(folder: string): string {
-  return realPathOf(folder);
-}
-
 export class TrustStore implements TrustGate {
   private readonly store: JsonFileStore<Record<string, FolderTrust>>;
   private readonly file: string;
@@ -76,14 +71,14 @@ export class TrustStore implements TrustGate {
   /** The folder's own record, then (a worktree's) its folder's as it is now. */
   private recordsOf(folder: string): FolderTrust[] {
     const all = this.store.current();
-    const own = all[realFolder(folder)];
+    const own = all[realPathOf(folder)];
     const from = own?.from !== undefined ? all[own.from] : undefined;
     return [own, from].filter((r) => r !== undefined);
   }
 
   /** Records trust in these entries' current content (other entries of the folder keep theirs). */
   trust(folder: string, entries: readonly TrustedContent[]): void {
-    const key = realFolder(folder);
+    const key = realPathOf(folder);
     const set = (record: Record<string, string>, name: string, value: string): void => {
       Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
     };
@@ -106,8 +101,8 @@ export class TrustStore implements TrustGate {
    * trust is revoked. A worktree of a worktree follows the first folder.
    */
   extendTo(from: string, to: string): void {
-    const source = realFolder(from);
-    const target = realFolder(to);
+    const source = realPathOf(from);
+    const target = realPathOf(to);
     this.store.update((all) => {
       const root = all[source]?.from ?? source;
       return { ...all, [target]: { entries: {}, from: root, trustedAt: new Date().toISOString() } };
@@ -119,7 +114,7 @@ export class TrustStore implements TrustGate {
    * following it, so trust given here again reaches them); false when there was none.
    */
   revoke(folder: string): boolean {
-    const key = realFolder(folder);
+    const key = realPathOf(folder);
     let had = false;
     this.store.update((all) => {
       had = Object.hasOwn(all, key);

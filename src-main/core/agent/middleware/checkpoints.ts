@@ -30,7 +30,7 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
         {
           threadId: root.threadId,
           messageIndex: messageIndex >= 0 ? messageIndex : null,
-          messageLine: message ? firstLine(message) : '',
+          messageLine: message ? firstLine(message.content) : '',
           toolCallId: call.id,
           tool: call.name,
           model: modelName(ctx.model.id),
@@ -62,7 +62,8 @@ function scopeOf(call: ToolCall): StepScope | null {
   return [p.slice(1)];
 }
 
-function firstLine(message: ChatMessage): string {
-  const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
+/** A message's first line of text: what a checkpoint is named by. */
+export function firstLine(content: ChatMessage['content']): string {
+  const text = typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
   return (text.trim().split('\n')[0] ?? '').trim();
 }

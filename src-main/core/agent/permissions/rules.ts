@@ -7,6 +7,7 @@ import type { GlobMatcher } from '../../backends/filesystem/glob-match';
 import { matchesCommandPattern } from './command-patterns';
 import { PROTECTED_PATHS, protectedPattern, protectedReason } from './protected-paths';
 import { analyzeCommand } from './shell-parse';
+import { oneLine } from '../../text/markdown-code';
 import type { ShellCommand } from './shell-parse';
 import { argsOf, isMcpTool, operationOf, targetPaths, toolNameMatches } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
@@ -110,7 +111,7 @@ function evaluateCommand(request: PermissionRequest, rules: readonly PermissionR
 }
 
 function evaluatePart(command: ShellCommand, tool: string, rules: readonly PermissionRule[], protectedPaths: readonly string[]): PermissionVerdict {
-  const subject: ReasonSubject = { command: command.text === '' ? '' : shorten(command.text) };
+  const subject: ReasonSubject = { command: command.text === '' ? '' : oneLine(command.text, 80) };
   let verdict: PermissionVerdict = said('ask', { kind: 'not-allowed', subject });
   for (const [index, rule] of rules.entries()) {
     if (!matchesTool(rule, tool, 'execute')) continue;
@@ -175,9 +176,4 @@ function pathLikeWords(words: readonly string[]): string[] {
     out.push(word);
   }
   return out;
-}
-
-function shorten(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
 }

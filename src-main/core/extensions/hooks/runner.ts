@@ -24,14 +24,12 @@ export interface HookInput {
   /** Stop: true when the agent is already going on because of a Stop hook. */
   stop_hook_active?: boolean;
   source?: 'startup';
-  /** SubagentStart/SubagentStop: the task call and the subagent's type. */
+  /** SubagentStart/SubagentStop: the task call. */
   agent_id?: string;
-  agent_type?: string;
   /** PostToolUseFailure: the error the call gave. */
   error?: string;
-  /** Notification: what it says, and why. */
+  /** Notification: what it says. */
   message?: string;
-  notification_type?: string;
   /** PreCompact/PostCompact: `manual` (/compact) or `auto`. */
   trigger?: 'manual' | 'auto';
   /** SessionEnd: why. */

@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
 import { canonicalJson } from '../../text/canonical-json';
+import { oneLine } from '../../text/markdown-code';
 import { errorText, type ToolOutput } from '../../tools/tool';
 import { qualifyAll, serverParts } from './naming';
 import { memoryTokenStore, McpOAuthProvider, oauthKey, startRedirectListener, type McpTokenStore } from './oauth';
@@ -186,8 +187,8 @@ export class McpHub implements McpHubApi {
     try {
       found = await proc.checkEffects();
     } catch (err) {
-      appendLog(slot, `could not check what it changed: ${oneLine(messageOf(err))}`);
-      throw new Error(`what the server changed in the folder could not be checked (${oneLine(messageOf(err))})`, { cause: err });
+      appendLog(slot, `could not check what it changed: ${logLine(messageOf(err))}`);
+      throw new Error(`what the server changed in the folder could not be checked (${logLine(messageOf(err))})`, { cause: err });
     }
     if (found.unremoved.length > 0) throw new Error(`the server made changes git would run outside the sandbox that could not be undone (${found.unremoved.join(', ')})`);
     return found.blockedLine;
@@ -333,7 +334,7 @@ export class McpHub implements McpHubApi {
         slot.error = 'the server asks to sign in';
       } else {
         slot.status = 'failed';
-        slot.error = oneLine(await this.failure(slot, messageOf(err)));
+        slot.error = logLine(await this.failure(slot, messageOf(err)));
       }
       appendLog(slot, `${slot.status}: ${slot.error}`);
       await this.release(slot);
@@ -370,12 +371,12 @@ export class McpHub implements McpHubApi {
     } catch (err) {
       if (needsSignIn(err) || !this.isCurrent(slot)) throw err;
       // Older servers speak only HTTP+SSE.
-      appendLog(slot, `streamable HTTP failed (${oneLine(messageOf(err))}); trying SSE`);
+      appendLog(slot, `streamable HTTP failed (${logLine(messageOf(err))}); trying SSE`);
       try {
         await this.handshake(sdk, slot, sseTransport(sdk, config, provider));
       } catch (sseErr) {
         if (needsSignIn(sseErr)) throw sseErr;
-        throw new Error(`${oneLine(messageOf(err))} (and over SSE: ${oneLine(messageOf(sseErr))})`, { cause: sseErr });
+        throw new Error(`${logLine(messageOf(err))} (and over SSE: ${logLine(messageOf(sseErr))})`, { cause: sseErr });
       }
     }
   }
@@ -388,7 +389,7 @@ export class McpHub implements McpHubApi {
 
   private async handshake(sdk: McpSdk, slot: Slot, transport: Transport): Promise<void> {
     const client = new sdk.Client(this.options.clientInfo, { capabilities: {} });
-    client.onerror = (err) => appendLog(slot, `error: ${oneLine(messageOf(err))}`);
+    client.onerror = (err) => appendLog(slot, `error: ${logLine(messageOf(err))}`);
     client.onclose = () => {
       const proc = slot.process;
       if (proc === undefined) this.died(slot, 'the connection closed');
@@ -405,7 +406,7 @@ export class McpHub implements McpHubApi {
   private died(slot: Slot, why: string): void {
     if (!this.isCurrent(slot) || slot.status !== 'connected') return;
     slot.status = 'failed';
-    slot.error = oneLine(withLastLine(why, slot.process?.logTail()));
+    slot.error = logLine(withLastLine(why, slot.process?.logTail()));
     appendLog(slot, why);
     void this.release(slot).then(() => this.changed());
     this.changed();
@@ -441,7 +442,7 @@ export class McpHub implements McpHubApi {
       .then(() => {
         if (this.isCurrent(slot) && slot.status === 'connected') this.changed();
       })
-      .catch((err: unknown) => appendLog(slot, `re-listing ${what} failed: ${oneLine(messageOf(err))}`))
+      .catch((err: unknown) => appendLog(slot, `re-listing ${what} failed: ${logLine(messageOf(err))}`))
       .finally(() => slot.refreshing.delete(run));
     slot.refreshing.add(run);
   }
@@ -582,7 +583,4 @@ export function seconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
 
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
-}
+const logLine = (text: string): string => oneLine(text, 300);

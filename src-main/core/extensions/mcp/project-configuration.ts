@@ -9,7 +9,8 @@ import { problemLine, type ConfigSource, type McpServerConfig } from '../../conf
 import { enabledPluginParts } from '../plugins/store';
 import { projectMcpFile, projectServerItems, userMcpFile } from '../../config/kinds/mcp';
 import { trustReport } from '../../trust/report';
-import { realFolder, TrustStore } from '../../trust/store';
+import { TrustStore } from '../../trust/store';
+import { realPathOf } from '../../fs/real-path';
 import type { TrustGate, TrustReport } from '../../trust/types';
 
 export interface ProjectConfigurationOptions {
@@ -40,7 +41,7 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
   const storeProblems: string[] = [];
   const store = options.store ?? new TrustStore(options.dataDir, { onProblem: (problem) => storeProblems.push(problem.message) });
   try {
-    const folder = realFolder(options.folder);
+    const folder = realPathOf(options.folder);
     const report = await trustReport(folder, store, env);
     const person = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
     // Enabled, confirmed plugins' servers are the person's; `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder.
