@@ -446,12 +446,12 @@ class OsSandbox implements Sandbox {
  * The path bubblewrap could not cover because it vanished after the run was prepared, when
  * the output is that error alone (bwrap stops before the command starts): the mount point
  * gone between its check and the mount, or gone before the check on a read-only root (then
- * bwrap tries to make it).
+ * bwrap tries to make it: a file, or a folder such as a loose proxy's another process swept).
  */
 export function vanishedMountTarget(output: string): string | undefined {
   const text = output.replace(/\r/g, '').trim();
   if (text.includes('\n')) return undefined;
-  const match = /^bwrap: (?:Can't bind mount \S+ on \/newroot(\/\S+): No such file or directory|Can't create file at (\/\S+): Read-only file system)$/.exec(text);
+  const match = /^bwrap: (?:Can't bind mount \S+ on \/newroot(\/\S+): No such file or directory|Can't (?:create file at|mkdir) (\/\S+): Read-only file system)$/.exec(text);
   return match?.[1] ?? match?.[2];
 }
 

@@ -94,6 +94,7 @@ describe('the vanished mount point in bubblewrap error', () => {
   it('is read from either of bwrap\'s words for it, and only from that error alone', () => {
     expect(vanishedMountTarget("bwrap: Can't bind mount /oldroot/tmp/x.sock on /newroot/tmp/x.sock: No such file or directory\r\n")).toBe('/tmp/x.sock');
     expect(vanishedMountTarget("bwrap: Can't create file at /tmp/x.sock: Read-only file system\n")).toBe('/tmp/x.sock');
+    expect(vanishedMountTarget("bwrap: Can't mkdir /tmp/deepdesk-proxy-2VcizE: Read-only file system\n")).toBe('/tmp/deepdesk-proxy-2VcizE');
     expect(vanishedMountTarget("out\nbwrap: Can't create file at /tmp/x.sock: Read-only file system")).toBeUndefined();
     expect(vanishedMountTarget("bwrap: Can't bind mount /oldroot/tmp/x on /newroot/tmp/x: Permission denied")).toBeUndefined();
   });
