@@ -145,13 +145,13 @@ export function processStartTicks(pid: number): number | undefined {
   return start !== undefined && Number.isFinite(start) ? start : undefined;
 }
 
-/** An exiting process's environment went with its memory: it counts (a sandbox's pid-namespace init being torn down is nobody's child), no signal harms it. */
+/** An exiting process's environment went with its memory (empty, or ESRCH): it counts (a sandbox's dying pid-namespace init is nobody's child); no signal harms it. */
 function environHas(pid: number, marker: string, exiting: boolean): boolean {
   try {
     const environ = readFileSync(`/proc/${pid}/environ`);
     return environ.includes(`${marker}\0`) || (exiting && environ.length === 0);
   } catch {
-    return false;
+    return exiting;
   }
 }
 
