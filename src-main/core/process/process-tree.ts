@@ -123,7 +123,7 @@ function pidsFromRoot(rootPid: number, before: PidMark | undefined): { has: (pid
 }
 
 /** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
-function readProcStat(pid: number): (Omit<ProcessInfo, 'marked'> & { start: number }) | undefined {
+function readProcStat(pid: number): (Omit<ProcessInfo, 'marked'> & { start: number; exiting: boolean }) | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -134,8 +134,8 @@ function readProcStat(pid: number): (Omit<ProcessInfo, 'marked'> & { start: numb
   const fields = text.slice(close + 2).split(' ');
   const [state, ppid, pgid, sid] = fields;
   if (state === undefined || ppid === undefined || pgid === undefined || sid === undefined) return undefined;
-  // Field 22 (starttime, clock ticks since boot) is the 20th after the name.
-  return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), state, start: Number(fields[19] ?? NaN) };
+  // Field 9 (flags): PF_EXITING (0x4) set, PF_KTHREAD (0x200000) not: on its way out. Field 22 (starttime, clock ticks since boot) is the 20th after the name.
+  return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), state, start: Number(fields[19] ?? NaN), exiting: (Number(fields[6]) & 0x200004) === 0x4 };
 }
 
 /** When the process started, in clock ticks since boot (Linux); undefined elsewhere or once it is gone. */
@@ -145,11 +145,13 @@ export function processStartTicks(pid: number): number | undefined {
   return start !== undefined && Number.isFinite(start) ? start : undefined;
 }
 
-function environHas(pid: number, marker: string): boolean {
+/** An exiting process's environment went with its memory (empty, or ESRCH): it counts (a sandbox's dying pid-namespace init is nobody's child); no signal harms it. */
+function environHas(pid: number, marker: string, exiting: boolean): boolean {
   try {
-    return readFileSync(`/proc/${pid}/environ`).includes(`${marker}\0`);
+    const environ = readFileSync(`/proc/${pid}/environ`);
+    return environ.includes(`${marker}\0`) || (exiting && environ.length === 0);
   } catch {
-    return false;
+    return exiting;
   }
 }
 
@@ -167,9 +169,9 @@ export function listProcesses(marker?: string, markedSince?: number, only?: (pid
       if (only !== undefined && !only(pid)) continue;
       const stat = readProcStat(pid);
       if (!stat) continue;
-      const { start, ...info } = stat;
+      const { start, exiting, ...info } = stat;
       const candidate = marker !== undefined && (markedSince === undefined || !(start < markedSince));
-      out.push({ ...info, marked: candidate && environHas(pid, marker) });
+      out.push({ ...info, marked: candidate && environHas(pid, marker, exiting) });
     }
     return out;
   }
@@ -232,15 +234,6 @@ export function collectProcessTree(rootPid: number, marker?: string, rootReaped 
   return [...found].filter((pid) => live.has(pid)).sort((a, b) => a - b);
 }
 
-/** Live processes whose process group is `pgid`. */
-export function processGroupMembers(pgid: number): number[] {
-  const processes = listProcesses();
-  const keep = protectedPids(processes);
-  return processes
-    .filter((p) => p.pgid === pgid && !keep.has(p.pid) && !isZombieState(p.state))
-    .map((p) => p.pid);
-}
-
 function isZombieState(state: string): boolean {
   return state === 'Z' || state === 'X' || state === 'x';
 }
@@ -280,12 +273,12 @@ export function sendSignal(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[]> {
+async function waitUntilDead(pids: number[], timeoutMs: number, isAlive = isProcessAlive): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
-  let alive = pids.filter(isProcessAlive);
+  let alive = pids.filter(isAlive);
   while (alive.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
-    alive = alive.filter(isProcessAlive);
+    alive = alive.filter(isAlive);
   }
   return alive;
 }
@@ -293,12 +286,19 @@ async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[
 /**
  * Kills the whole tree of `rootPid` (see collectProcessTree): SIGTERM to the group and to
  * every member, SIGKILL to whatever is still alive after the grace period, repeated for
- * processes forked meanwhile. Resolves once they are gone (or after a few seconds if the
- * kernel cannot kill one, e.g. in uninterruptible sleep).
+ * processes forked meanwhile. Resolves once every member it ever found is gone (or after a few
+ * seconds if the kernel cannot kill one, e.g. in uninterruptible sleep).
  */
 export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<void> {
   const graceMs = options.graceMs ?? 1000;
-  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart, options.before);
+  const members = new Map<number, number | undefined>(); // each found, with its start: a pid handed out again is someone else
+  const isMember = (pid: number): boolean => isProcessAlive(pid) && processStartTicks(pid) === members.get(pid);
+  const collect = (): number[] => {
+    const pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart, options.before);
+    for (const pid of pids) if (!members.has(pid)) members.set(pid, processStartTicks(pid));
+    return pids;
+  };
+  let pids = collect();
   sendSignal(-rootPid, 'SIGTERM');
   // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
   // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
@@ -306,13 +306,12 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   for (const pid of pids) sendSignal(pid, 'SIGTERM');
   // Stopped processes only act on SIGTERM once continued.
   for (const pid of pids) sendSignal(pid, 'SIGCONT');
-  await waitUntilDead(pids, graceMs);
+  await waitUntilDead(pids, graceMs, isMember);
   for (let round = 0; round < 5; round++) {
-    pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart, options.before);
-    if (pids.length === 0) return;
+    pids = collect();
     sendSignal(-rootPid, 'SIGKILL');
     for (const pid of pids) sendSignal(pid, 'SIGKILL');
-    await waitUntilDead(pids, 1000);
+    if ((await waitUntilDead([...members.keys()], 1000, isMember)).length === 0 && pids.length === 0) return;
   }
 }
 
@@ -321,7 +320,9 @@ export async function killProcessGroup(pgid: number, graceMs = 1000): Promise<vo
   // The common end: the group is already empty. One signal-0 says so without reading every
   // process of the machine (a process whose exit was reaped is no member either).
   if (!groupExists(pgid)) return;
-  let pids = processGroupMembers(pgid);
+  const processes = listProcesses();
+  const keep = protectedPids(processes);
+  let pids = processes.filter((p) => p.pgid === pgid && !keep.has(p.pid) && !isZombieState(p.state)).map((p) => p.pid);
   if (pids.length === 0) return;
   sendSignal(-pgid, 'SIGTERM');
   sendSignal(-pgid, 'SIGCONT');

@@ -183,9 +183,8 @@ class Supervised implements SupervisedProcess {
         // MCP's stdio shutdown: close its input first, then signals.
         this.stdin.end();
         const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS).then(() => false)]);
-        // Ended by itself, its tree may still be going: children that left its session, or
-        // the members of a sandbox's pid namespace the kernel is still tearing down. stop()
-        // resolves once they are gone too (nothing left of it: one scan of the pids given out since it started).
+        // Ended by itself, its tree may still be going (children that left its session, a sandbox's
+        // pid namespace the kernel is still tearing down): stop() resolves once they are gone too.
         await killProcessTree(this.pid, { ...this.tree, graceMs: KILL_GRACE_MS, rootReaped: ended || !this.running });
       }
       await this.exited;
