@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import InterleavedSequencer from './scripts/test-sequencer';
 
 // Two projects so that each global set-up runs only when its tests are selected: the
 // end-to-end project obtains a Chromium (scripts/test-setup), which a unit-only run must not.
@@ -12,9 +13,11 @@ export default defineConfig({
     // later a failure, in unit files as in end-to-end ones.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    // Two files at a time even on 2 cores (vitest's default there is one): most files wait on
-    // real processes (Chromium, sshd, git, the sandbox), not on the CPU.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Three files at a time on 2 cores (vitest's default there is one): a unit file mostly waits
+    // on real processes (sshd, git, the sandbox), an end-to-end one keeps about one core busy,
+    // and the sequencer runs the two kinds side by side.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
+    sequence: { sequencer: InterleavedSequencer },
     reporters: ['default', './scripts/summary-reporter.ts'],
     projects: [
       {
