@@ -9,6 +9,7 @@
 //                       (`sh -c CMD`), waits and reports its output as a message
 //   fs-read PATH        fs/read_text_file through the client without telling a call; says the text
 //   fs-write PATH TEXT  fs/write_text_file through the client without asking first; says what came of it
+//   fs-write64 PATH B64 the same, of the text B64 encodes (lines and all)
 //   terminal [N=V …] CMD terminal/create of the line CMD (the variables as its env) without
 //                       asking first; says its exit code and output, or the refusal
 //   own-write PATH TEXT writes PATH in its own process (no asking: the sandbox holds it)
@@ -33,6 +34,7 @@ import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@a
 import { Readable, Writable } from 'node:stream';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
 
 const sessions = new Map();
 let next = 1;
@@ -133,9 +135,10 @@ async function step(sessionId, line, session) {
     return say(sessionId, `permission: ${chosen}; ${await ran({ sessionId, command: 'sh', args: ['-c', arg] })}`);
   }
   if (verb === 'fs-read') return say(sessionId, `fs-read ${await tried(async () => (await client().request(methods.client.fs.readTextFile, { sessionId, path: arg })).content)}`);
-  if (verb === 'fs-write') {
+  if (verb === 'fs-write' || verb === 'fs-write64') {
     const [path, ...text] = rest;
-    return say(sessionId, `fs-write ${await tried(async () => (await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') }), 'ok'))}`);
+    const content = verb === 'fs-write' ? text.join(' ') : Buffer.from(text[0] ?? '', 'base64').toString('utf8');
+    return say(sessionId, `fs-write ${await tried(async () => (await client().request(methods.client.fs.writeTextFile, { sessionId, path, content }), 'ok'))}`);
   }
   if (verb === 'terminal') {
     const env = [];
