@@ -31,6 +31,25 @@ describe('resolvePolicy', () => {
     expect(hidden).toContain('/opt/agent/sock');
   });
 
+  it('hides the sockets of the temp folder TMPDIR names, as those of /tmp (ssh-agent and tmux make theirs there)', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'deepdesk-policy-tmpdir-'));
+    mkdirSync(join(temp, 'ssh-XXXX'));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(temp, 'agent.sock'), resolve));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const hidden = linux('/home/u/code/app').hidden.map((h) => h.path);
+      expect(hidden).toContain(join(temp, 'agent.sock'));
+      expect(hidden).toContain(join(temp, 'ssh-XXXX'));
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(temp, { recursive: true, force: true });
+    }
+  });
+
   it('keeps a hidden folder that holds the project hidden, all but the project (a worktree in the data folder)', () => {
     const policy = linux('/home/u/.deepdesk/worktrees/w', { env: { SSH_AUTH_SOCK: '/home/u/.deepdesk/worktrees/w/agent.sock' } });
     expect(policy.hidden.find((h) => h.path === '/home/u/.deepdesk')).toEqual({ path: '/home/u/.deepdesk', why: "Deepdesk's data folder", contains: '/home/u/.deepdesk/worktrees/w' });

@@ -2,7 +2,7 @@
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
 import { readdirSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
 import { GIT_PINNED_PATHS, GIT_READ_ONLY_PATHS } from '../git/git-reads';
@@ -126,8 +126,8 @@ export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|deepdesk-\d+(?
  */
 const RACY_MS = 50;
 
-/** The last scan of a folder: reused while the folder has not changed since (its names and their kinds change only with its mtime). */
-let lastScan: { dir: string; dev: bigint; ino: bigint; mtimeNs: bigint; ctimeNs: bigint; paths: string[] } | undefined;
+/** The last scan of each folder: reused while the folder has not changed since (its names and their kinds change only with its mtime). */
+const lastScans = new Map<string, { dev: bigint; ino: bigint; mtimeNs: bigint; ctimeNs: bigint; paths: string[] }>();
 
 /**
  * Sockets in `dir` (one level) and the socket folders above: hidden for one run. What a
@@ -144,7 +144,8 @@ export function tmpSocketPaths(dir = '/tmp', now: () => number = Date.now): stri
   } catch {
     return [];
   }
-  if (lastScan && lastScan.dir === dir && lastScan.dev === st.dev && lastScan.ino === st.ino && lastScan.mtimeNs === st.mtimeNs && lastScan.ctimeNs === st.ctimeNs) return [...lastScan.paths];
+  const lastScan = lastScans.get(dir);
+  if (lastScan && lastScan.dev === st.dev && lastScan.ino === st.ino && lastScan.mtimeNs === st.mtimeNs && lastScan.ctimeNs === st.ctimeNs) return [...lastScan.paths];
   const startedMs = now();
   let entries: Dirent[];
   try {
@@ -156,7 +157,8 @@ export function tmpSocketPaths(dir = '/tmp', now: () => number = Date.now): stri
   // Kept only when the folder had settled before the scan began: a change in the same tick as
   // the scan could otherwise be missed and leave the same stamp.
   const changedMs = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n);
-  lastScan = changedMs < startedMs - RACY_MS ? { dir, dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, paths } : undefined;
+  if (changedMs < startedMs - RACY_MS) lastScans.set(dir, { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, paths });
+  else lastScans.delete(dir);
   return [...paths];
 }
 
@@ -307,9 +309,12 @@ export function resolvePolicy(
   }
   const protectedPaths = [...PROTECTED_PROJECT_PATHS.map((p) => join(projectDir, p))];
   const staticHidden = [...hidden];
-  // Sockets come and go in /tmp: looked for on every run (but for this run's own forwarded ones).
+  // Sockets come and go in /tmp and in the temp folder TMPDIR names (ssh-agent's and tmux's
+  // follow it): looked for on every run (but for this run's own forwarded ones).
   const forwardDirs = new Set((policy.forwards ?? []).map((f) => realPathOf(dirname(f.socket))));
-  if (platform === 'linux') for (const socket of tmpSocketPaths()) if (!forwardDirs.has(realPathOf(socket))) hide(socket, 'a host service socket');
+  if (platform === 'linux') {
+    for (const dir of new Set(['/tmp', tmpdir()])) for (const socket of tmpSocketPaths(dir)) if (!forwardDirs.has(realPathOf(socket))) hide(socket, 'a host service socket');
+  }
   const writablePaths = (policy.writablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf);
   for (const extra of policy.protectedPaths ?? []) {
     if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));

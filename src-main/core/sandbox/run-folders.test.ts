@@ -135,13 +135,18 @@ describe('proxy folders an earlier Deepdesk left loose in the temp folder (named
 });
 
 describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a sandboxed command (bubblewrap, for real)', () => {
-  it("leaves run folders that the next process removes, nothing else of them staying; a new process's first command runs while it sweeps the proxy folders left loose in /tmp", async () => {
+  it("leaves run folders that the next process removes, nothing else of them staying; a new process's first command runs while it sweeps the proxy folders left loose in its temp folder", async () => {
     const work = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-run-folders-kill-')));
-    // What killed Deepdesks of before left in /tmp (each hidden from every command while there), and a live one's.
-    const loose = Array.from({ length: 24 }, () => mkdtempSync(join(tmpdir(), 'deepdesk-proxy-')));
+    // The new process's temp folder (TMPDIR), its own: what is planted there is met by it
+    // alone, not by every Deepdesk of the other test files, which would hide these folders and
+    // race their sweep (bwrap fails on a mount point that vanished).
+    const temp = join(work, 'tmp');
+    mkdirSync(temp, { mode: 0o700 });
+    // What killed Deepdesks of before left there (each hidden from every command while there), and a live one's.
+    const loose = Array.from({ length: 24 }, () => mkdtempSync(join(temp, 'deepdesk-proxy-')));
     await deadSocket(...loose.map((dir) => join(dir, 'meter.sock')));
     const planted = Date.now();
-    const liveLoose = mkdtempSync(join(tmpdir(), 'deepdesk-proxy-'));
+    const liveLoose = mkdtempSync(join(temp, 'deepdesk-proxy-'));
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(join(liveLoose, 'meter.sock'), resolve));
     try {
@@ -157,7 +162,7 @@ describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a s
       });
       // Settled: bound long enough ago for the sweep to judge them.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, planted + 10_500 - Date.now())));
-      const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data'), join(import.meta.dirname, '../../..')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data'), join(import.meta.dirname, '../../..')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: temp } });
       const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
       const line = await new Promise<string>((resolve, reject) => {
         createInterface({ input: parent.stdout! }).once('line', resolve);
@@ -165,7 +170,7 @@ describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a s
       });
       const { dir, mine, failed } = JSON.parse(line) as { dir: string; mine: string[]; failed?: string };
       expect(failed).toBeUndefined();
-      // Its first command waited for the sweep of /tmp: the dead ones are gone, the live one stays.
+      // Its first command waited for the sweep of its temp folder: the dead ones are gone, the live one stays.
       for (const dir of loose) expect(existsSync(dir), dir).toBe(false);
       expect(lstatSync(join(liveLoose, 'meter.sock')).isSocket()).toBe(true);
       // Its private TMPDIR, its write layer and its two proxies' socket folders, while the command runs.
