@@ -98,7 +98,7 @@ export function acpAgentPath(door: AcpDoor): ExecutionPath {
       const turn = session.prompt(door === 'terminal' ? `terminal ${run}` : `say ${STARTED} ;; own-run o=$(mktemp); ${run} >$o 2>&1 </dev/null; c=$?; cat $o; rm -f $o; exit $c`);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const said = await Promise.race([
-        turn.then((t) => t.updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('\n')),
+        turn.then((t) => messageTexts(t.updates).join('\n')),
         // Past its time limit (with room for the agent's own steps) the run is its agent's stop (SPEC §22): the whole tree ends with it.
         // Its own process's script has no limit of its own: the limit counts from the script's start, as a terminal's does.
         new Promise<undefined>((resolve) => {
@@ -130,6 +130,11 @@ async function saidBy(session: AcpClientSession, prompt: string): Promise<string
   const turn = session.prompt(prompt);
   turn.catch(() => undefined);
   const updates = await Promise.race([turn.then((t) => t.updates), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the agent's turn did not end: ${prompt.slice(0, 80)}`)), FS_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+  return messageTexts(updates);
+}
+
+/** The texts the agent said in a turn's updates, in order. */
+function messageTexts(updates: Awaited<ReturnType<AcpClientSession['prompt']>>['updates']): string[] {
   return updates.flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : []));
 }
 
