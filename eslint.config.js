@@ -99,6 +99,14 @@ export default tseslint.config(
     },
   },
   {
+    // A state waited for comes in its own time on a loaded machine: vi.waitFor's 1 s default made
+    // that a failure on CI (expect.poll's is 10 s here, vitest.config.ts).
+    files: ['**/*.test.ts', '**/*.test-support.ts', 'e2e/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='vi'][callee.property.name='waitFor'][arguments.length<2]", message: 'vi.waitFor gives up after 1 s: use expect.poll, or pass { timeout }' }],
+    },
+  },
+  {
     files: ['src-main/clients/**/*.ts', 'src-main/cli/**/*.ts'],
     ignores: TEST_FILES,
     rules: restricted([]),

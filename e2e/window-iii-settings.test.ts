@@ -100,8 +100,9 @@ describe('an API key, from the first message to a working model list', () => {
 
     // No key: said in the window's words, with the way to fix it.
     await send(page, 'Why does test_add fail?');
-    const noKey = errors(page).last();
-    await poll(() => noKey.innerText()).toContain('No API key for Anthropic: add one in Settings.');
+    // Found by what it says: another notice may come after it.
+    const noKey = errors(page).filter({ hasText: 'No API key for Anthropic: add one in Settings.' }).last();
+    await noKey.waitFor({ timeout: 30_000 });
     expect(await log(page).innerText()).not.toMatch(COMMAND_LINE);
     await screenshots(page, 'no-key-error');
     await noKey.getByRole('button', { name: 'Open settings' }).click();

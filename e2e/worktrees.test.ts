@@ -105,8 +105,8 @@ describe('worktrees in the window', () => {
     await diff.getByRole('button', { name: 'Close' }).click();
 
     await bar.getByRole('button', { name: 'Apply to folder' }).click();
-    await expect.poll(() => existsSync(join(folder, 'feature.txt'))).toBe(true);
-    expect(readFileSync(join(folder, 'feature.txt'), 'utf8')).toBe('made in the worktree\n');
+    // Polled whole: the file is there before all of it is written.
+    await expect.poll(() => (existsSync(join(folder, 'feature.txt')) ? readFileSync(join(folder, 'feature.txt'), 'utf8') : null)).toBe('made in the worktree\n');
     await expect.poll(() => page.getByRole('region', { name: 'Notifications' }).innerText()).toMatch(/Applied 1 file to .*previous state is saved as refs\/deepdesk\//);
     await expect.poll(() => bar.innerText()).toContain('applied');
 

@@ -111,7 +111,7 @@ describe('OS notifications of the Agents view', () => {
     const before = host.lists();
     host.set([agent('a', 'done')]);
     for (let i = 0; i < 5; i++) host.changed();
-    await vi.waitFor(() => expect(host.lists()).toBe(before + 1));
+    await expect.poll(() => host.lists()).toBe(before + 1);
     await new Promise((r) => setTimeout(r, 120));
     expect(host.lists()).toBe(before + 1);
     expect(fake.notifications.map((n) => n.options.title)).toEqual(['“Thread a” is done']);
@@ -147,7 +147,7 @@ describe('OS notifications of the Agents view', () => {
     expect(fake.notifications).toHaveLength(1);
     fake.notifications[0]!.click();
     expect(current).not.toBeNull();
-    await vi.waitFor(() => expect(host.calls).toContainEqual(['agentsView.open', { threadId: 'a' }]));
+    await expect.poll(() => host.calls).toContainEqual(['agentsView.open', { threadId: 'a' }]);
     const opened = current as unknown as FakeBrowserWindow;
     expect(opened.webContents.sent).toEqual([]);
     opened.webContents.emit('did-finish-load');

@@ -39,7 +39,7 @@ process.argv = argv;
 afterAll(async () => {
   // Quitting closes the app (will-quit waits for it, then quits).
   electron.app.emit('will-quit', new FakeEvent());
-  await vi.waitFor(() => expect(fake.quits).toBeGreaterThan(0));
+  await vi.waitFor(() => expect(fake.quits).toBeGreaterThan(0), { timeout: 10_000 });
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -55,7 +55,7 @@ const call = async (method: string, params: unknown = {}): Promise<unknown> => {
 
 describe('the desktop shell', () => {
   it('registers app:// as privileged before ready, sandboxes, and hands its launch to later ones', async () => {
-    await vi.waitFor(() => expect(fake.windows).toHaveLength(1));
+    await expect.poll(() => fake.windows).toHaveLength(1);
     expect(electron.protocol.privileged).toEqual([
       { scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) },
     ]);
@@ -94,13 +94,13 @@ describe('the desktop shell', () => {
     fake.dialogAnswers.push({ canceled: false, filePaths: [other] });
     const template = (electron.Menu.current as { template: Array<{ label?: string; submenu?: Array<{ label?: string; click?: () => void }> }> }).template;
     template.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Open Folder…')!.click!();
-    await vi.waitFor(async () => expect(await call('app.info')).toMatchObject({ folder: other }));
+    await expect.poll(() => call('app.info')).toMatchObject({ folder: other });
     expect(fake.relaunches).toEqual([]);
   });
 
   it('a second launch with a folder opens it in this window; its other --data-dir is told, not used', async () => {
     electron.app.emit('second-instance', new FakeEvent(), ['deepdesk', 'ignored'], '/', { args: ['--data-dir', join(root, 'elsewhere'), 'proj'], cwd: root });
-    await vi.waitFor(async () => expect(await call('app.info')).toMatchObject({ folder: project }));
+    await expect.poll(() => call('app.info')).toMatchObject({ folder: project });
     expect(window().focused).toBe(true);
     const notices = (await call('app.notices')) as Array<{ message: string }>;
     expect(notices.map((n) => n.message)).toContainEqual(expect.stringContaining(`the second launch's --data-dir ${join(root, 'elsewhere')} was not used`));
@@ -111,9 +111,9 @@ describe('the desktop shell', () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     window().webContents.processGone('crashed', 133);
     expect(window().webContents.reloads).toBe(1);
-    await vi.waitFor(async () =>
-      expect(((await call('app.notices')) as Array<{ message: string }>).map((n) => n.message)).toContainEqual(expect.stringContaining('(crashed, exit code 133)')),
-    );
+    await expect
+      .poll(async () => ((await call('app.notices')) as Array<{ message: string }>).map((n) => n.message))
+      .toContainEqual(expect.stringContaining('(crashed, exit code 133)'));
     error.mockRestore();
   });
 
@@ -150,16 +150,16 @@ describe('the desktop shell', () => {
       await call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
       const { id } = (await call('threads.create')) as { id: string };
       await call('threads.send', { threadId: id, text: 'take your time' });
-      await vi.waitFor(async () => expect(((await call('threads.get', { threadId: id })) as { thread: { running: boolean } }).thread.running).toBe(true));
+      await expect.poll(async () => ((await call('threads.get', { threadId: id })) as { thread: { running: boolean } }).thread.running).toBe(true);
       const quitsBefore = fake.quits;
       const windowsBefore = fake.windows.length;
       fake.messageBoxAnswers.push(1);
       const quitting = new FakeEvent();
       electron.app.emit('before-quit', quitting);
       expect(quitting.defaultPrevented).toBe(true);
-      await vi.waitFor(() => expect(fake.messageBoxes).toHaveLength(1));
+      await expect.poll(() => fake.messageBoxes).toHaveLength(1);
       expect(fake.messageBoxes[0]![0]).toMatchObject({ buttons: [STOP_RUNS_AND_QUIT, KEEP_RUNNING], cancelId: 1 });
-      await vi.waitFor(() => expect(fake.windows.at(-1)!.isDestroyed()).toBe(true));
+      await expect.poll(() => fake.windows.at(-1)!.isDestroyed()).toBe(true);
       expect(fake.quits).toBe(quitsBefore);
       // A launch while in the background opens a window on the same app: the person is back,
       // and closing that window with the run still going asks again.

@@ -95,7 +95,7 @@ describe('checking for updates', () => {
       expect(updater.autoDownload).toBe(true);
       expect(messages).toContain('Downloading Deepdesk 0.2.0… 42%');
       updates.install();
-      await vi.waitFor(() => expect(updater.installs).toBe(1));
+      await expect.poll(() => updater.installs).toBe(1);
     }
   });
 

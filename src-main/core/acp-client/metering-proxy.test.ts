@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError, RunBudget } from '../agent/budget';
 import { costAt } from '../models/model-info';
 import { listenOnLoopback } from '../models/testing/loopback';
@@ -137,7 +137,7 @@ describe('every call the provider bills is counted (issue 78)', () => {
     const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2 * ONE_CALL, spentUsd: 0 } });
     for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
     // The cut calls end in the proxy as the client goes.
-    await vi.waitFor(() => expect(rows()).toHaveLength(provider.billed()));
+    await expect.poll(() => rows()).toHaveLength(provider.billed());
     expect(provider.billed()).toBeGreaterThanOrEqual(1);
     expect(provider.billed()).toBeLessThanOrEqual(3);
     for (const row of rows()) {
@@ -166,7 +166,7 @@ describe('every call the provider bills is counted (issue 78)', () => {
     expect(await post(proxy.socket, REQUEST)).toBe(200);
     run.end({ reason: 'completed', text: '' });
     await otel.flush?.();
-    await vi.waitFor(() => expect(receiver.spans().length).toBeGreaterThanOrEqual(2));
+    await expect.poll(() => receiver.spans().length).toBeGreaterThanOrEqual(2);
     const rows = ledger.calls('t');
     // The model that answered (the provider's name for it), as the row and the span's response model say.
     expect(rows.map((r) => [r.provider, r.purpose, r.model, r.inputTokens, r.outputTokens])).toEqual([['claude-code', 'other-agent', 'claude-sonnet-4-5-20250929', 162, 30]]);
