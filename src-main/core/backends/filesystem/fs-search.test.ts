@@ -82,7 +82,14 @@ const GLOB_PATTERNS = ['*', '**/*', '*.log', '.*', '*.tmp', 'sub/**', '*.txt', '
  * script that leaves out its nested-repository check), so equality is not the Node search
  * compared with itself: 'every' folder search, or 'some'.
  */
-function describeEquality(name: string, ripgrep: 'every' | 'some', setUp: (root: string) => string): void {
+/**
+ * What a line holds (a BOM, a CR, ü, a regex) reads the same in every tree: the first tree runs
+ * every pattern; the others differ in what is ignored, which the patterns that reach every line
+ * show (some 3,000 fewer ripgrep runs).
+ */
+const LINE_PATTERNS = ['needle', ''];
+
+function describeEquality(name: string, ripgrep: 'every' | 'some', setUp: (root: string) => string, patterns: readonly string[] = LINE_PATTERNS): void {
   describeRg(`${name}: ripgrep and the Node search agree`, () => {
     let dir = '';
     let log = '';
@@ -110,7 +117,7 @@ function describeEquality(name: string, ripgrep: 'every' | 'some', setUp: (root:
     it('grep gives identical matches for every pattern, glob, path and maxCount', { timeout: 240_000 }, async () => {
       let compared = 0;
       for (const searchPath of PATHS.filter(exists)) {
-        for (const pattern of GREP_PATTERNS) {
+        for (const pattern of patterns) {
           for (const glob of GLOBS) {
             for (const maxCount of glob === undefined ? [1000, 7, 1] : [1000]) {
               const a = await withRg.grep(pattern, searchPath, glob, maxCount);
@@ -143,10 +150,15 @@ function describeEquality(name: string, ripgrep: 'every' | 'some', setUp: (root:
   });
 }
 
-describeEquality('a tree whose root is a git repository', 'every', (dir) => {
-  buildTree(dir);
-  return dir;
-});
+describeEquality(
+  'a tree whose root is a git repository',
+  'every',
+  (dir) => {
+    buildTree(dir);
+    return dir;
+  },
+  GREP_PATTERNS,
+);
 
 describeEquality('a tree without .git or nested repositories (ripgrep must not climb past the root)', 'every', (dir) => {
   buildTree(dir);
