@@ -1,6 +1,18 @@
+import { globSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import InterleavedSequencer from './scripts/test-sequencer';
+
+const UNIT_FILES = ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'scripts/**/*.test.ts'];
+const UNIT_SET_UP = ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-sshd.ts', './scripts/test-setup/global-setup-postgres.ts'];
+/**
+ * A unit file shares its worker's modules with the files run there before it (a fresh module
+ * graph for each of 450 files cost some 100 CPU-s of a CPU-bound run), unless it changes what
+ * modules hold or read at their start (a mock, the environment, the working folder) or checks
+ * what a fresh process has loaded (`vitest-isolate` says so): those run each in a fresh one.
+ */
+const CHANGES_MODULES = /\bvi\.(mock|doMock|unmock|resetModules|stubGlobal|stubEnv)\(|process\.chdir\(|process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env|vitest-isolate/;
+const ISOLATED_UNIT_FILES = globSync(UNIT_FILES).filter((file) => CHANGES_MODULES.test(readFileSync(file, 'utf8')));
 
 // Two projects so that each global set-up runs only when its tests are selected: the
 // end-to-end project obtains a Chromium (scripts/test-setup), which a unit-only run must not.
@@ -22,11 +34,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: {
-          name: 'unit',
-          include: ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'scripts/**/*.test.ts'],
-          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-sshd.ts', './scripts/test-setup/global-setup-postgres.ts'],
-        },
+        test: { name: 'unit', include: UNIT_FILES, exclude: [...configDefaults.exclude, ...ISOLATED_UNIT_FILES], isolate: false, globalSetup: UNIT_SET_UP },
+      },
+      {
+        extends: true,
+        test: { name: 'unit-isolated', include: ISOLATED_UNIT_FILES, globalSetup: UNIT_SET_UP },
       },
       {
         extends: true,

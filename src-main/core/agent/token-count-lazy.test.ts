@@ -1,5 +1,6 @@
 // The tokenizer (~20 MB held) is loaded when text is first counted, not with token-count.ts:
 // `deepdesk serve` and its host hold none of it until a run counts.
+// vitest-isolate: what this file checks is what a fresh process has loaded.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sep } from 'node:path';
