@@ -75,10 +75,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const orphans = useMemo(() => approvals.filter((a) => !shownIds.includes(approvalKey(a.toolCallId, a.parentToolCallId))), [approvals, shownIds]);
   // Waiting approvals in the order the person reads them: as their calls stand in the
   // conversation (parallel calls reach the broker in any order), then those without a card.
-  const order = useMemo(
-    () => [...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))],
+  // A new list only when that changes, not with every item: the context, and so every card, follows it.
+  const orderJson = useMemo(
+    () => JSON.stringify([...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))]),
     [shownIds, pending, orphans],
   );
+  const order = useMemo(() => JSON.parse(orderJson) as string[], [orderJson]);
 
   // The oldest waiting approval takes the keyboard when it appears, unless the person is
   // typing a draft or working elsewhere (the empty message box gives it up: the approval's
