@@ -101,7 +101,10 @@ describe('a long thread in the window', () => {
     expect(new Set(more).size).toBe(more.length);
     expect(more.slice(-loaded.length)).toEqual(loaded);
 
-    // The last command's 60 KB output came cut; opening its card shows all of it.
+    // The last command's 60 KB output came cut; opening its card shows all of it. (Scrolled down
+    // to it first: rows far from the view are out of the page, and out of the accessibility tree.)
+    await conversation(page).evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).waitFor();
     const card = toolCard(page, 'execute').last();
     await card.scrollIntoViewIfNeeded();
     expect(await conversation(page).getByText(MIDDLE).count()).toBe(0);

@@ -22,6 +22,7 @@ import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 import { useScrollFocusable } from '../lib/scroll-focusable';
 import { warmMarkdown } from '../lib/markdown-render';
+import { rowsBetween } from '../lib/row-window';
 
 /** What the thread list says of the open thread's run: waiting for a run slot, and since when it goes. */
 export type RunFacts = Pick<ThreadSummaryDto, 'queued' | 'runSlots' | 'runStartedAt'>;
@@ -53,6 +54,53 @@ interface ConversationProps {
 const STICK_DISTANCE = 80;
 /** Scrolled this close to the top, the earlier page loads. */
 const EARLIER_DISTANCE = 400;
+/** With more rows than this, those further than NEAR from the view are taken out of the page. */
+const SKIP_FROM = 300;
+const NEAR = 1500;
+/** A row's height when last laid out. */
+const heights = new WeakMap<Element, number>();
+
+/**
+ * Takes the log's rows far from the view out of the page's layout (`data-far`: display: none),
+ * each row shown holding the place of those hidden before it in its margin: a long thread's
+ * frames then cost about what its screen does (content-visibility still laid out, painted and
+ * hit-tested every row, and `auto` observed each). A row stays mounted, with its state; the one
+ * holding the focus and those asking for an approval (which may take it) stay shown. Rows are
+ * spaced by the log's gap alone: their vertical margins are set here.
+ */
+function hideFarRows(log: HTMLElement): void {
+  const rows = [...log.children].filter((c): c is HTMLElement => c instanceof HTMLElement && c.matches('.msg, .tool-card, .read-group, .notice'));
+  const far = rows.map((row) => row.hasAttribute('data-far'));
+  if (rows.length <= SKIP_FROM && !far.includes(true)) return;
+  const gap = parseFloat(getComputedStyle(log).rowGap) || 0;
+  // Measures first, so the page lays out once. Where each row is, as if every row were shown.
+  const size = rows.map((row, i) => {
+    if (!far[i]) heights.set(row, row.getBoundingClientRect().height);
+    return heights.get(row) ?? 0;
+  });
+  const shown = far.indexOf(false);
+  const tops: number[] = [];
+  let y = shown < 0 ? 0 : rows[shown]!.getBoundingClientRect().top - size.slice(0, shown).reduce((sum, h) => sum + h + gap, 0);
+  for (const h of size) {
+    tops.push(y);
+    y += h + gap;
+  }
+  const view = log.getBoundingClientRect();
+  let near = rows.length > SKIP_FROM ? rowsBetween(rows.length, (i) => ({ top: tops[i]!, bottom: tops[i]! + size[i]! }), view.top - NEAR, view.bottom + NEAR) : { first: 0, end: rows.length };
+  if (near.first === near.end) near = { first: Math.min(near.first, rows.length - 1), end: Math.min(near.first, rows.length - 1) + 1 };
+  const kept = new Set([document.activeElement, ...log.getElementsByClassName('approval-card')].map((el) => rows.find((row) => row.contains(el))));
+  const hide = rows.map((row, i) => (i < near.first || i >= near.end) && !kept.has(row));
+  const last = hide.lastIndexOf(false);
+  let end = tops[0] ?? 0;
+  rows.forEach((row, i) => {
+    row.toggleAttribute('data-far', hide[i]);
+    const above = hide[i] ? 0 : tops[i]! - end;
+    const below = i === last ? y - (tops[i + 1] ?? y) : 0;
+    if (!hide[i]) end = tops[i + 1] ?? y;
+    if (row.style.marginTop !== (above ? `${above}px` : '')) row.style.marginTop = above ? `${above}px` : '';
+    if (row.style.marginBottom !== (below ? `${below}px` : '')) row.style.marginBottom = below ? `${below}px` : '';
+  });
+}
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, run, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow, onCancelQueued } = props;
@@ -75,10 +123,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const orphans = useMemo(() => approvals.filter((a) => !shownIds.includes(approvalKey(a.toolCallId, a.parentToolCallId))), [approvals, shownIds]);
   // Waiting approvals in the order the person reads them: as their calls stand in the
   // conversation (parallel calls reach the broker in any order), then those without a card.
-  const order = useMemo(
-    () => [...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))],
+  // A new list only when that changes, not with every item: the context, and so every card, follows it.
+  const orderJson = useMemo(
+    () => JSON.stringify([...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))]),
     [shownIds, pending, orphans],
   );
+  const order = useMemo(() => JSON.parse(orderJson) as string[], [orderJson]);
 
   // The oldest waiting approval takes the keyboard when it appears, unless the person is
   // typing a draft or working elsewhere (the empty message box gives it up: the approval's
@@ -133,7 +183,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     // Earlier items arrived above: what the person was reading stays where it was on screen.
     if (earlier && !stick.current) {
       const kept = anchor.current;
-      if (kept?.el.isConnected) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
+      if (kept?.el.isConnected && !kept.el.hasAttribute('data-far')) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
       else el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
       anchor.current = null;
     }
@@ -147,6 +197,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       setBehind(false);
     } else setBehind(true);
     fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
+    hideFarRows(el);
   }, [state.items, state.todos, state.queued, approvals, lastUser, lastQueued]);
 
   useLayoutEffect(() => {
@@ -159,6 +210,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const onScroll = (): void => {
     const el = ref.current;
     if (!el) return;
+    hideFarRows(el);
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
     fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
     if (stick.current) setBehind(false);
@@ -170,7 +222,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     if (!el) return;
     // Anchored to an item, not to the distance from the bottom: what is below may still change height meanwhile.
     const top = el.getBoundingClientRect().top;
-    const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && c.getBoundingClientRect().bottom > top);
+    const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && !c.hasAttribute('data-far') && c.getBoundingClientRect().bottom > top);
     anchor.current = first ? { el: first, offset: first.getBoundingClientRect().top - top } : null;
     void onLoadEarlier();
   };

@@ -1,7 +1,7 @@
 // Renders conversation items in order; a task call's nested items go inside its card; a run
 // of reads and searches folds into one row (ReadGroup).
 
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { readGroupRows } from '../lib/read-groups';
 import type { ConvItem, ToolItem } from '../lib/thread-reducer';
 import { AssistantMessage } from './AssistantMessage';
@@ -21,7 +21,7 @@ interface ItemListProps {
   firstTurn?: number;
 }
 
-export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: ItemListProps): React.JSX.Element {
+export const ItemList = memo(function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: ItemListProps): React.JSX.Element {
   let turn = firstTurn;
   const rows = useMemo(() => readGroupRows(items), [items]);
   const card = (item: ToolItem): React.JSX.Element => {
@@ -33,7 +33,7 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
   return (
     <>
       {rows.map((row) => {
-        if (row.kind === 'reads') return <ReadGroup key={row.key} items={row.items} renderCard={card} />;
+        if (row.kind === 'reads') return <ReadGroup key={row.key} items={row.items} />;
         const item = row.item;
         switch (item.kind) {
           case 'user':
@@ -77,7 +77,7 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
       })}
     </>
   );
-}
+});
 
 /** The reviewer's breaker tripped (SPEC §23): the person answers again until review is turned back on, in Settings. */
 function ReviewerNotice({ text }: { text: string }): React.JSX.Element {

@@ -2,18 +2,20 @@
 // to each call's own card. Folded, the calls that failed or are still going stay in view
 // under the row, and the row says how many failed.
 
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { approvalKey } from '../lib/approval-key';
 import { readGroupSummary } from '../lib/read-groups';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { useConversation } from './conversation-context';
 import { Icon, Spinner } from './Icon';
+import { ToolCallCard } from './ToolCallCard';
 
 const FAILED: ReadonlySet<ToolStatus> = new Set(['error', 'failed', 'timeout', 'stopped', 'rejected']);
 const GOING: ReadonlySet<ToolStatus> = new Set(['running', 'awaiting']);
 
-export function ReadGroup({ items, renderCard }: { items: readonly ToolItem[]; renderCard(item: ToolItem): React.JSX.Element }): React.JSX.Element {
+/** Rendered again only when one of its calls changed (a page of earlier rows coming in leaves a group alone, though its list is new). */
+export const ReadGroup = memo(function ReadGroup({ items }: { items: readonly ToolItem[] }): React.JSX.Element {
   const { running, pendingApprovals } = useConversation();
   const [open, setOpen] = useState(false);
   const statuses = items.map((item) => toolStatus(item, running, pendingApprovals.has(approvalKey(item.id, item.parent))).status);
@@ -44,7 +46,13 @@ export function ReadGroup({ items, renderCard }: { items: readonly ToolItem[]; r
           </span>
         )}
       </button>
-      {shown.length > 0 ? <div className="read-group-body">{shown.map(renderCard)}</div> : null}
+      {shown.length > 0 ? (
+        <div className="read-group-body">
+          {shown.map((item) => (
+            <ToolCallCard key={item.key} item={item} />
+          ))}
+        </div>
+      ) : null}
     </div>
   );
-}
+}, (before, after) => before.items.length === after.items.length && before.items.every((item, i) => item === after.items[i]));

@@ -14,3 +14,21 @@ export function rowWindow(scrollTop: number, viewportHeight: number, rowHeight: 
   const first = Math.min(count, Math.max(0, top - overscan));
   return { first, end: Math.max(first, Math.min(count, bottom + overscan)) };
 }
+
+/** Of `count` rows laid out top to bottom (`edges(i)`, row i's top and bottom), those reaching into [top, bottom). */
+export function rowsBetween(count: number, edges: (i: number) => { top: number; bottom: number }, top: number, bottom: number): RowWindow {
+  const first = firstWhere(count, (i) => edges(i).bottom > top);
+  return { first, end: Math.max(first, firstWhere(count, (i) => edges(i).top >= bottom)) };
+}
+
+/** The first of 0..count-1 for which `holds` (false up to some index, true from it on), or count. */
+function firstWhere(count: number, holds: (i: number) => boolean): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (holds(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
