@@ -20,6 +20,11 @@ import { messageOf } from '../fs/errno';
 /** Between checks made whatever the watch saw (what it cannot see is found by then). */
 const DEFAULT_INTERVAL_MS = 2_000;
 const IGNORED = [...HEAVY_FOLDERS].flatMap((dir) => [`${dir}/*/**`, `**/${dir}/*/**`]);
+/**
+ * inotify on Linux, never watchman: a repository's own `.watchmanconfig` could hide paths from
+ * it, and asking for watchman first starts a shell before every sandboxed process.
+ */
+const WATCH = { ignore: IGNORED, ...(process.platform === 'linux' ? { backend: 'inotify' as const } : {}) };
 /** Entries looked at in a folder made all at once (a tree moved in), for links. */
 const MAX_SCANNED = 10_000;
 
@@ -62,7 +67,7 @@ class Guard implements GitGuard {
 
   async subscribe(): Promise<void> {
     try {
-      const subscription = await watcher.subscribe(this.options.folder, (err, events) => this.onEvents(err, events), { ignore: IGNORED });
+      const subscription = await watcher.subscribe(this.options.folder, (err, events) => this.onEvents(err, events), WATCH);
       if (this.closed) await unsubscribe(subscription);
       else this.subscription = subscription;
     } catch (err) {
