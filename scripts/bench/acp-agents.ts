@@ -7,7 +7,7 @@
 // directly; and its processes left 5 s after the thread is deleted.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,19 +18,20 @@ import { anthropicMessageStream, startScriptedAnthropicServer } from '../../src-
 import type { EventFrame, MethodName, Params, Result } from '../../src-main/app/contract';
 import { FileSecretStore } from '../../src-main/app/settings/file-secret-store';
 import { createApp } from '../../src-main/app/window/folder-app';
+import { installDir, knownAgent } from '../../src-main/app/agents/vendors/catalog';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
-import { verdict, type Report } from './report';
+import { verdict, type Report, type Section } from './report';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/deepdesk.mjs');
 const SCRIPT = path.join(root, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
 
-/** ms from spawning `deepdesk run --json --agent scripted` to its first `text` event. */
-function deepdeskFirstToken(folder: string, dataDir: string): Promise<number> {
+/** ms from spawning `deepdesk run --json --agent NAME` to its first `text` event. */
+function deepdeskFirstToken(folder: string, dataDir: string, agent = 'scripted', env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: '' }): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [bin, 'run', '--json', '--folder', folder, '--data-dir', dataDir, '--agent', 'scripted', 'say first token'], { env: { ...process.env, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'run', '--json', '--folder', folder, '--data-dir', dataDir, '--agent', agent, 'say first token'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let first: number | undefined;
     child.stdout.on('data', (d: Buffer) => {
@@ -42,10 +43,10 @@ function deepdeskFirstToken(folder: string, dataDir: string): Promise<number> {
   });
 }
 
-/** ms to the scripted agent's first message chunk, driven directly by the SDK's client: from spawning it, and from the prompt (started already). */
-async function directFirstToken(folder: string): Promise<{ fromSpawn: number; fromPrompt: number }> {
+/** ms to an agent's first message chunk (the scripted one unless told), driven directly by the SDK's client: from spawning it, and from the prompt (started already). */
+async function directFirstToken(folder: string, script = SCRIPT, env: NodeJS.ProcessEnv = process.env): Promise<{ fromSpawn: number; fromPrompt: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [SCRIPT], { cwd: folder, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [script], { cwd: folder, env, stdio: ['pipe', 'pipe', 'ignore'] });
   let first: number | undefined;
   let gotIt!: () => void;
   const got = new Promise<void>((r) => (gotIt = r));
@@ -96,16 +97,62 @@ async function benchFirstToken(report: Report, options: BenchOptions): Promise<v
       ours.push(await deepdeskFirstToken(folder, dataDir));
       direct.push((await directFirstToken(folder)).fromSpawn);
     }
+    const over = median(ours) - median(direct);
     section.rows.push({
-      name: `first token of a turn: \`deepdesk run --agent\` (the command, the host's session, the agent started in its sandbox, the turn) beside the same agent spawned and driven directly over ACP (median of ${ours.length}, interleaved)`,
+      name: `first token of a turn: \`deepdesk run --agent\` (the command, the host's session, the agent started in its sandbox, the turn) beside the same agent spawned and driven directly over ACP (median of ${ours.length}, interleaved; +${formatMs(over)})`,
       ours: formatMs(median(ours)),
-      reference: formatMs(median(direct)),
+      floor: formatMs(median(direct)),
       ratio: formatRatio(median(ours), median(direct)),
+      target: '≤ floor + 200 ms',
+      result: verdict(over <= 200),
     });
     section.notes.push('the scripted ACP agent answers at once: the difference is what Deepdesk adds (the CLI process and its host request, the folder session, bubblewrap around the agent, the thread saved; an added command has no metering proxy), not a model');
   } finally {
     rmSync(folder, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
+  }
+  await benchClaudeFirstToken(section, options).catch((err: unknown) => section.rows.push({ name: '  the same with Claude Code’s real adapter', ours: `error: ${errorText(err)}` }));
+}
+
+/**
+ * The same with Claude Code's real ACP adapter (installed in the data folder as Settings ›
+ * Agents does, from the repository's pinned copy) on a scripted Anthropic server: through
+ * Deepdesk its calls pass the metering proxy and the bridge in its sandbox.
+ */
+async function benchClaudeFirstToken(section: Section, options: BenchOptions): Promise<void> {
+  const claude = knownAgent('claude-code')!;
+  const adapter = path.join(root, 'node_modules', claude.packageName);
+  if (!existsSync(adapter)) return;
+  const folder = realpathSync(mkdtempSync(path.join(tmpdir(), 'bench-claude-')));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-claude-data-'));
+  const home = mkdtempSync(path.join(tmpdir(), 'bench-claude-home-'));
+  const model = await startScriptedAnthropicServer(Array.from({ length: 200 }, () => () => anthropicMessageStream([{ text: 'The first token.' }], 'end_turn')));
+  try {
+    const at = path.join(installDir(dataDir, claude), 'node_modules', ...claude.packageName.split('/').slice(0, -1));
+    mkdirSync(at, { recursive: true });
+    symlinkSync(adapter, path.join(at, claude.packageName.split('/').at(-1)!));
+    const { IS_SANDBOX: _dropped, ...inherited } = process.env;
+    const base = model.url.replace(/\/v1$/, '');
+    const env = { ...inherited, HOME: home, ANTHROPIC_BASE_URL: base, ANTHROPIC_API_KEY: 'bench-key' };
+    await deepdeskFirstToken(folder, dataDir, claude.name, env);
+    const ours: number[] = [];
+    const direct: number[] = [];
+    for (let i = 0; i < Math.max(3, options.runs); i++) {
+      ours.push(await deepdeskFirstToken(folder, dataDir, claude.name, env));
+      direct.push((await directFirstToken(folder, path.join(adapter, claude.script), { ...env, ...claude.env(base, false) })).fromSpawn);
+    }
+    const over = median(ours) - median(direct);
+    section.rows.push({
+      name: `  the same with Claude Code’s real adapter on a scripted Anthropic server (through the metering proxy; median of ${ours.length}, interleaved; ${over >= 0 ? '+' : '−'}${formatMs(Math.abs(over))})`,
+      ours: formatMs(median(ours)),
+      floor: formatMs(median(direct)),
+      ratio: formatRatio(median(ours), median(direct)),
+      target: '≤ floor + 200 ms',
+      result: verdict(over <= 200),
+    });
+  } finally {
+    await model.close();
+    for (const dir of [folder, dataDir, home]) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -2,14 +2,16 @@
 // and `run --agent NAME` when it is not installed yet: the same confirmation as Settings › Agents
 // (`--yes`, or `y` on a terminal), npm's progress as it goes, and what happened at the end.
 
-import { installAgent, installedAgent } from '../app/agents/agent-install';
-import { knownAgent, type KnownAgent } from '../app/agents/vendors/catalog';
+// The asking and the install are loaded only when an agent is not installed: a run with an
+// installed agent checks a path and goes on.
+import { installedAgent, knownAgent, type KnownAgent } from '../app/agents/vendors/catalog';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { confirmed, sayLine, type InstallOutcome, type PluginAsk } from './plugin-install';
+import type { InstallOutcome, PluginAsk } from './plugin-install';
 
 /** Installs `agent` once the person confirms; `failed` has said why on stderr. */
 export async function installAgentIfConfirmed(dataDir: string, agent: KnownAgent, ask: PluginAsk): Promise<InstallOutcome | 'failed'> {
   const { io } = ask;
+  const [{ confirmed, sayLine }, { installAgent }] = await Promise.all([import('./plugin-install'), import('../app/agents/agent-install')]);
   const what = `${agent.packageName}@${agent.version}`;
   if (installedAgent(dataDir, agent) !== undefined) {
     sayLine(io, `${agent.label} ${agent.version} is installed.`);

@@ -7,9 +7,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { moduleLogEnv, useCliTestEnv } from './cli-harness.test-support';
+import { detectSandbox } from '../core/sandbox';
+import { moduleLogEnv, repo, useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-run-modules');
+const sandboxed = (await detectSandbox()).available;
 
 describe('a warm deepdesk run', () => {
   it('loads no process-starting or question-asking module; the run that starts the host still starts it', async () => {
@@ -47,5 +49,20 @@ describe('a warm deepdesk run', () => {
     const versionModules = readFileSync(log, 'utf8').split('\n').filter((url) => url !== '');
     expect(versionModules.filter((url) => /^node:(child_process|readline|util|crypto|net)/.test(url))).toEqual([]);
     expect(chunkText(versionModules).some((text) => text.includes('$ZodObject'))).toBe(false);
+  }, 60_000);
+
+  it.skipIf(!sandboxed)('with another agent installed: loads neither the install nor the plugins’ modules (YAML, processes, questions)', async () => {
+    const script = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agents: { added: [{ name: 'scripted', command: process.execPath, args: [script], env: {} }] } }));
+    const flags = ['run', '--json', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'scripted', 'say first token'];
+    expect((await t.deepdesk(flags)).code).toBe(0);
+    const log = join(t.dataDir, 'modules.log');
+    writeFileSync(log, '');
+    const ran = await t.deepdesk(flags, moduleLogEnv(t.dataDir, log));
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('"type":"text"');
+    const modules = readFileSync(log, 'utf8').split('\n');
+    expect(modules.some((url) => /\/out\/main\/chunks\/run-command-[^/]+\.js$/.test(url))).toBe(true);
+    expect(modules.filter((url) => /^node:(child_process|readline)/.test(url) || /\/node_modules\/yaml\//.test(url))).toEqual([]);
   }, 60_000);
 });

@@ -10,7 +10,8 @@ import { detectSandbox } from '../../core/sandbox';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../../core/models/testing/scripted-anthropic-server';
 import { installDir, knownAgent } from './vendors/catalog';
-import { installAgent, installedAgent } from './agent-install';
+import { installAgent } from './agent-install';
+import { installedAgent } from './vendors/catalog';
 import { startAgentThread } from './agent-thread';
 
 describe('installing an agent into the data folder', async () => {

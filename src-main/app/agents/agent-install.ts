@@ -6,21 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 import { runToEnd } from '../../core/process/spawn';
 import { allowedEnv, ENV_OPT_INS } from '../../core/process/child-env';
-import { agentScript, installDir, type KnownAgent } from './vendors/catalog';
-
-export interface InstalledAgent {
-  dir: string;
-  script: string;
-  version: string;
-}
-
-/** The installed agent at its pinned version, or undefined. */
-export function installedAgent(dataDir: string, agent: KnownAgent): InstalledAgent | undefined {
-  const dir = installDir(dataDir, agent);
-  const script = agentScript(dataDir, agent, dir);
-  if (!existsSync(script)) return undefined;
-  return { dir, script, version: agent.version };
-}
+import { agentScript, installDir, installedAgent, type InstalledAgent, type KnownAgent } from './vendors/catalog';
 
 /**
  * Installs the agent's pinned version (the person confirmed); resolves with it, or rejects saying

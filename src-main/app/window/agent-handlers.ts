@@ -5,8 +5,8 @@
 // tree ends when the thread is deleted or the folder closes.
 import type { ExternalAgentDto } from '../contract';
 import { ContractError } from '../contract';
-import { KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
-import { installAgent, installedAgent } from '../agents/agent-install';
+import { installedAgent, KNOWN_AGENTS, knownAgent } from '../agents/vendors/catalog';
+import { installAgent } from '../agents/agent-install';
 import { agentReport, agentStandInModel, type ExternalAgentRunner } from '../agents/agent-runner';
 import { externalAgentFor } from '../session/external-agent';
 import type { FolderSession } from '../session/folder-session';

@@ -1,6 +1,7 @@
 // THE catalog of other vendors' agents (SPEC §22): one module per vendor, chosen by id; a new
 // vendor is one module and one row here. Each is installed into the data folder by version (never
 // the project), and keeps a private home there (its login copy and its own state).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCode } from './claude-code';
 import { codex } from './codex';
@@ -25,6 +26,20 @@ export function vendorOf(agent: { known: KnownAgent } | { added: AddedAgent }): 
 /** Where a known agent is installed in the data folder, by version (never the project). */
 export function installDir(dataDir: string, agent: Pick<KnownAgent, 'name' | 'version'>): string {
   return join(dataDir, 'agents', 'installed', `${agent.name}@${agent.version}`);
+}
+
+export interface InstalledAgent {
+  dir: string;
+  script: string;
+  version: string;
+}
+
+/** The installed agent at its pinned version, or undefined. */
+export function installedAgent(dataDir: string, agent: KnownAgent): InstalledAgent | undefined {
+  const dir = installDir(dataDir, agent);
+  const script = agentScript(dataDir, agent, dir);
+  if (!existsSync(script)) return undefined;
+  return { dir, script, version: agent.version };
 }
 
 /** An agent's private home in the data folder (its login copy and its own state: sessions it can load after a restart). */
