@@ -118,7 +118,8 @@ export class PersonShell extends MirroredTerminal {
     const proc = this.proc;
     this.proc = undefined;
     if (!proc) return;
-    // SIGKILL after the grace period; node-pty closes the pty once the shell is gone.
-    await killProcessTree(proc.pid, { marker: this.marker, graceMs: 500 });
+    // Hung up as a closed terminal is (the shell saves its history, runs its EXIT trap), SIGKILL
+    // after the grace period; node-pty closes the pty once the shell is gone.
+    await killProcessTree(proc.pid, { marker: this.marker, graceMs: 500, hangUp: true });
   }
 }

@@ -1,6 +1,6 @@
 // The window's terminals with real ptys: the person's shell per thread, a live view per
 // agent command (typed into by the person), bounds, and nothing for threads that don't exist.
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,29 @@ describe('TerminalService: the person\'s shell', () => {
     await svc.dispose();
     service = undefined;
     await waitFor(() => [...shells, ...spawned].every((pid) => !isProcessAlive(pid)), 'all gone');
+  });
+
+  it('a closed shell is hung up as a terminal is: its EXIT trap runs and its history is saved', async () => {
+    writeFileSync(join(home, '.bashrc'), "PS1='person$ '\nHISTFILE=\"$HOME/history\"\ntrap 'echo closed > \"$HOME/closed\"' EXIT\n");
+    const svc = makeService();
+    const seen = collect(svc);
+    svc.attach('a', SHELL_TERMINAL_ID);
+    await waitFor(() => (seen['a/shell'] ?? '').includes('person$'), 'prompt');
+    svc.input('a', SHELL_TERMINAL_ID, 'echo typed-$((6*7))\r');
+    await waitFor(() => (seen['a/shell'] ?? '').includes('typed-42'), 'command ran');
+    await svc.close('a');
+    expect(existsSync(join(home, 'closed'))).toBe(true);
+    expect(readFileSync(join(home, 'history'), 'utf8')).toContain('echo typed-$((6*7))');
+  });
+
+  it('a shell closed while its rc file holds a lock (pyenv’s rehash) lets the lock’s EXIT trap release it', async () => {
+    writeFileSync(join(home, 'hold-lock.sh'), ': > "$HOME/lock"\ntrap \'sleep 0.2; rm -f "$HOME/lock"\' EXIT\nsleep 300\n');
+    writeFileSync(join(home, '.bashrc'), 'bash "$HOME/hold-lock.sh"\n');
+    const svc = makeService();
+    svc.attach('a', SHELL_TERMINAL_ID);
+    await waitFor(() => existsSync(join(home, 'lock')), 'lock taken');
+    await svc.close('a');
+    expect(existsSync(join(home, 'lock'))).toBe(false);
   });
 });
 

@@ -48,7 +48,15 @@ async function open() {
   return { app, call, events };
 }
 
-const children = (): number[] => listProcesses().filter((p) => p.ppid === process.pid).map((p) => p.pid);
+const cmdline = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+/** This process's children, but for the login shell asked for PATH once per process (slow where an rc file is). */
+const children = (): number[] => listProcesses().filter((p) => p.ppid === process.pid && !cmdline(p.pid).includes('__DEEPDESK_LOGIN_PATH__')).map((p) => p.pid);
 
 async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

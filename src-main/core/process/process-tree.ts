@@ -31,6 +31,12 @@ export interface KillTreeOptions {
   marker?: string;
   /** Wait this long after SIGTERM before SIGKILL. Default 1000 ms. */
   graceMs?: number;
+  /**
+   * SIGHUP instead of SIGTERM, as a closed terminal sends, to the root (a shell) only after what
+   * runs in it has gone: an interactive shell ignores SIGTERM and would otherwise only meet
+   * SIGKILL, which skips its EXIT traps and history (and the locks its rc files took).
+   */
+  hangUp?: boolean;
   /** The root has exited and was reaped: its pid may be someone else's now; only its group, session and marked processes count. */
   rootReaped?: boolean;
   /**
@@ -299,14 +305,26 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
     return pids;
   };
   let pids = collect();
-  sendSignal(-rootPid, 'SIGTERM');
-  // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
-  // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
-  if (pids.length === 0 && options.rootReaped === true) return;
-  for (const pid of pids) sendSignal(pid, 'SIGTERM');
-  // Stopped processes only act on SIGTERM once continued.
-  for (const pid of pids) sendSignal(pid, 'SIGCONT');
-  await waitUntilDead(pids, graceMs, isMember);
+  if (options.hangUp === true) {
+    // A terminal closing, in order: what runs in the shell first, so that their EXIT traps end
+    // before the shell's own exit hangs up the terminal's foreground group a second time; then the shell.
+    const inner = pids.filter((pid) => pid !== rootPid);
+    for (const pid of inner) sendSignal(pid, 'SIGHUP');
+    for (const pid of inner) sendSignal(pid, 'SIGCONT');
+    await waitUntilDead(inner, graceMs, isMember);
+    sendSignal(rootPid, 'SIGHUP');
+    await waitUntilDead(pids, graceMs, isMember);
+  } else {
+    sendSignal(-rootPid, 'SIGTERM');
+    // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
+    // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
+    if (pids.length === 0 && options.rootReaped === true) return;
+    // Each process once: a second SIGTERM while a shell runs its EXIT trap ends the trap half-way.
+    for (const pid of pids) if (readProcStat(pid)?.pgid !== rootPid) sendSignal(pid, 'SIGTERM');
+    // Stopped processes only act on SIGTERM once continued.
+    for (const pid of pids) sendSignal(pid, 'SIGCONT');
+    await waitUntilDead(pids, graceMs, isMember);
+  }
   for (let round = 0; round < 5; round++) {
     pids = collect();
     sendSignal(-rootPid, 'SIGKILL');

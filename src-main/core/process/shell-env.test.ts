@@ -1,5 +1,8 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildCommandEnv, getLoginShellPath, mergePath, sanitizeEnv } from './shell-env';
+import { askLoginShellPath, buildCommandEnv, getLoginShellPath, mergePath, sanitizeEnv } from './shell-env';
 
 describe('shell environment', () => {
   it('makes commands non-interactive', async () => {
@@ -68,6 +71,19 @@ describe('shell environment', () => {
     if (path !== undefined) expect(path.split(':').length).toBeGreaterThan(0);
     const env = await buildCommandEnv({ PATH: '/nowhere' });
     expect(env.PATH).toBe(path === undefined ? '/nowhere' : mergePath('/nowhere', path));
+  });
+
+  it('a login shell that does not answer in time is hung up, not killed: the lock its profile took (pyenv’s rehash) is released', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-login-home-'));
+    try {
+      writeFileSync(join(home, 'hold-lock.sh'), ': > "$HOME/lock"\ntrap \'sleep 0.2; rm -f "$HOME/lock"\' EXIT\nsleep 300\n');
+      writeFileSync(join(home, '.bash_profile'), 'bash "$HOME/hold-lock.sh"\n');
+      expect(await askLoginShellPath('/bin/bash', { PATH: process.env.PATH, HOME: home }, 1500)).toBeUndefined();
+      expect(existsSync(join(home, 'lock'))).toBe(true);
+      await expect.poll(() => existsSync(join(home, 'lock'))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('puts folders only our own PATH has before the login PATH', () => {

@@ -2,6 +2,7 @@
 // shell sets up (an app started from a desktop launcher often has a bare PATH), made
 // non-interactive so that nothing waits for a prompt nobody will answer.
 import { MIN_WITHHELD_LENGTH, isAppSecret } from './app-secrets';
+import { killProcessTree } from './process-tree';
 import { spawnPipe } from './spawn';
 import { basename } from 'node:path';
 
@@ -62,7 +63,7 @@ export function getLoginShellPath(): Promise<string | undefined> {
   return loginPathPromise;
 }
 
-async function askLoginShellPath(shell: string | undefined): Promise<string | undefined> {
+export async function askLoginShellPath(shell: string | undefined, base: NodeJS.ProcessEnv = process.env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS): Promise<string | undefined> {
   if (!shell || process.platform === 'win32') return undefined;
   const name = basename(shell);
   if (!['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh'].includes(name)) return undefined;
@@ -77,19 +78,17 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      // Its own group, so that whatever the profile scripts started goes with it.
+      // Its own group, so that whatever the profile scripts started goes with it. Hung up first,
+      // as a closed terminal is: a SIGKILL would skip the EXIT traps that release the locks
+      // profile scripts take (pyenv's rehash lock left behind stalls every later shell 60 s).
       if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
+        void killProcessTree(child.pid, { hangUp: true }).catch(() => undefined);
       }
       resolve(value);
     };
-    const timer = setTimeout(() => done(undefined), LOGIN_SHELL_TIMEOUT_MS);
+    const timer = setTimeout(() => done(undefined), timeoutMs);
     try {
-      child = spawnPipe({ role: 'probe', file: shell, args: [flags, script], stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(process.env), TERM: 'dumb' } });
+      child = spawnPipe({ role: 'probe', file: shell, args: [flags, script], stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(base), TERM: 'dumb' } });
     } catch {
       clearTimeout(timer);
       resolve(undefined);

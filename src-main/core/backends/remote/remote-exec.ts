@@ -194,7 +194,9 @@ export function remoteKillScript(pgid: number | undefined, marker: string | unde
     'marked() { [ -n "$m" ] && [ -d /proc ] && grep -l -F -e "$m" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }',
     // No `--` before a negative pid: dash's kill takes none.
     'alive() { { [ -n "$pg" ] && kill -0 "-$pg" 2>/dev/null; } || [ -n "$(marked)" ]; }',
-    'sig() { [ -n "$pg" ] && kill -"$1" "-$pg" 2>/dev/null; for p in $(marked); do kill -"$1" "$p" 2>/dev/null; done; }',
+    // Each process is signalled once: a second SIGTERM while a shell runs its EXIT trap ends the trap half-way.
+    'ingroup() { [ -n "$pg" ] && [ "$(sed \'s/.*) //\' "/proc/$1/stat" 2>/dev/null | cut -d" " -f3)" = "$pg" ]; }',
+    'sig() { [ -n "$pg" ] && kill -"$1" "-$pg" 2>/dev/null; for p in $(marked); do ingroup "$p" || kill -"$1" "$p" 2>/dev/null; done; }',
     'alive || exit 0',
     'sig TERM; sig CONT',
     'i=0',
