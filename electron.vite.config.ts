@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import { buildIdPlugin } from './scripts/build-id';
 
 // One build for every process: the Electron main process and the CLI share the
 // main-process bundle (plain Node, no Electron import outside src-main/clients/electron).
 export default defineConfig({
   main: {
+    plugins: [buildIdPlugin()],
     build: {
       outDir: 'out/main',
       // zod is bundled (tree-shaken into our chunks): every command validates at its boundary, and

@@ -1,70 +1,47 @@
-// The build identity the host and its clients compare (SPEC §16): the bundle's content, so a
-// rebuild of the same source (npm's `prepare` on a `file:` install) is the same build.
+// The build identity the host and its clients compare (SPEC §16): the bundle's content, taken by
+// the build, so a rebuild of the same source (npm's `prepare` on a `file:` install) is the same build.
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleDigest } from './package-version';
+import { bundleIdentity } from '../../../scripts/build-id';
+import { BUILD_ID_FILE, buildIdOf, packageVersion } from './package-version';
 
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((r) => rmSync(r, { recursive: true, force: true })));
 
-function bundle(files: Record<string, string>, when: Date): string {
-  const root = mkdtempSync(join(tmpdir(), 'dd-build-'));
-  roots.push(root);
-  mkdirSync(join(root, 'chunks'));
-  for (const [name, text] of Object.entries(files)) {
-    writeFileSync(join(root, name), text);
-    utimesSync(join(root, name), when, when);
-  }
-  return root;
-}
-
 describe('buildId', () => {
-  const files = { 'cli.js': 'import "./chunks/a-1.js";', 'index.js': 'import "./chunks/a-1.js";', 'chunks/a-1.js': 'export const a = 1;' };
+  const chunks = [
+    { fileName: 'cli.js', code: 'import "./chunks/a-1.js";' },
+    { fileName: 'index.js', code: 'import "./chunks/a-1.js";' },
+    { fileName: 'chunks/a-1.js', code: 'export const a = 1;' },
+  ];
 
-  it('is the same for a rebuild of the same source, whenever it was written, from any file of the bundle', () => {
-    const first = bundle(files, new Date(2026, 0, 1));
-    const again = bundle(files, new Date());
-    const digest = bundleDigest(join(first, 'cli.js'));
+  it('is the same for the same chunks in any order, and changes when any chunk, or its name, does', () => {
+    const digest = bundleIdentity(chunks);
     expect(digest).toMatch(/^[0-9a-f]{16}$/);
-    expect(bundleDigest(join(again, 'cli.js'))).toBe(digest);
-    expect(bundleDigest(join(again, 'chunks', 'a-1.js'))).toBe(digest);
+    expect(bundleIdentity([...chunks].reverse())).toBe(digest);
+    expect(bundleIdentity([...chunks.slice(0, 2), { fileName: 'chunks/a-1.js', code: 'export const a = 2;' }])).not.toBe(digest);
+    expect(bundleIdentity([...chunks.slice(0, 2), { fileName: 'chunks/a-2.js', code: 'export const a = 1;' }])).not.toBe(digest);
+    expect(bundleIdentity([...chunks, { fileName: 'chunks/b-1.js', code: '' }])).not.toBe(digest);
   });
 
-  it('changes when any file of the bundle changes', () => {
-    const first = bundle(files, new Date());
-    const changed = bundle({ ...files, 'chunks/a-1.js': 'export const a = 2;' }, new Date());
-    expect(bundleDigest(join(changed, 'cli.js'))).not.toBe(bundleDigest(join(first, 'cli.js')));
+  it('is the version and the digest the build kept beside the bundle; the version alone without one', () => {
+    const root = mkdtempSync(join(tmpdir(), 'dd-build-'));
+    roots.push(root);
+    expect(buildIdOf(root)).toBe(packageVersion());
+    writeFileSync(join(root, BUILD_ID_FILE), 'not a digest\n');
+    expect(buildIdOf(root)).toBe(packageVersion());
+    writeFileSync(join(root, BUILD_ID_FILE), '0123456789abcdef\n');
+    expect(buildIdOf(root)).toBe(`${packageVersion()}+0123456789abcdef`);
   });
 
-  it('is kept beside the bundle and taken again when a file is rewritten, even with the same size and times; a read-only bundle is hashed each time', () => {
-    const root = bundle(files, new Date(2026, 0, 1));
-    const digest = bundleDigest(join(root, 'cli.js'));
-    expect(readFileSync(join(root, '.bundle-digest'), 'utf8').split('\n')[0]).toBe(digest);
-    // A kept digest that lies is not believed once a file is not the one hashed.
-    writeFileSync(join(root, 'chunks', 'a-1.js'), 'export const a = 3;');
-    utimesSync(join(root, 'chunks', 'a-1.js'), new Date(2026, 0, 1), new Date(2026, 0, 1));
-    const changed = bundleDigest(join(root, 'cli.js'));
-    expect(changed).not.toBe(digest);
-    expect(changed).toBe(bundleDigest(join(bundle({ ...files, 'chunks/a-1.js': 'export const a = 3;' }, new Date()), 'cli.js')));
-    // A file added to the bundle.
-    writeFileSync(join(root, 'chunks', 'b-2.js'), 'export const b = 2;');
-    expect(bundleDigest(join(root, 'cli.js'))).not.toBe(changed);
-    // Read-only: still the content's digest, nothing written.
-    const readOnly = bundle(files, new Date());
-    chmodSync(readOnly, 0o555);
-    try {
-      expect(bundleDigest(join(readOnly, 'cli.js'))).toBe(digest);
-      expect(existsSync(join(readOnly, '.bundle-digest'))).toBe(process.getuid?.() === 0);
-    } finally {
-      chmodSync(readOnly, 0o755);
-    }
-  });
-
-  it('is empty when not run from a bundle of .js files (a test transform)', () => {
-    const root = bundle({ 'x.ts': 'x' }, new Date());
-    expect(bundleDigest(join(root, 'x.ts'))).toBe('');
+  it('the built bundle (npm test builds first) keeps the digest of its files as written', () => {
+    const root = join(import.meta.dirname, '../../../out/main');
+    if (!existsSync(join(root, 'cli.js'))) return;
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => /\.(c|m)?js$/.test(name));
+    const written = files.map((name) => ({ fileName: relative(root, join(root, name)), code: readFileSync(join(root, name), 'utf8') }));
+    expect(readFileSync(join(root, BUILD_ID_FILE), 'utf8').trim()).toBe(bundleIdentity(written));
   });
 });
