@@ -3,7 +3,6 @@
 // machine. The sshd is given the person's home (SetEnv HOME), so the remote account's home
 // is the suite's, secrets and all; the person works there over ssh.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RemoteShellBackend } from '../../backends/remote/remote-shell';
 import { createRemoteSandbox } from '../../backends/remote/remote-sandbox';
@@ -27,10 +26,7 @@ export function remoteSandboxedCommand(): ExecutionPath {
     },
     person,
     async setUp(env) {
-      sshd = await startTestSshd();
-      await sshd.stop();
-      appendFileSync(join(sshd.dir, 'sshd_config'), `SetEnv HOME=${env.home}\n`);
-      await sshd.start();
+      sshd = await startTestSshd({ setEnv: { HOME: env.home } });
       person.set(sshPerson(env, sshd.sshCommand, TEST_SSH_HOST, sshd.dir));
     },
     async tearDown() {

@@ -66,7 +66,8 @@ async function accepting(port: number, deadlineMs: number): Promise<void> {
   }
 }
 
-export async function startTestSshd(): Promise<TestSshd> {
+/** `setEnv`: more variables its sessions get (sshd's SetEnv), e.g. a HOME of the test's own. */
+export async function startTestSshd(options: { setEnv?: Record<string, string> } = {}): Promise<TestSshd> {
   const sshd = sshdPath();
   if (sshd === null) throw new Error(`no sshd: the test set-up installs openssh-server (or set ${SSHD_ENV})`);
   // Short: the client's control sockets live under it too.
@@ -93,6 +94,10 @@ export async function startTestSshd(): Promise<TestSshd> {
       'UsePAM no',
       'PrintMotd no',
       'AcceptEnv LANG LC_*',
+      // Its sessions' bash is not the first of a login (SHLVL 2), so it skips the machine's ~/.bashrc,
+      // as the commands' own bash does: a person's rc (pyenv's rehash, 0.6 s, serialized on its
+      // lock) is not paid by every session of every test.
+      `SetEnv ${Object.entries({ SHLVL: '1', ...options.setEnv }).map(([name, value]) => `${name}=${value}`).join(' ')}`,
       'MaxSessions 64',
       'MaxStartups 64',
       'LogLevel ERROR',
