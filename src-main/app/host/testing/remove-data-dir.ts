@@ -42,7 +42,12 @@ export function removeDataDir(dataDir: string, ...workedIn: string[]): void {
   }
 }
 
-/** Kills every process of this user whose working folder is inside one of `folders` (never this one). */
+/**
+ * Ends every process of this user whose working folder is inside one of `folders` (never this
+ * one): SIGTERM, then SIGKILL to what is left after a second. Not SIGKILL at once: a shell the
+ * test opened there may be running the machine's ~/.bashrc, whose pyenv rehash holds a lock only
+ * its EXIT trap releases; left behind, every later shell of the machine waits 60 s for it.
+ */
 function endWorkingIn(folders: readonly string[]): void {
   const roots = new Set<string>();
   for (const folder of folders) {
@@ -54,6 +59,7 @@ function endWorkingIn(folders: readonly string[]): void {
     }
   }
   const inside = (cwd: string): boolean => [...roots].some((root) => cwd === root || cwd.startsWith(`${root}/`));
+  const found: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     let cwd: string;
@@ -62,12 +68,31 @@ function endWorkingIn(folders: readonly string[]): void {
     } catch {
       continue;
     }
-    if (!inside(cwd)) continue;
+    if (inside(cwd)) found.push(Number(name));
+  }
+  const signal = (pid: number, name: NodeJS.Signals | 0): boolean => {
     try {
-      process.kill(Number(name), 'SIGKILL');
+      process.kill(pid, name);
+      return true;
     } catch {
-      // Gone already.
+      return false; // Gone already.
     }
+  };
+  let alive = found.filter((pid) => signal(pid, 'SIGTERM'));
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; alive.length > 0 && waited < 1000; waited += 25) {
+    Atomics.wait(pause, 0, 0, 25);
+    alive = alive.filter((pid) => signal(pid, 0) && !isZombie(pid));
+  }
+  for (const pid of alive) signal(pid, 'SIGKILL');
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
   }
 }
 
