@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,14 +73,38 @@ describe('shell environment', () => {
     expect(env.PATH).toBe(path === undefined ? '/nowhere' : mergePath('/nowhere', path));
   });
 
-  it('a login shell that does not answer in time is hung up, not killed: the lock its profile took (pyenv’s rehash) is released', async () => {
+  it('a login shell that does not answer in time is left to finish its profile, unsignalled: what the profile holds (pyenv’s rehash lock) it releases itself', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-login-home-'));
+    try {
+      // A signal anywhere in here would leave the lock (pyenv takes it before it sets its trap).
+      writeFileSync(join(home, '.bash_profile'), ': > "$HOME/lock" && sleep 1.5 && rm -f "$HOME/lock"\n');
+      expect(await askLoginShellPath('/bin/bash', { PATH: process.env.PATH, HOME: home }, 300)).toBeUndefined();
+      expect(existsSync(join(home, 'lock'))).toBe(true);
+      await expect.poll(() => existsSync(join(home, 'lock'))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('one that never ends is hung up at the backstop, not killed: its EXIT traps run', async () => {
     const home = mkdtempSync(join(tmpdir(), 'deepdesk-login-home-'));
     try {
       writeFileSync(join(home, 'hold-lock.sh'), ': > "$HOME/lock"\ntrap \'sleep 0.2; rm -f "$HOME/lock"\' EXIT\nsleep 300\n');
       writeFileSync(join(home, '.bash_profile'), 'bash "$HOME/hold-lock.sh"\n');
-      expect(await askLoginShellPath('/bin/bash', { PATH: process.env.PATH, HOME: home }, 1500)).toBeUndefined();
-      expect(existsSync(join(home, 'lock'))).toBe(true);
+      expect(await askLoginShellPath('/bin/bash', { PATH: process.env.PATH, HOME: home }, 300, 1500)).toBeUndefined();
+      await expect.poll(() => existsSync(join(home, 'lock'))).toBe(true);
       await expect.poll(() => existsSync(join(home, 'lock'))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('asks from the home folder, whatever folder this process is in: no project file reaches the PATH', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-login-home-'));
+    try {
+      writeFileSync(join(home, '.bash_profile'), 'PATH="$(pwd):$PATH"\n');
+      const path = await askLoginShellPath('/bin/bash', { PATH: '/usr/bin:/bin', HOME: home }, 30_000);
+      expect(path?.split(':')[0]).toBe(realpathSync(home));
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -4,7 +4,8 @@
 import { MIN_WITHHELD_LENGTH, isAppSecret } from './app-secrets';
 import { killProcessTree } from './process-tree';
 import { spawnPipe } from './spawn';
-import { basename } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
 
 /** Set for every command. Colours stay allowed: the terminal view shows them and the text result is stripped. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -49,6 +50,12 @@ const DROPPED = new Set([
 ]);
 
 const LOGIN_SHELL_TIMEOUT_MS = 3000;
+/**
+ * How long a login shell that did not answer in time may go on before it is hung up. Its profile
+ * scripts are left to end by themselves: any signal while they run can leave what they hold (pyenv's
+ * rehash takes its lock before it sets the trap that releases it; every later shell then waits 60 s).
+ */
+const LOGIN_SHELL_BACKSTOP_MS = 60_000;
 const PATH_MARK = '__DEEPDESK_LOGIN_PATH__';
 
 let loginPathPromise: Promise<string | undefined> | undefined;
@@ -63,7 +70,18 @@ export function getLoginShellPath(): Promise<string | undefined> {
   return loginPathPromise;
 }
 
-export async function askLoginShellPath(shell: string | undefined, base: NodeJS.ProcessEnv = process.env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS): Promise<string | undefined> {
+/** A login shell starts in the home folder: one PATH for every folder, and no project's files (`.nvmrc`, `.rvmrc`) read by its profile. */
+function homeOf(base: NodeJS.ProcessEnv): string {
+  const home = base.HOME;
+  try {
+    if (home !== undefined && isAbsolute(home) && statSync(home).isDirectory()) return home;
+  } catch {
+    // No such folder.
+  }
+  return '/';
+}
+
+export async function askLoginShellPath(shell: string | undefined, base: NodeJS.ProcessEnv = process.env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS, backstopMs = LOGIN_SHELL_BACKSTOP_MS): Promise<string | undefined> {
   if (!shell || process.platform === 'win32') return undefined;
   const name = basename(shell);
   if (!['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh'].includes(name)) return undefined;
@@ -78,22 +96,24 @@ export async function askLoginShellPath(shell: string | undefined, base: NodeJS.
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      // Its own group, so that whatever the profile scripts started goes with it. Hung up first,
-      // as a closed terminal is: a SIGKILL would skip the EXIT traps that release the locks
-      // profile scripts take (pyenv's rehash lock left behind stalls every later shell 60 s).
-      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        void killProcessTree(child.pid, { hangUp: true }).catch(() => undefined);
-      }
       resolve(value);
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     try {
-      child = spawnPipe({ role: 'probe', file: shell, args: [flags, script], stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(base), TERM: 'dumb' } });
+      child = spawnPipe({ role: 'login', file: shell, args: [flags, script], cwd: homeOf(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(base), TERM: 'dumb' } });
     } catch {
       clearTimeout(timer);
       resolve(undefined);
       return;
     }
+    // Hung up as a closed terminal is (never SIGKILL, which skips EXIT traps), its group with it.
+    const backstop = setTimeout(() => {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) void killProcessTree(child.pid, { hangUp: true }).catch(() => undefined);
+    }, backstopMs).unref();
+    child.on('exit', () => clearTimeout(backstop));
+    // Only the wait (the timer) keeps this process up: once answered or out of time, the shell may end after it.
+    child.unref();
+    (child.stdout as { unref?: () => void } | null)?.unref?.();
     child.on('error', () => done(undefined));
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {

@@ -21,7 +21,8 @@ export type ProcessRole =
   | 'git'
   | 'ssh'
   | 'search' // ripgrep
-  | 'probe' // the sandbox's and the environment's probes
+  | 'probe' // the sandbox's probes
+  | 'login' // the login shell asked for its PATH: left to end by itself (a signal while its profile runs can leave its locks)
   | 'shell' // the person's own shell
   | 'opener' // the system's URL opener: handed over, not ours to end
   | 'watchdog' // outlives Deepdesk on purpose, to end what a killed Deepdesk left
@@ -48,7 +49,7 @@ export interface LiveProcess {
 }
 
 /** Roles that are not ended when Deepdesk exits: they are handed over, or outlive it by design. */
-const LEFT_RUNNING: ReadonlySet<ProcessRole> = new Set(['opener', 'watchdog', 'host']);
+const LEFT_RUNNING: ReadonlySet<ProcessRole> = new Set(['opener', 'watchdog', 'host', 'login']);
 
 const live = new Map<number, LiveProcess>();
 let exitHooked = false;
