@@ -4,8 +4,8 @@
 import { MIN_WITHHELD_LENGTH, isAppSecret } from './app-secrets';
 import { killProcessTree } from './process-tree';
 import { spawnPipe } from './spawn';
-import { statSync } from 'node:fs';
-import { basename, isAbsolute } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 
 /** Set for every command. Colours stay allowed: the terminal view shows them and the text result is stripped. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -70,17 +70,6 @@ export function getLoginShellPath(): Promise<string | undefined> {
   return loginPathPromise;
 }
 
-/** A login shell starts in the home folder: one PATH for every folder, and no project's files (`.nvmrc`, `.rvmrc`) read by its profile. */
-function homeOf(base: NodeJS.ProcessEnv): string {
-  const home = base.HOME;
-  try {
-    if (home !== undefined && isAbsolute(home) && statSync(home).isDirectory()) return home;
-  } catch {
-    // No such folder.
-  }
-  return '/';
-}
-
 export async function askLoginShellPath(shell: string | undefined, base: NodeJS.ProcessEnv = process.env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS, backstopMs = LOGIN_SHELL_BACKSTOP_MS): Promise<string | undefined> {
   if (!shell || process.platform === 'win32') return undefined;
   const name = basename(shell);
@@ -88,6 +77,8 @@ export async function askLoginShellPath(shell: string | undefined, base: NodeJS.
   const flags = name === 'bash' || name === 'zsh' ? '-ilc' : '-lc';
   // The marks cut the PATH out of whatever the profile scripts print themselves.
   const script = `printf '${PATH_MARK}%s${PATH_MARK}' "$PATH"`;
+  // From the home folder, as a terminal's: one PATH for every folder, no project's files (`.nvmrc`, `.rvmrc`) read by the profile.
+  const home = base.HOME?.startsWith('/') === true && existsSync(base.HOME) ? base.HOME : '/';
   return new Promise((resolve) => {
     let out = '';
     let settled = false;
@@ -100,7 +91,7 @@ export async function askLoginShellPath(shell: string | undefined, base: NodeJS.
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     try {
-      child = spawnPipe({ role: 'login', file: shell, args: [flags, script], cwd: homeOf(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(base), TERM: 'dumb' } });
+      child = spawnPipe({ role: 'login', file: shell, args: [flags, script], cwd: home, stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(base), TERM: 'dumb' } });
     } catch {
       clearTimeout(timer);
       resolve(undefined);
