@@ -110,18 +110,26 @@ describe('the approval loop by keyboard', () => {
 
 describe('a just-opened window', () => {
   it('takes a message sent with Enter before its settings have loaded, and sends it once they have', async () => {
-    // The settings come late (a busy machine): their request is held back for a while.
+    // The settings come late (a busy machine): their request is held back until the message is sent.
     const page = await openApp(e2e.browser, serve.url, {
       init: () => {
         const send = WebSocket.prototype.send;
+        let held: (() => void)[] | undefined = [];
+        (window as unknown as { releaseSettings: () => void }).releaseSettings = () => {
+          const go = held ?? [];
+          held = undefined;
+          go.forEach((f) => f());
+        };
         WebSocket.prototype.send = function (this: WebSocket, data: string | ArrayBufferLike | Blob | ArrayBufferView) {
-          if (typeof data === 'string' && data.includes('"method":"settings.get"')) setTimeout(() => send.call(this, data), 1500);
+          if (held && typeof data === 'string' && data.includes('"method":"settings.get"')) held.push(() => send.call(this, data));
           else send.call(this, data);
         };
       },
     });
     await poll(() => messageBox(page).getAttribute('placeholder')).toBe('Loading settings…');
     await typeAndSend(page, 'sent before loading');
+    expect(await messageBox(page).getAttribute('placeholder')).toBe('Loading settings…');
+    await page.evaluate(() => (window as unknown as { releaseSettings: () => void }).releaseSettings());
     await conversation(page).getByText('Noted: sent before loading').waitFor({ timeout: 60_000 });
     await poll(() => messageBox(page).inputValue()).toBe('');
     await page.context().close();

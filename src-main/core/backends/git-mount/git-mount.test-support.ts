@@ -71,6 +71,8 @@ export function remoteSubjects(bare: string, branch = 'main'): string[] {
   return res.status === 0 ? res.stdout.split('\n').filter(Boolean) : [];
 }
 
+// A copy is fetched again only when a test says so (refreshIntervalMs: 0): on a loaded machine a
+// step's reads can be 5 s apart, and a conflict test needs the copy it read to stay stale.
 export function openMount(url: string, cacheRoot: string, extra: Partial<GitMountOptions> = {}): GitMountBackend {
-  return new GitMountBackend({ url, cacheRoot, env: TEST_GIT_ENV, ...extra });
+  return new GitMountBackend({ url, cacheRoot, env: TEST_GIT_ENV, refreshIntervalMs: 3_600_000, ...extra });
 }
