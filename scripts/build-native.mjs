@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`'s native step: the programs of src-main/**/native/*.c, compiled into
-// out/native/ (Linux only: the write layer's overlay-exec). A C compiler is already needed on
-// Linux to install node-pty. Linked statically where the C library allows it (no dependency on
+// out/native/ (Linux only: the write layer's overlay-exec, the sandbox's port-relay). A C
+// compiler is already needed on Linux to install node-pty. Linked statically where the C library allows it (no dependency on
 // the build machine's glibc in a packaged app, and a faster start), else dynamically.
 // Rebuilt only when the source is newer than the program.
 
@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = path.join(root, 'out', 'native');
-const PROGRAMS = [{ name: 'overlay-exec', source: 'src-main/core/sandbox/native/overlay-exec.c' }];
+const PROGRAMS = [
+  { name: 'overlay-exec', source: 'src-main/core/sandbox/native/overlay-exec.c' },
+  { name: 'port-relay', source: 'src-main/core/sandbox/native/port-relay.c' },
+];
 const FLAGS = ['-O2', '-std=c11', '-Wall', '-Wextra', '-Werror', '-s'];
 
 export function buildNative({ quiet = false } = {}) {

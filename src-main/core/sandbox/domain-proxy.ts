@@ -142,57 +142,6 @@ export async function startDomainProxy(allowed: readonly string[], listen: { pat
   };
 }
 
-/**
- * Runs inside the sandbox (node -e): listens on 127.0.0.1:BRIDGE_PORT, forwards each
- * connection to the proxy's Unix socket, then runs the command as its child and exits
- * with its status. Arguments: socket path, then the command.
- */
-export const BRIDGE_SCRIPT = `
-const net = require('net');
-const { spawn } = require('child_process');
-const [sock, file, ...args] = process.argv.slice(1);
-const server = net.createServer((c) => {
-  const u = net.connect(sock);
-  c.pipe(u); u.pipe(c);
-  c.on('error', () => u.destroy()); u.on('error', () => c.destroy());
-});
-server.listen(${BRIDGE_PORT}, '127.0.0.1', () => {
-  const env = { ...process.env };
-  delete env.ELECTRON_RUN_AS_NODE;
-  const child = spawn(file, args, { stdio: 'inherit', env });
-  child.on('error', (e) => { console.error(String(e)); process.exit(127); });
-  child.on('exit', (code, signal) => process.exit(signal ? 128 + (require('os').constants.signals[signal] || 0) : code));
-});
-`;
-
-/**
- * Runs inside the sandbox (node -e): listens on each forwarded port of 127.0.0.1 and passes
- * each connection to its Unix socket outside (SandboxPolicy.forwards), then runs the command
- * as its child and exits with its status. Arguments: the forwards as JSON, whether the child
- * is a Node run too ('1' keeps ELECTRON_RUN_AS_NODE), then the command.
- */
-export const FORWARD_SCRIPT = `
-const net = require('net');
-const { spawn } = require('child_process');
-const [forwards, keepNode, file, ...args] = process.argv.slice(1);
-const list = JSON.parse(forwards);
-let listening = 0;
-const start = () => {
-  const env = { ...process.env };
-  if (keepNode !== '1') delete env.ELECTRON_RUN_AS_NODE;
-  const child = spawn(file, args, { stdio: 'inherit', env });
-  child.on('error', (e) => { console.error(String(e)); process.exit(127); });
-  child.on('exit', (code, signal) => process.exit(signal ? 128 + (require('os').constants.signals[signal] || 0) : code));
-};
-for (const { port, socket } of list) {
-  net.createServer((c) => {
-    const u = net.connect(socket);
-    c.pipe(u); u.pipe(c);
-    c.on('error', () => u.destroy()); u.on('error', () => c.destroy());
-  }).listen(port, '127.0.0.1', () => { if (++listening === list.length) start(); });
-}
-`;
-
 /** The proxy variables commands follow (curl, git, npm, pip, …). */
 export function proxyEnv(url: string): Record<string, string> {
   return {

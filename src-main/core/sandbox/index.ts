@@ -44,7 +44,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
-import { BRIDGE_PORT, BRIDGE_SCRIPT, FORWARD_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
+import { BRIDGE_PORT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts, type GitSurface } from '../git/surface';
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { appearedEntry, madeAt, removeAppeared } from './appeared-protected';
@@ -59,6 +59,7 @@ import { makeRunFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sw
 import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
+import { builtProgram } from '../process/built-program';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 import { existsNoFollow } from '../fs/file-checks';
 
@@ -286,19 +287,19 @@ class OsSandbox implements Sandbox {
     let proxyDir: string | undefined;
     if (this.launcher.kind === 'bubblewrap') {
       let command = [spec.file, ...spec.args];
+      // 127.0.0.1 ports inside that lead to sockets outside: forwarded ports, the domain proxy.
+      const relayed = resolved.forwards.map((f) => [String(f.port), f.socket]);
+      const relay = relayed.length + resolved.allowedDomains.length > 0 ? builtProgram('port-relay') : undefined;
+      if (relay === undefined && relayed.length + resolved.allowedDomains.length > 0) throw new Error('a sandbox that reaches the network needs out/native/port-relay: run `npm run build`');
       if (resolved.allowedDomains.length > 0) {
         // Made after the policy was resolved: other runs hide it, this one reaches it.
         proxyDir = realPathOf(makeRunFolder('deepdesk-proxy-'));
         const socket = join(proxyDir, 'proxy.sock');
         proxy = await startDomainProxy(resolved.allowedDomains, { path: socket });
-        Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`), { ELECTRON_RUN_AS_NODE: '1' });
-        command = [process.execPath, '-e', BRIDGE_SCRIPT, socket, ...command];
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
+        relayed.push([String(BRIDGE_PORT), socket]);
       }
-      if (resolved.forwards.length > 0) {
-        // Outermost: the domain bridge inside, when there is one, is a Node run too.
-        env.ELECTRON_RUN_AS_NODE = '1';
-        command = [process.execPath, '-e', FORWARD_SCRIPT, JSON.stringify(resolved.forwards), proxy ? '1' : '0', ...command];
-      }
+      if (relay !== undefined) command = [relay, ...relayed.flat(), '--', ...command];
       hideRunFolders(resolved, tmpDir, [proxyDir, ...resolved.forwards.map((f) => realPathOf(dirname(f.socket)))]);
       // The layer's own folders (the real project among them) are not the command's to see.
       const layerDir = layer?.dir;
