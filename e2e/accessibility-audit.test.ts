@@ -88,13 +88,13 @@ describe('the axe audit (WCAG 2.2 AA, serious and critical)', () => {
     await audit(page, 'Memories');
 
     await sendMessage(page, 'Fix the total');
-    await approval(page).first().waitFor({ timeout: 30_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     await audit(page, 'an approval waiting');
     // A card is named by tool, target and status (not "Tool call execute").
     expect(await log.getByRole('article', { name: 'execute echo checked; exit 1 — Failed · exit 1', exact: true }).count()).toBe(1);
 
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await log.getByText('A quote, for the record.').waitFor({ timeout: 30_000 });
+    await log.getByText('A quote, for the record.').waitFor({ timeout: 60_000 });
     await audit(page, 'a long Markdown answer');
 
     const changes = page.getByRole('region', { name: 'Changes' });

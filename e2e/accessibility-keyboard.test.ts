@@ -309,7 +309,7 @@ describe('for a screen reader', () => {
     await typeAndSend(page, 'stream an answer');
     const log = conversation(page);
     await poll(() => log.getAttribute('aria-busy')).toBe('true');
-    await log.getByText('Sentence 40 of an answer').waitFor({ timeout: 30_000 });
+    await log.getByText('Sentence 40 of an answer').waitFor({ timeout: 60_000 });
     await poll(() => log.getAttribute('aria-busy')).toBe(null);
     await page.context().close();
   });

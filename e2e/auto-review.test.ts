@@ -25,7 +25,7 @@ afterEach(async () => {
   context = undefined;
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 const ALLOW = { decision: 'allow', risk: 'low', authorization: 'high', category: 'other', rationale: 'The person asked for a build.' };
 const DENY = { decision: 'deny', risk: 'high', authorization: 'none', category: 'destructive_action', rationale: 'Deleting the whole folder was not asked for.' };
@@ -89,13 +89,13 @@ describe('auto-review in the window (SPEC §23)', () => {
     );
     await screenshot(page, 'review-failed-1400x900');
     await group.getByRole('button', { name: 'Approve', exact: true }).click();
-    await log.getByText('Done.').waitFor({ timeout: 20_000 });
+    await log.getByText('Done.').waitFor({ timeout: 60_000 });
 
     // A call under review: no buttons, said plainly; then allowed by the reviewer, with why.
     inject({ type: 'tool_call', id: 'rv-a', name: 'execute', args: { command: 'make build' } });
     inject({ type: 'approval', id: 'rv-a', name: 'execute', args: { command: 'make build' }, status: 'reviewing', reason: 'ask mode' });
     const reviewing = log.getByRole('article', { name: 'execute make build — Reviewing' });
-    await reviewing.waitFor({ timeout: 20_000 });
+    await reviewing.waitFor({ timeout: 60_000 });
     expect(await reviewing.innerText()).toContain('The reviewer is looking at this call.');
     expect(await reviewing.getByRole('group', { name: 'Approve tool call' }).count()).toBe(0);
     expect(await reviewing.getByRole('button', { name: /Approve|Reject/ }).count()).toBe(0);
@@ -133,7 +133,7 @@ describe('auto-review in the window (SPEC §23)', () => {
     // The breaker's notice, and the way back to review.
     inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'Review is off for this thread: the reviewer denied 3 calls in a row. The person answers its approvals until review is turned back on (Settings › Approvals, or --reviewer on a later run).' });
     const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread' });
-    await notice.waitFor({ timeout: 20_000 });
+    await notice.waitFor({ timeout: 60_000 });
     await notice.getByRole('button', { name: 'Review settings' }).click();
     const settings = page.getByRole('dialog', { name: 'Settings' });
     await settings.getByRole('checkbox', { name: 'Review with a model' }).waitFor();
@@ -219,8 +219,8 @@ describe('auto-review in the window (SPEC §23)', () => {
     const denied = log.getByRole('article', { name: 'execute rm -rf ./a — Rejected' });
     await poll(() => denied.innerText()).toContain('Denied by the reviewer (high, destructive_action): Deleting the whole folder was not asked for.');
     const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread: the reviewer denied 3 calls in a row.' });
-    await notice.waitFor({ timeout: 30_000 });
-    await log.getByText('Done.').waitFor({ timeout: 30_000 });
+    await notice.waitFor({ timeout: 60_000 });
+    await log.getByText('Done.').waitFor({ timeout: 60_000 });
     await screenshot(page, 'auto-review-real-1400x900');
 
     await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).click();
@@ -252,10 +252,10 @@ describe('auto-review in the window (SPEC §23)', () => {
     await confirm.getByRole('button', { name: 'Allow once', exact: true }).click();
     await poll(() => list.getByRole('status').innerText()).toBe('Allowed once: it runs the next time the agent makes exactly this call. The agent is told.');
     await page.keyboard.press('Escape');
-    await log.getByRole('note').filter({ hasText: 'You allowed the denied execute call once.' }).waitFor({ timeout: 20_000 });
+    await log.getByRole('note').filter({ hasText: 'You allowed the denied execute call once.' }).waitFor({ timeout: 60_000 });
     // The agent makes it again: it runs, decided by the person, with nobody asked (the breaker still holds the rest).
     await sendMessage(page, 'go on');
-    await log.getByText('Removed.').waitFor({ timeout: 30_000 });
+    await log.getByText('Removed.').waitFor({ timeout: 60_000 });
     expect(await log.getByRole('article', { name: 'execute rm -rf ./a — Done' }).count()).toBe(1);
     expect(await log.getByRole('group', { name: 'Approve tool call' }).count()).toBe(0);
   });

@@ -82,7 +82,7 @@ describe('candidates in the window', () => {
 
     // One item for the set, its two candidates under it in their order, each with its goal's state.
     const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
-    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 60_000 }).toBe(2);
     await expect.poll(() => agents.getByText('2 candidates: make sum add').count()).toBe(1);
     const [first, second] = [set.getByRole('listitem').nth(0), set.getByRole('listitem').nth(1)];
     await expect.poll(() => first.innerText()).toContain('Goal: achieved');
@@ -95,7 +95,7 @@ describe('candidates in the window', () => {
     const dialog = page.getByRole('dialog', { name: 'Candidates' });
     const col1 = dialog.getByRole('region', { name: 'Candidate 1' });
     const col2 = dialog.getByRole('region', { name: 'Candidate 2' });
-    await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('achieved');
+    await expect.poll(() => col1.innerText(), { timeout: 60_000 }).toContain('achieved');
     expect(await col1.innerText()).toContain('node check.js — passed');
     expect(await col1.innerText()).toContain('Change: 1 files, 2 lines');
     // The host's kept ranking, with each candidate's model.
@@ -125,7 +125,7 @@ describe('candidates in the window', () => {
 
     // A candidate's row opens its thread, in its worktree.
     await first.getByRole('button').click();
-    await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
+    await expect.poll(() => conversation(page).innerText(), { timeout: 60_000 }).toContain('Changed sum to add.');
     // From a thread with a goal: Run N candidates on its goal, its verify commands with it.
     await page.getByRole('button', { name: 'Run N candidates on this goal…' }).click();
     const again = page.getByRole('dialog', { name: 'Run candidates' });
@@ -183,11 +183,11 @@ describe('candidates in the window', () => {
       expect(describeViolations(await seriousViolations(page)), theme).toBe('');
     }
     await dialog.getByRole('button', { name: 'Start' }).click();
-    await expect.poll(() => dialog.count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => dialog.count(), { timeout: 60_000 }).toBe(0);
 
     // One item for the set, its candidates under it; each goal reaches its verdict.
     const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
-    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 60_000 }).toBe(2);
     await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: achieved');
     await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: unmet');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
@@ -201,7 +201,7 @@ describe('candidates in the window', () => {
     const compare = page.getByRole('dialog', { name: 'Candidates' });
     // Each column is named by the candidate's number (as the Agents view and `run` number it), in rank order.
     const best = compare.getByRole('region', { name: 'Candidate 2' });
-    await expect.poll(() => best.innerText(), { timeout: 20_000 }).toContain('Ranked 1 · achieved');
+    await expect.poll(() => best.innerText(), { timeout: 60_000 }).toContain('Ranked 1 · achieved');
     expect(await best.innerText()).toContain('node check.js — passed');
     expect(await compare.getByRole('region').first().getAttribute('aria-label')).toBe('Candidate 2');
     expect(await compare.getByRole('region', { name: 'Candidate 1' }).innerText()).toContain('Claimed success while a check failed');
@@ -248,12 +248,12 @@ describe('candidates in the window', () => {
     await dialog.getByRole('button', { name: 'Start' }).click();
 
     const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
-    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 60_000 }).toBe(2);
     const first = set.getByRole('listitem').nth(0);
     await expect.poll(() => first.locator('.agent-state').innerText(), { timeout: 60_000 }).toBe('Needs you');
     // Its row opens it in the window, with its question.
     await first.getByRole('button').click();
-    await approval(page).waitFor({ timeout: 20_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     // Its command, then the host's verify step (it asks as the agent's own commands do): each approved in the window.
     await expect
       .poll(
@@ -299,7 +299,7 @@ describe('candidates from a sandbox thread', () => {
       const page = await openApp(e2e.browser, serve.url);
       await page.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
       const start = page.getByRole('dialog', { name: 'New thread in a sandbox…' }).getByRole('button', { name: 'Start in sandbox' });
-      await expect.poll(() => start.getAttribute('aria-disabled'), { timeout: 30_000 }).toBe('false');
+      await expect.poll(() => start.getAttribute('aria-disabled'), { timeout: 60_000 }).toBe('false');
       await start.click();
       await page.getByRole('note', { name: /^Runs in Daytona/ }).waitFor({ timeout: 60_000 });
       const forksBefore = daytona.forks.length;
@@ -328,7 +328,7 @@ describe('candidates from a sandbox thread', () => {
       await agents.getByRole('button', { name: 'Compare', exact: true }).click();
       // The second candidate ranks first; its column keeps its number.
       const best = page.getByRole('dialog', { name: 'Candidates' }).getByRole('region', { name: 'Candidate 2' });
-      await expect.poll(() => best.innerText(), { timeout: 20_000 }).toContain('Ranked 1');
+      await expect.poll(() => best.innerText(), { timeout: 60_000 }).toContain('Ranked 1');
       expect(await best.innerText()).toContain('openai-compatible:cand-b');
       expect(await best.innerText()).toContain('node check.js — passed');
     } finally {

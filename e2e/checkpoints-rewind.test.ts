@@ -26,38 +26,38 @@ describe('restoring files and conversation in the window', () => {
     const folder = serve.folder;
     const page = await openApp(e2e.browser, serve.url);
     await sendMessage(page, 'Write notes');
-    await approval(page).first().waitFor({ timeout: 30_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Wrote the notes.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Wrote the notes.').waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Tell me more');
-    await conversation(page).getByText('Here is more about the notes.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Here is more about the notes.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('first line\n');
-    await expect.poll(() => rewindButtons(page).count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => rewindButtons(page).count(), { timeout: 60_000 }).toBe(2);
     // The files-only choice stays, by its own name.
     expect(await conversation(page).getByRole('button', { name: 'Restore files to before this message' }).count()).toBe(2);
     await screenshot(page, 'restore-choices');
 
     await rewindButtons(page).first().click();
-    await expect.poll(() => existsSync(join(folder, 'notes.txt')), { timeout: 20_000 }).toBe(false);
-    await expect.poll(() => messageBox(page).inputValue(), { timeout: 20_000 }).toBe('Write notes');
+    await expect.poll(() => existsSync(join(folder, 'notes.txt')), { timeout: 60_000 }).toBe(false);
+    await expect.poll(() => messageBox(page).inputValue(), { timeout: 60_000 }).toBe('Write notes');
     const log = conversation(page);
-    await expect.poll(() => log.innerText(), { timeout: 20_000 }).not.toContain('Wrote the notes.');
+    await expect.poll(() => log.innerText(), { timeout: 60_000 }).not.toContain('Wrote the notes.');
     const text = await log.innerText();
     expect(text).not.toContain('Here is more about the notes.');
     expect(text).not.toContain('Tell me more');
     expect(await rewindButtons(page).count()).toBe(0);
     // A notice tells what was restored (the agent gets the same news on its next request).
     const notice = log.getByRole('note');
-    await notice.first().waitFor({ timeout: 20_000 });
+    await notice.first().waitFor({ timeout: 60_000 });
     expect(await notice.first().innerText()).toContain('/notes.txt');
     await screenshot(page, 'restore-files-and-conversation');
 
     await page.getByRole('button', { name: 'Undo restore' }).click();
-    await expect.poll(() => existsSync(join(folder, 'notes.txt')), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => existsSync(join(folder, 'notes.txt')), { timeout: 60_000 }).toBe(true);
     expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('first line\n');
-    await expect.poll(() => log.innerText(), { timeout: 20_000 }).toContain('Here is more about the notes.');
+    await expect.poll(() => log.innerText(), { timeout: 60_000 }).toContain('Here is more about the notes.');
     expect(await log.innerText()).toContain('Wrote the notes.');
-    await expect.poll(() => page.getByRole('button', { name: 'Undo restore' }).count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: 'Undo restore' }).count(), { timeout: 60_000 }).toBe(0);
     await page.context().close();
   });
 });

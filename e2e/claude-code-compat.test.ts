@@ -38,7 +38,7 @@ describe("Claude Code's files in the window", () => {
     put(join(serve.folder, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm -rf:*)'], allow: ['Bash(npm test:*)'] } }));
     const page = await open(serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     await expect.poll(() => question.textContent(), { timeout: 60_000 }).toContain('Command /ship: .claude/commands/ship.md');
     await expect.poll(() => question.textContent()).toContain('Subagent reviewer (tools: Read, Grep): .claude/agents/reviewer.md');
     expect(await question.textContent()).toContain('Permission allow: Bash(npm test:*) (.claude/settings.json)');
@@ -89,7 +89,7 @@ describe("Claude Code's files in the window", () => {
     await plugins.getByRole('button', { name: 'Add marketplace' }).click();
     await plugins.getByRole('button', { name: 'Install helper' }).click();
     const preview = plugins.getByRole('group', { name: 'Install helper?' });
-    await expect.poll(() => preview.textContent(), { timeout: 20_000 }).toContain('Install helper 1.2.0 would load:');
+    await expect.poll(() => preview.textContent(), { timeout: 60_000 }).toContain('Install helper 1.2.0 would load:');
     expect(await preview.textContent()).toContain('Skill tidy');
     expect(await preview.textContent()).toContain('Command /helper:review');
     await preview.getByRole('button', { name: 'Install', exact: true }).click();
@@ -117,7 +117,7 @@ describe("Claude Code's files in the window", () => {
     const page = await open(serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
     const offer = question.getByRole('group', { name: 'Plugins this folder asks for' });
-    await expect.poll(() => offer.textContent(), { timeout: 20_000 }).toContain('helper@tools');
+    await expect.poll(() => offer.textContent(), { timeout: 60_000 }).toContain('helper@tools');
     // Nothing else of the folder's needs trust: there is nothing to trust but the offer.
     expect(await question.getByRole('button', { name: 'Trust folder' }).count()).toBe(0);
 
@@ -128,11 +128,11 @@ describe("Claude Code's files in the window", () => {
 
     await offer.getByRole('button', { name: 'Install helper' }).click({ timeout: 20_000 });
     const preview = offer.getByRole('group', { name: 'Install helper?' });
-    await expect.poll(() => preview.textContent(), { timeout: 20_000 }).toContain('Install helper 1.2.0 would load:');
+    await expect.poll(() => preview.textContent(), { timeout: 60_000 }).toContain('Install helper 1.2.0 would load:');
     expect(await preview.textContent()).toContain('Command /helper:review');
     await preview.getByRole('button', { name: 'Install', exact: true }).click();
     // Installed: nothing is left to ask, and its command is in the / list.
-    await question.waitFor({ state: 'detached', timeout: 20_000 });
+    await question.waitFor({ state: 'detached', timeout: 60_000 });
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await box.fill('/rev');
     await expect.poll(() => page.getByRole('listbox', { name: 'Commands' }).textContent(), { timeout: 60_000 }).toContain('/helper:review [file] [focus]');

@@ -114,20 +114,20 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
       timeout: 60_000,
     });
     const page: Page = await app.firstWindow();
-    await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 60_000 });
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /README\.md/ }).waitFor({ timeout: 60_000 });
 
     await page.getByRole('textbox', { name: 'Message' }).fill('Run the greeting');
     await page.getByRole('button', { name: 'Send' }).click();
     const approval = page.getByRole('group', { name: 'Approve tool call' }).or(page.getByRole('dialog', { name: 'Approve tool call' }));
-    await approval.waitFor({ timeout: 20_000 });
+    await approval.waitFor({ timeout: 60_000 });
     expect(await approval.innerText()).toContain('echo electron-says-$((6*7))');
     await approval.getByRole('button', { name: 'Approve', exact: true }).click();
 
     const terminal = page.getByRole('region', { name: 'Terminal' });
-    await expect.poll(() => terminal.innerText(), { timeout: 20_000 }).toContain('electron-says-42');
+    await expect.poll(() => terminal.innerText(), { timeout: 60_000 }).toContain('electron-says-42');
     const conversation = page.getByRole('log', { name: 'Conversation' });
-    await conversation.getByText('Ran it in the terminal.').waitFor({ timeout: 20_000 });
+    await conversation.getByText('Ran it in the terminal.').waitFor({ timeout: 60_000 });
     expect(await conversation.innerText()).toContain('Run the greeting');
     expect(model.requests[0]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'Run the greeting' });
     await screenshot(page, 'electron-window');
@@ -155,7 +155,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     const sandboxArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
     app = await electron.launch({ executablePath: binary!, args: [...sandboxArgs, repo, '--folder', folder, '--data-dir', dataDir], cwd: repo, env, timeout: 60_000 });
     const page: Page = await app.firstWindow();
-    await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 60_000 });
 
     // The page is app://deepdesk's, its CSP a header; nothing outside out/renderer is reachable.
     expect(page.url()).toBe('app://deepdesk/index.html');
@@ -210,7 +210,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     const second = spawn(binary!, [...sandboxArgs, repo, '--folder', other, '--data-dir', dataDir], { cwd: repo, env, stdio: 'ignore' });
     const secondExit = await new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
     expect(secondExit).toBe(0);
-    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /OTHER\.md/ }).waitFor({ timeout: 20_000 });
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /OTHER\.md/ }).waitFor({ timeout: 60_000 });
     expect(app.windows()).toHaveLength(1);
 
     // A crashed page is reloaded and says so (read through the main process: Playwright's page object ends with the crash).
@@ -221,7 +221,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
         if (contents.isCrashed() || contents.isLoading()) return '';
         return `${contents.getURL()}\n${String(await contents.executeJavaScript('document.body.innerText'))}`;
       });
-    await expect.poll(pageText, { timeout: 30_000 }).toMatch(/^app:\/\/deepdesk\/index\.html\n[\s\S]*stopped \(crashed/);
+    await expect.poll(pageText, { timeout: 60_000 }).toMatch(/^app:\/\/deepdesk\/index\.html\n[\s\S]*stopped \(crashed/);
 
     await app.close();
   });

@@ -36,7 +36,7 @@ describe('links in the conversation', () => {
     const opened = () => page.evaluate(() => window.openedLinks ?? []);
     await sendMessage(page, 'Where are the docs?');
     const log = conversation(page);
-    await log.getByRole('link', { name: 'the official docs' }).waitFor({ timeout: 20_000 });
+    await log.getByRole('link', { name: 'the official docs' }).waitFor({ timeout: 60_000 });
 
     const question = page.getByRole('alertdialog', { name: 'Open link' });
     await log.getByRole('link', { name: 'the official docs' }).click();

@@ -52,7 +52,7 @@ describe('goals in the window', () => {
     await expect.poll(() => card.count()).toBe(0);
     // While its run waits for the person (the agent's command asks), the Agents view shows the goal's state.
     const agents = page.getByRole('region', { name: 'Agents', exact: true });
-    await expect.poll(() => agents.getByRole('listitem').first().innerText(), { timeout: 20_000 }).toContain('Goal: pursuing');
+    await expect.poll(() => agents.getByRole('listitem').first().innerText(), { timeout: 60_000 }).toContain('Goal: pursuing');
 
     // The agent's command and the host's verify step each ask (the folder's mode asks for commands).
     const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
@@ -61,7 +61,7 @@ describe('goals in the window', () => {
       if ((await pending.count()) > 0) await pending.click().catch(() => undefined);
       await page.waitForTimeout(250);
     }
-    await badge.waitFor({ timeout: 20_000 });
+    await badge.waitFor({ timeout: 60_000 });
     expect(graderPrompt).toContain('sum(2, 3) is 5');
     expect(graderPrompt).toContain('exit code 0');
     expect(graderPrompt).not.toContain('Fixed.');

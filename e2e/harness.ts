@@ -157,7 +157,7 @@ export async function openApp(browser: Browser, url: string, options: OpenAppOpt
   if (options.waitForWorkspace !== false) {
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     // The thread the window opened on has loaded: what a test does next is not raced by it.
-    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 60_000 });
   }
   return page;
 }

@@ -41,7 +41,7 @@ describe('honest approvals in the browser', () => {
     const editor = approval(page).getByRole('textbox', { name: /command|arguments/i });
     await editor.fill('echo edited-by-person > made.txt');
     await approval(page).getByRole('button', { name: 'Approve' }).click();
-    await conversation(page).getByText('Ran your version.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Ran your version.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(serve.folder, 'made.txt'), 'utf8')).toBe('edited-by-person\n');
 
     const card = toolCard(page, 'execute');
@@ -69,7 +69,7 @@ describe('honest approvals in the browser', () => {
     writeFileSync(join(serve.folder, 'existing.txt'), 'precious\n');
     const page = await openApp(browser, serve.url);
     await sendMessage(page, 'Overwrite existing.txt');
-    await conversation(page).getByText('I need to read it first.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('I need to read it first.').waitFor({ timeout: 60_000 });
     expect(await approval(page).count()).toBe(0);
     const card = toolCard(page, 'write_file');
     await card.getByRole('button', { name: 'Show details' }).click();
@@ -107,7 +107,7 @@ describe('messages sent while the agent works', () => {
     expect(await conversation(page).getByRole('listitem', { name: 'Queued message' }).innerText()).toContain('Also look at the tests');
 
     release();
-    await conversation(page).getByText('Answered everything.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Answered everything.').waitFor({ timeout: 60_000 });
     expect(await conversation(page).getByRole('button', { name: 'Send now' }).count()).toBe(0);
     const second = serve.model.requests[1]!;
     expect(second.messages.slice(-2).map((m) => m.role)).toEqual(['tool', 'user']);

@@ -33,7 +33,7 @@ async function open(url: string): Promise<Page> {
   return page;
 }
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const log = (page: Page): Locator => page.getByRole('log', { name: 'Conversation' });
 const approvals = (page: Page): Locator => log(page).getByRole('group', { name: 'Approve tool call' });
 
@@ -202,7 +202,7 @@ describe('hostile commands and paths in the approval card', () => {
         await poll(() => (existsSync(join(serve.folder, `made-${i}.txt`)) ? readFileSync(join(serve.folder, `made-${i}.txt`), 'utf8') : null)).toBe(c.payload);
       }
     }
-    await log(page).getByText('All done.').waitFor({ timeout: 20_000 });
+    await log(page).getByText('All done.').waitFor({ timeout: 60_000 });
     // The cards keep showing what ran, escaped the same way.
     const commands = log(page).locator('article .tool-command pre');
     await poll(() => commands.count()).toBe(cases.length);
@@ -235,7 +235,7 @@ describe('hostile commands and paths in the approval card', () => {
       // Written at exactly the path the card showed.
       await poll(() => (existsSync(join(serve.folder, c.path)) ? readFileSync(join(serve.folder, c.path), 'utf8') : null)).toBe(c.content);
     }
-    await log(page).getByText('Wrote them.').waitFor({ timeout: 20_000 });
+    await log(page).getByText('Wrote them.').waitFor({ timeout: 60_000 });
     expect(await page.locator('.modal-backdrop, .dd-evil, [id^="dd-evil"], img[src="x"]').count()).toBe(0);
   });
 });

@@ -20,7 +20,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const changes = (page: Page) => page.getByRole('region', { name: 'Changes' });
 const hunk = (page: Page, n: number, of: number) => changes(page).getByRole('listitem', { name: '/story.txt' }).getByRole('group', { name: `Change ${n} of ${of}` });
 
@@ -49,12 +49,12 @@ describe('per-hunk review in Changes', () => {
     const log = conversation(page);
 
     await sendMessage(page, 'Edit the story');
-    await approval(page).first().waitFor({ timeout: 30_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await log.getByText('Edited the story.').waitFor({ timeout: 30_000 });
+    await log.getByText('Edited the story.').waitFor({ timeout: 60_000 });
 
     // Two hunks, each written by this thread with the scripted model.
-    await hunk(page, 2, 2).waitFor({ timeout: 20_000 });
+    await hunk(page, 2, 2).waitFor({ timeout: 60_000 });
     await poll(() => hunk(page, 1, 2).innerText()).toMatch(/Written by this thread · scripted-model/);
     expect(await hunk(page, 2, 2).innerText()).toContain('SIX');
 
@@ -74,16 +74,16 @@ describe('per-hunk review in Changes', () => {
     await poll(() => readFileSync(join(folder, 'story.txt'), 'latin1')).toBe('one\r\nTWO\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\n');
 
     // One hunk is left, still Reviewed, and so after a reload.
-    await hunk(page, 1, 1).waitFor({ timeout: 20_000 });
+    await hunk(page, 1, 1).waitFor({ timeout: 60_000 });
     expect(await hunk(page, 1, 1).getByRole('checkbox', { name: 'Reviewed' }).isChecked()).toBe(true);
     await page.reload();
     await threads.locator('.thread-item').filter({ hasText: 'Edit the story' }).locator('.thread-select').click();
-    await hunk(page, 1, 1).waitFor({ timeout: 20_000 });
+    await hunk(page, 1, 1).waitFor({ timeout: 60_000 });
     expect(await hunk(page, 1, 1).getByRole('checkbox', { name: 'Reviewed' }).isChecked()).toBe(true);
 
     letBetaGo();
     await threads.locator('.thread-item').filter({ hasText: 'Beta task' }).locator('.thread-select').click();
-    await log.getByText('Beta finished.').waitFor({ timeout: 30_000 });
+    await log.getByText('Beta finished.').waitFor({ timeout: 60_000 });
     await page.context().close();
   });
 });

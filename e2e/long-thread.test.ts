@@ -54,7 +54,7 @@ const userTexts = (page: Page) => conversation(page).locator('.msg-user-text').a
 
 async function openLongThread(page: Page): Promise<void> {
   await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: /^The long thread/ }).click();
-  await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).waitFor({ timeout: 30_000 });
+  await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).waitFor({ timeout: 60_000 });
 }
 
 /** Scrolls the conversation to its very top, as the person would. */
@@ -130,7 +130,7 @@ describe('a long thread in the window', () => {
     const first = await userTexts(page);
 
     await sendMessage(page, 'list the folder');
-    await conversation(page).getByText('The folder is listed.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('The folder is listed.').waitFor({ timeout: 60_000 });
     expect((await userTexts(page)).slice(-2)).toEqual([`question ${TURNS - 1}`, 'list the folder']);
 
     await scrollToTop(page);

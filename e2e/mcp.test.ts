@@ -47,7 +47,7 @@ describe('MCP servers in the window', () => {
     // Written after start: the watcher picks the change up, as for a `git pull`.
     const page = await openApp(e2e.browser, serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     await expect.poll(() => question.textContent()).toContain(`MCP server everything: ${process.execPath} ${EVERYTHING} stdio (sandboxed)`);
 
     // Nothing of it runs before trust: Settings lists it as not trusted.
@@ -59,13 +59,13 @@ describe('MCP servers in the window', () => {
     await question.getByRole('button', { name: 'Trust folder' }).click();
     await question.waitFor({ state: 'detached' });
     await openSettings(page);
-    await expect.poll(() => item.textContent(), { timeout: 40_000 }).toMatch(/Connected · \d+ tools/);
+    await expect.poll(() => item.textContent(), { timeout: 60_000 }).toMatch(/Connected · \d+ tools/);
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await sendMessage(page, 'echo something');
-    await approval(page).first().waitFor({ timeout: 20_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('The server said: Echo: hello from the model').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('The server said: Echo: hello from the model').waitFor({ timeout: 60_000 });
     await expect.poll(() => toolCard(page, 'mcp__everything__echo').count()).toBe(1);
     // The model was offered the server's tool with the server's own schema.
     const offered = requests[0]!.tools?.find((t) => t.function.name === 'mcp__everything__echo');
@@ -79,7 +79,7 @@ describe('MCP servers in the window', () => {
     writeProjectConfig(serve.folder);
     const page = await openApp(e2e.browser, serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     await question.getByRole('button', { name: 'Not now' }).click();
     await question.waitFor({ state: 'detached' });
     await sendMessage(page, 'hi');
@@ -93,14 +93,14 @@ describe('MCP servers in the window', () => {
     writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { command: 'node', args: ['server.js'], sandbox: false }, docs: { url: 'https://docs.example.com/mcp' } } }));
     const page = await openApp(e2e.browser, serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     await expect.poll(() => question.textContent()).toContain('MCP server theirs: node server.js (not sandboxed)');
     await screenshot(page, 'mcp-trust-question');
     const trustFound = await auditEveryWay(page);
 
     await openSettings(page);
     const region = mcpRegion(page);
-    await expect.poll(() => region.getByRole('listitem', { name: 'everything' }).textContent(), { timeout: 40_000 }).toMatch(/Connected · \d+ tools/);
+    await expect.poll(() => region.getByRole('listitem', { name: 'everything' }).textContent(), { timeout: 60_000 }).toMatch(/Connected · \d+ tools/);
     await expect.poll(() => region.getByRole('listitem', { name: 'broken' }).textContent()).toContain('Failed');
     await region.getByRole('listitem', { name: 'everything' }).getByText(/^Tools/).click();
     await screenshot(page, 'mcp-settings');

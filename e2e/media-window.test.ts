@@ -49,7 +49,7 @@ describe('attachments in the message box', () => {
     await expect.poll(() => chip.getByRole('button', { name: 'Remove attachment square.png' }).count()).toBe(1);
     await box(page).fill('What is in this picture?');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await conversation(page).getByText('A small red square.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('A small red square.').waitFor({ timeout: 60_000 });
 
     const user = (serve.model.requests[0]!.messages as WireMessage[]).findLast((m) => m.role === 'user')!;
     const parts = user.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
@@ -85,7 +85,7 @@ describe('attachments in the message box', () => {
     await expect.poll(() => pending(page).getByRole('listitem').count()).toBe(1);
     // A message of files alone may be sent.
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await conversation(page).getByText('I see the recording.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('I see the recording.').waitFor({ timeout: 60_000 });
 
     const user = (serve.model.requests[0]!.messages as WireMessage[]).findLast((m) => m.role === 'user')!;
     const text = typeof user.content === 'string' ? user.content : JSON.stringify(user.content);

@@ -74,7 +74,7 @@ describe('Settings › Mounts', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await sendMessage(page, 'use the mounts');
-    await conversation(page).getByText('All done with the mounts.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('All done with the mounts.').waitFor({ timeout: 60_000 });
     const results = toolTexts(requests[0]!);
     expect(results[0]).toContain('the sky is green');
     expect(results[1]).toBe("Error: '/ref/new.md' is on a read-only mount");

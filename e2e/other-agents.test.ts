@@ -32,7 +32,7 @@ describe('other agents in the window', async () => {
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const settings = page.getByRole('dialog', { name: 'Settings' });
     const agents = settings.getByRole('list', { name: 'Agents' });
-    await expect.poll(() => agents.innerText(), { timeout: 20_000 }).toContain('@zed-industries/claude-code-acp@0.16.2 · Not installed');
+    await expect.poll(() => agents.innerText(), { timeout: 60_000 }).toContain('@zed-industries/claude-code-acp@0.16.2 · Not installed');
     await expect.poll(() => settings.getByRole('button', { name: 'Install Claude Code' }).count()).toBe(1);
     // Install asks first; Cancel installs nothing.
     await settings.getByRole('button', { name: 'Install Claude Code' }).click();
@@ -68,16 +68,16 @@ describe('other agents in the window', async () => {
     expect(await card.innerText()).toContain('scripted asks');
     expect(existsSync(join(serve.folder, 'marker.txt'))).toBe(false);
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
-    await expect.poll(() => existsSync(join(serve.folder, 'marker.txt')), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => existsSync(join(serve.folder, 'marker.txt')), { timeout: 60_000 }).toBe(true);
     expect(readFileSync(join(serve.folder, 'marker.txt'), 'utf8')).toBe('from-window\n');
-    await expect.poll(() => conversation(page).innerText(), { timeout: 30_000 }).toContain('permission: once; exit 0');
+    await expect.poll(() => conversation(page).innerText(), { timeout: 60_000 }).toContain('permission: once; exit 0');
     expect(await conversation(page).innerText()).toContain('hello from the scripted agent');
     const view = page.getByRole('region', { name: 'Agents', exact: true });
     // Named by its own badge, not only by the thread's title.
-    await expect.poll(() => view.getByText('scripted', { exact: true }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => view.getByText('scripted', { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
 
     // What its initialize reported is kept and shown.
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
-    await expect.poll(() => page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Agents' }).innerText(), { timeout: 20_000 }).toContain('Reported: scripted-acp-agent 1.0.0');
+    await expect.poll(() => page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Agents' }).innerText(), { timeout: 60_000 }).toContain('Reported: scripted-acp-agent 1.0.0');
   });
 });

@@ -68,7 +68,7 @@ describe('the window on a remote folder', () => {
     await sendMessage(page, 'Work on the remote folder');
     // Its redirect into a file asks first, as on a local folder.
     await approval(page).getByRole('button', { name: 'Approve' }).click({ timeout: 20_000 });
-    await conversation(page).getByText('Worked on the remote.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Worked on the remote.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(remote, 'agent.txt'), 'utf8')).toBe('from-agent\n');
     // The command's change on the remote is checkpointed (in the local data folder): listed in Changes, restorable.
     await poll(() => page.getByRole('region', { name: 'Changes' }).innerText()).toContain('agent.txt');

@@ -20,7 +20,7 @@ import { approval, conversation, openApp, sendMessage, useE2ESession } from './h
 
 const session = useE2ESession();
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
-const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 60_000 });
 
 let standin: ProviderStandin | undefined;
 afterEach(async () => {
@@ -85,9 +85,9 @@ describe('a sandbox thread, told truthfully', () => {
 
     await sendMessage(page, 'Change two files');
     const ask = approval(page).first();
-    await ask.waitFor({ timeout: 30_000 });
+    await ask.waitFor({ timeout: 60_000 });
     await ask.getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Changed two.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Changed two.').waitFor({ timeout: 60_000 });
     await poll(() => existsSync(join(worktreeFolder, 'made.txt'))).toBe(true);
 
     await poll(() => changedPaths(page)).toEqual(['/README.md', '/made.txt']);
@@ -103,9 +103,9 @@ describe('a sandbox thread, told truthfully', () => {
     await new Promise((r) => setTimeout(r, 3000));
     await sendMessage(page, 'List');
     const ask2 = approval(page).first();
-    await ask2.waitFor({ timeout: 30_000 });
+    await ask2.waitFor({ timeout: 60_000 });
     await ask2.getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Listed.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Listed.').waitFor({ timeout: 60_000 });
     await poll(() => changedPaths(page)).toEqual(['/made.txt']);
     // What Apply would carry: only the real change.
     expect(git(worktreeFolder, 'status', '--porcelain').trim().split('\n').sort()).toEqual(['?? made.txt']);
@@ -131,13 +131,13 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(1);
     await sendMessage(page, 'First');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 60_000 });
 
     // Stopped outside Deepdesk (its auto-stop, the dashboard): the stand-in refuses commands with 400 until started.
     await createDaytonaProvider({ env: { ...daytona.env } }).stop(sandboxId!);
     await sendMessage(page, 'Second');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Two.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Two.', { exact: true }).waitFor({ timeout: 60_000 });
     const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
     await poll(() => existsSync(join(worktreeFolder, 'two.txt'))).toBe(true);
     await poll(() => toolOutput(page, 'cat one.txt')).toContain('one');
@@ -175,14 +175,14 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(1);
     await sendMessage(page, 'First');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 60_000 });
     const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
 
     await createDaytonaProvider({ env: { ...daytona.env } }).remove(sandboxId!);
     await sendMessage(page, 'Second');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
     // The step's result says it, with the ways forward.
-    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 60_000 });
     await poll(() => conversation(page).innerText()).toMatch(/is gone \(deleted or expired\)\. The thread and what came back from the sandbox are kept in its worktree/);
 
     // The failed command's tab shows why, not only its status.
@@ -210,7 +210,7 @@ describe('a sandbox thread, told truthfully', () => {
     }
     await sendMessage(page, 'Third');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Here.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Here.', { exact: true }).waitFor({ timeout: 60_000 });
     await poll(() => existsSync(join(worktreeFolder, 'here.txt'))).toBe(true);
     expect(readFileSync(join(worktreeFolder, 'one.txt'), 'utf8')).toBe('one\n');
   });
@@ -226,7 +226,7 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(async () => (await page.getByRole('dialog', { name: 'New thread in a sandbox…' }).count()) === 0 && (await box.isEditable().catch(() => false))).toBe(true);
     await box.fill('first words');
     await box.press('Enter');
-    await conversation(page).getByText('Heard you.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Heard you.', { exact: true }).waitFor({ timeout: 60_000 });
     expect(await conversation(page).getByText('first words', { exact: true }).count()).toBe(1);
     expect(daytona.boxes.size).toBe(1);
   });
@@ -254,13 +254,13 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => badge.count()).toBe(1);
     await sendMessage(page, 'First');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 60_000 });
 
     await createDaytonaProvider({ env: { ...daytona.env } }).remove(first!);
     // The next command finds it gone: said, and a new sandbox offered.
     await sendMessage(page, 'Again');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 60_000 });
     const lost = page.getByRole('group', { name: 'Sandbox gone' });
     await poll(() => lost.count()).toBe(1);
     await lost.getByRole('button', { name: 'Continue in a sandbox…' }).click();
@@ -275,7 +275,7 @@ describe('a sandbox thread, told truthfully', () => {
     expect(await badge.getAttribute('aria-label')).toBe(`Runs in Daytona · sandbox ${second}`);
     await sendMessage(page, 'Second');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Read it.', { exact: true }).waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Read it.', { exact: true }).waitFor({ timeout: 60_000 });
     // The new sandbox was made from the worktree: what came back from the first is there.
     await poll(() => toolOutput(page, 'cat one.txt')).toContain('one');
   });

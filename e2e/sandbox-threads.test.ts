@@ -19,7 +19,7 @@ import { shortSandboxId } from '../src-main/app/contract/sandboxes';
 
 const session = useE2ESession();
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
-const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 60_000 });
 
 let standin: ProviderStandin | undefined;
 afterEach(async () => {
@@ -227,7 +227,7 @@ describe('sandbox threads in the window', () => {
     }
     if (size) await window.setViewportSize(size);
     await ask.getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(window).getByText('Made it.').waitFor({ timeout: 30_000 });
+    await conversation(window).getByText('Made it.').waitFor({ timeout: 60_000 });
 
     // What the agent wrote in the sandbox is in the worktree, not in the person's folder.
     const info = (await window.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';

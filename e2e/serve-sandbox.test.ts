@@ -47,9 +47,9 @@ describe('deepdesk serve --sandbox daytona', () => {
 
     const page = await openApp(session.browser, serve.url);
     await sendMessage(page, 'Run something');
-    await approval(page).waitFor({ timeout: 30_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     await approval(page).getByRole('button', { name: 'Approve' }).click();
-    await conversation(page).getByText('Ran it in the sandbox.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Ran it in the sandbox.').waitFor({ timeout: 60_000 });
     const results = (serve.model.requests.at(-1)?.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(results[0]).toContain('sandbox\nalpha\n');
     expect(standin.boxes.size).toBe(1);

@@ -70,7 +70,7 @@ describe('skills and hooks in the window', () => {
     await box.fill('');
 
     await sendMessage(page, 'write the files');
-    await conversation(page).getByText('Done writing.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Done writing.').waitFor({ timeout: 60_000 });
     expect(requests[0]!.messages[0]!.content).toContain('release-notes: Write release notes from the git log');
 
     // Cards title a file by its path in the folder (`Write blocked.txt`); a refused one shows no restated result.

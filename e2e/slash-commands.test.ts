@@ -72,7 +72,7 @@ describe('slash commands in the window', () => {
     serve.model.push({ toolCalls: [{ name: 'execute', args: { command: 'touch made.txt' } }] }, { text: 'Changelog written' });
     await box.fill('/changelog v2');
     await box.press('Enter');
-    await conversation(page).getByText('Changelog written').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Changelog written').waitFor({ timeout: 60_000 });
     expect(JSON.stringify(serve.model.requests[0]!.messages)).toContain('Write the changelog for v2.');
     // Allowed by the command: it ran without asking.
     expect(await approval(page).count()).toBe(0);
@@ -81,7 +81,7 @@ describe('slash commands in the window', () => {
     serve.model.push({ text: 'Done again' });
     await box.fill('/release-kit:changelog v3');
     await box.press('Enter');
-    await conversation(page).getByText('Done again').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Done again').waitFor({ timeout: 60_000 });
     // The command's name is one name in the message as sent, not half a path.
     await expect.poll(() => conversation(page).locator('.msg-user-text').last().locator('.msg-command').textContent()).toBe('/release-kit:changelog');
 
@@ -89,7 +89,7 @@ describe('slash commands in the window', () => {
     serve.model.push({ toolCalls: [{ name: 'execute', args: { command: 'touch later.txt' } }] }, { text: 'ok' });
     await box.fill('make later.txt');
     await box.press('Enter');
-    await approval(page).first().waitFor({ timeout: 20_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     expect(await toolCard(page, 'execute').count()).toBeGreaterThan(0);
     expect(existsSync(join(serve.folder, 'later.txt'))).toBe(false);
   });

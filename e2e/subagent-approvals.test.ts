@@ -50,7 +50,7 @@ describe("a subagent's approval in the window", () => {
   it('parallel subagents ask at once; one is rejected and one edited', async () => {
     const { page, serve: s } = await start(['/a.txt', '/b.txt']);
     await sendMessage(page, 'delegate two');
-    await expect.poll(() => approval(page).count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => approval(page).count(), { timeout: 60_000 }).toBe(2);
     const cardFor = (file: string) => approval(page).filter({ hasText: file });
     await cardFor('/a.txt').getByRole('button', { name: 'Reject', exact: true }).click();
     await expect.poll(() => approval(page).count()).toBe(1);
@@ -59,7 +59,7 @@ describe("a subagent's approval in the window", () => {
     const content = b.getByRole('textbox', { name: 'New content' });
     await content.fill('edited by me\n');
     await b.getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('All done:').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('All done:').waitFor({ timeout: 60_000 });
     expect(existsSync(join(s.folder, 'a.txt'))).toBe(false);
     expect(readFileSync(join(s.folder, 'b.txt'), 'utf8')).toBe('edited by me\n');
   });
@@ -74,9 +74,9 @@ describe("a subagent's approval in the window", () => {
     await first.serve.stop({ keepData: true, keepModel: true });
     const serve = await e2e.serve({ folder, dataDir });
     const page = await openApp(e2e.browser, serve.url);
-    await approval(page).first().waitFor({ timeout: 20_000 });
+    await approval(page).first().waitFor({ timeout: 60_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('All done:').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('All done:').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(folder, 'later.txt'), 'utf8')).toBe('from /later.txt\n');
     await first.serve.stop();
   });

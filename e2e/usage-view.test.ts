@@ -35,7 +35,7 @@ afterEach(async () => {
   for (const folder of others.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 
 async function open(url: string, width = 1400, height = 900): Promise<Page> {
   const page = await openApp(session.browser, url, { width, height });
@@ -51,9 +51,9 @@ const messageBox = (page: Page): Locator => page.getByRole('textbox', { name: 'M
 /** Sends a message and waits for the run to end with `answer` shown. */
 async function ask(page: Page, text: string, answer: string): Promise<void> {
   await sendMessage(page, text);
-  await conversation(page).getByText(answer, { exact: true }).waitFor({ timeout: 20_000 });
+  await conversation(page).getByText(answer, { exact: true }).waitFor({ timeout: 60_000 });
   // The run has ended: Send is back (Stop is shown while the agent works).
-  await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ state: 'detached', timeout: 20_000 });
+  await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ state: 'detached', timeout: 60_000 });
 }
 
 /** The usage table as text: each row's cells, without the words only a screen reader gets. */
@@ -242,7 +242,7 @@ describe('the Usage view, laid out', () => {
     const title = 'Please look through every module of this project and explain how the usage ledger, the budgets and the prices fit together';
     await ask(page, title, 'Long answer.');
     await sendMessage(page, 'and fail');
-    await conversation(page).locator('.notice-error').waitFor({ timeout: 20_000 });
+    await conversation(page).locator('.notice-error').waitFor({ timeout: 60_000 });
 
     await usageButton(page).click();
     const usage = usageRegion(page);
@@ -276,13 +276,13 @@ describe('the Usage view, laid out', () => {
     const dialog = page.getByRole('dialog', { name: 'Open folder' });
     await dialog.getByRole('textbox', { name: 'Folder path' }).fill(other);
     await dialog.getByRole('button', { name: 'Open', exact: true }).click();
-    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /other\.txt/ }).waitFor({ timeout: 20_000 });
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /other\.txt/ }).waitFor({ timeout: 60_000 });
     await usageButton(page).click();
     const row = usageRegion(page).getByRole('button', { name: `${label} (in ${basename(serve.folder)})`, exact: true });
     await row.click();
     await usageRegion(page).waitFor({ state: 'detached' });
     await poll(() => page.title()).toBe(`${basename(serve.folder)} — Deepdesk`);
-    await conversation(page).getByText('Long answer.', { exact: true }).waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Long answer.', { exact: true }).waitFor({ timeout: 60_000 });
     await poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe(label);
   });
 });
@@ -357,7 +357,7 @@ describe('prices and budgets', () => {
     await dialog.waitFor({ state: 'detached' });
     await sendMessage(page, 'one more');
     const line = conversation(page).locator('.notice-budget');
-    await line.waitFor({ timeout: 20_000 });
+    await line.waitFor({ timeout: 60_000 });
     expect(await line.innerText()).toMatch(/budget of \$0\.01/);
     // One line, not an error and a notice too; no model call was made.
     expect(await conversation(page).locator('.notice-error').count()).toBe(1);
@@ -379,7 +379,7 @@ describe('prices and budgets', () => {
     expect(saved().prices).toEqual({ [`openai-compatible:${MODEL}`]: { input: 10, output: 20 } });
     // The budget changed: Retry runs the agent again, and the call is made.
     await conversation(page).getByRole('button', { name: 'Retry', exact: true }).click();
-    await conversation(page).getByText('Asked once the budget went.', { exact: true }).waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Asked once the budget went.', { exact: true }).waitFor({ timeout: 60_000 });
     expect(serve.model.requests).toHaveLength(3);
   });
 });

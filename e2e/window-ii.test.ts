@@ -258,7 +258,7 @@ describe('cards', () => {
     const page = await open(serve.url);
     await send(page, 'run three commands');
     for (let i = 0; i < 3; i++) {
-      await expect.poll(() => approvals(page).count(), { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => approvals(page).count(), { timeout: 60_000 }).toBe(1);
       await approvals(page).getByRole('button', { name: 'Approve' }).click();
       await expect.poll(() => approvals(page).count(), { timeout: 60_000 }).toBe(0);
     }
@@ -334,14 +334,14 @@ describe('conversation', () => {
     serve = await startServe({ script: [{ text: LONG_ANSWER, pace: { chunkChars: 20, chunksPerSecond: 20 } }, { text: 'Short reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
-    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });
+    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 60_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     const jump = page.getByRole('button', { name: 'Jump to latest' });
     await jump.waitFor({ timeout: 60_000 });
     await screenshot(page, 'jump-to-latest-1024x700');
     await jump.click();
     await poll(() => log(page).evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(80);
-    await log(page).getByText('Paragraph 60 ').waitFor({ timeout: 40_000 });
+    await log(page).getByText('Paragraph 60 ').waitFor({ timeout: 60_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     await send(page, 'and now briefly');
     await poll(() => log(page).getByText('and now briefly').isVisible()).toBe(true);
@@ -356,7 +356,7 @@ describe('conversation', () => {
     serve = await startServe({ script: [{ text: LONG_ANSWER, pace: { chunkChars: 20, chunksPerSecond: 10 } }, { text: 'Queued reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
-    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });
+    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 60_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     await page.getByRole('button', { name: 'Jump to latest' }).waitFor({ timeout: 60_000 });
     await send(page, 'meanwhile, this');

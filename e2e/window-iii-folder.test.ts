@@ -80,7 +80,7 @@ describe('Open folder', () => {
     // The folder itself: the workspace of that folder, working, and nothing created in it.
     await folderPath(page).fill(serve.folder);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await message(page).waitFor({ timeout: 20_000 });
+    await message(page).waitFor({ timeout: 60_000 });
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /test_app\.py/ }).waitFor();
     expect(await page.locator('.header-folder-name').innerText()).toBe(basename(serve.folder));
     await message(page).fill('hello');
@@ -101,7 +101,7 @@ describe('Open folder', () => {
     expect(recentBox!.y).toBeLessThan(fieldBox!.y);
     await screenshot(next, 'open-folder-recent-800x600');
     await first.click();
-    await message(next).waitFor({ timeout: 20_000 });
+    await message(next).waitFor({ timeout: 60_000 });
     await next.getByRole('button', { name: 'Show Threads' }).click();
     await poll(() => next.getByRole('region', { name: 'Threads' }).innerText()).toContain('hello');
     expect(readdirSync(serve.folder).sort()).toEqual(before);

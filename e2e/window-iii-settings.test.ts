@@ -102,7 +102,7 @@ describe('an API key, from the first message to a working model list', () => {
     await send(page, 'Why does test_add fail?');
     // Found by what it says: another notice may come after it.
     const noKey = errors(page).filter({ hasText: 'No API key for Anthropic: add one in Settings.' }).last();
-    await noKey.waitFor({ timeout: 30_000 });
+    await noKey.waitFor({ timeout: 60_000 });
     expect(await log(page).innerText()).not.toMatch(COMMAND_LINE);
     await screenshots(page, 'no-key-error');
     await noKey.getByRole('button', { name: 'Open settings' }).click();
@@ -202,7 +202,7 @@ describe('a slow model', () => {
     const working = log(page).locator('.working');
     await working.waitFor({ timeout: 60_000 });
     await poll(() => working.innerText()).toMatch(/^Working… [01] s\s+· Esc to stop$/);
-    await expect.poll(() => working.innerText(), { timeout: 20_000 }).toMatch(/^Working… [2-9] s\s+· Esc to stop$/);
+    await expect.poll(() => working.innerText(), { timeout: 60_000 }).toMatch(/^Working… [2-9] s\s+· Esc to stop$/);
     await screenshots(page, 'working-elapsed');
 
     // Focus in the conversation (a click on it), then Esc: the run stops.

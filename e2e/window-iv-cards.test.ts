@@ -41,7 +41,7 @@ describe('names in words', () => {
     await sendMessage(page, 'raise the rate');
 
     const edit = toolCard(page, 'edit_file');
-    await edit.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 20_000 });
+    await edit.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 60_000 });
     const editTitles = await titles(edit);
     expect(editTitles).toContain('Edit pricing.py');
     expect(editTitles).not.toContain('edit_file');
@@ -67,7 +67,7 @@ describe('names in words', () => {
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
 
     const run = toolCard(page, 'execute');
-    await run.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 20_000 });
+    await run.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 60_000 });
     // The command is code in the title, never wrapped in raw backticks.
     expect(await run.locator('.tool-head code').innerText()).toBe('pytest -q');
     expect(await titles(run)).not.toContain('`');
@@ -79,7 +79,7 @@ describe('names in words', () => {
     expect(sandbox).toContain(where.includes('Not sandboxed') ? 'Not sandboxed' : 'Sandboxed');
     await screenshot(page, 'iv-approval-command-1400x900');
     await approval(page).getByRole('button', { name: 'Reject', exact: true }).click();
-    await conversation(page).getByText('All asked.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('All asked.').waitFor({ timeout: 60_000 });
   });
 });
 
@@ -123,10 +123,10 @@ describe('a refused call says why once', () => {
     await poll(async () => occurrences(await denied.innerText(), 'never remove files')).toBe(1);
 
     const notes = toolCard(page, 'write_file').filter({ hasText: 'notes.md' });
-    await notes.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 20_000 });
+    await notes.getByRole('group', { name: 'Approve tool call' }).waitFor({ timeout: 60_000 });
     await approval(page).getByRole('textbox', { name: 'Message to the agent' }).fill('not in this folder');
     await approval(page).getByRole('button', { name: 'Reject', exact: true }).click();
-    await conversation(page).getByText('Gave up.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Gave up.').waitFor({ timeout: 60_000 });
     await poll(() => notes.locator('.tool-status').innerText()).toBe('Rejected');
     await poll(async () => occurrences(await notes.innerText(), 'not in this folder')).toBe(1);
     expect(await notes.innerText()).not.toContain('Error: the person rejected');
@@ -159,7 +159,7 @@ describe('reads and searches fold into one row', () => {
       for (const f of ['a.py', 'b.py', 'c.py', 'd.py']) writeFileSync(join(serve.folder, f), 'alpha = 1\n');
       const page = await openApp(e2e.browser, serve.url, { width, height });
       await sendMessage(page, 'look around');
-      await conversation(page).getByText('Looked around.').waitFor({ timeout: 30_000 });
+      await conversation(page).getByText('Looked around.').waitFor({ timeout: 60_000 });
 
       const first = conversation(page).getByRole('button', { name: /^Read 5 files, searched 5 times/ });
       const second = conversation(page).getByRole('button', { name: /^Read 1 file, searched 1 time, listed 1 folder/ });

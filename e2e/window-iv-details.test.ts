@@ -24,7 +24,7 @@ async function open(url: string, width: number, height: number): Promise<Page> {
   return page;
 }
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const ALLOW_COMMANDS = { rules: [{ tools: ['execute'], decision: 'allow' }] };
 const terminal = (page: Page) => page.getByRole('region', { name: 'Terminal' });
 const terminalText = (page: Page) => terminal(page).locator('.xterm-rows').innerText();
@@ -88,7 +88,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
     const list = page.getByRole('region', { name: 'Threads' }).locator('.thread-item');
     if (threads > 0) {
       // The window opens on the latest thread: once it shows, a new one.
-      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 60_000 });
       await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread', exact: true }).click();
       await poll(() => list.count()).toBe(threads + 1);
       await poll(() => conversation(page).getByText('Measured.').count()).toBe(0);
@@ -106,7 +106,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
       await expandTerminal(page);
       await poll(() => terminalText(page)).toMatch(/\S/);
       await sendMessage(page, 'How wide is your terminal?');
-      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 60_000 });
       await poll(() => terminalText(page)).toContain('after-42');
       const seen = await widthSeen(page);
       expect(seen.ruleRows).toEqual(['='.repeat(seen.printed)]);
@@ -121,7 +121,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
       await page.getByRole('button', { name: 'Expand Terminal' }).click();
       await page.getByRole('button', { name: 'Collapse Terminal' }).click();
       await sendMessage(page, 'How wide is your terminal?');
-      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 60_000 });
       expect(await page.getByRole('button', { name: 'Expand Terminal' }).isVisible()).toBe(true);
       await expandTerminal(page);
       await poll(() => terminalText(page)).toContain('after-42');
@@ -145,8 +145,8 @@ const PRICING_TEXT = Array.from({ length: 40 }, (_, i) => `def price_${i}(amount
 /** A window of `width`×`height` on the thread whose run wrote the files (the Changes panel's beforeAll). */
 async function openChanges(serve: ServeHandle, width: number, height: number): Promise<Page> {
   const page = await open(serve.url, width, height);
-  await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 20_000 });
-  await changes(page).getByRole('listitem', { name: LONG_NAME }).waitFor({ timeout: 20_000 });
+  await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 60_000 });
+  await changes(page).getByRole('listitem', { name: LONG_NAME }).waitFor({ timeout: 60_000 });
   return page;
 }
 
@@ -179,7 +179,7 @@ describe('the Changes panel', () => {
     });
     const page = await openApp(session.browser, serve.url);
     await sendMessage(page, 'Write the pricing module');
-    await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 60_000 });
     await page.context().close();
   });
   afterAll(async () => {
@@ -255,7 +255,7 @@ describe('reads of files that are not text', () => {
     writeFileSync(join(serve.folder, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0, 7, 8, 9]));
     const page = await open(serve.url, 1400, 900);
     await sendMessage(page, 'Read the spec, the screenshot and the tool');
-    await conversation(page).getByText('Read them.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Read them.').waitFor({ timeout: 60_000 });
     // Three reads in a row fold into one line (ReadGroup): opened, each card shows its label.
     await conversation(page).getByRole('button', { name: /^Read 3 files/ }).click();
     const cards = toolCard(page, 'read_file');
@@ -338,16 +338,16 @@ describe('a command with an environment prefix and the rule offered for it', () 
     const page = await open(serve.url, 1400, 900);
     await sendMessage(page, 'Run the tests');
     const group = approval(page);
-    await group.waitFor({ timeout: 20_000 });
+    await group.waitFor({ timeout: 60_000 });
     const always = group.locator('label.always-allow');
     expect(await always.innerText()).toContain('python3 -m pytest');
     await group.getByRole('checkbox').check();
     await group.getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('First run done.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('First run done.').waitFor({ timeout: 60_000 });
     expect(await conversation(page).innerText()).toMatch(/1 passed/);
 
     await sendMessage(page, 'Run them again');
-    await conversation(page).getByText('Second run done.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('Second run done.').waitFor({ timeout: 60_000 });
     // Never asked the second time: the rule covered it.
     expect(await approval(page).count()).toBe(0);
     const results = serve.model.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));

@@ -227,7 +227,7 @@ describe('a model server that is down', () => {
     const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
     await sendMessage(page, 'Why does test_total fail?');
     const error = conversation(page).locator('.notice-error').last();
-    await expect.poll(() => error.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => error.count(), { timeout: 60_000 }).toBe(1);
     await poll(() => error.innerText()).toContain(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address in Settings.`);
     // The technical text is there, secondary: behind `Technical detail`, not in the words shown.
     expect(await error.getByText(/ECONNREFUSED/).isVisible()).toBe(false);
@@ -394,7 +394,7 @@ describe('the keyboard lands on a control after an action', () => {
     await trust.waitFor({ timeout: 60_000 });
     await trust.focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => trust.count(), { timeout: 40_000 }).toBe(0);
+    await expect.poll(() => trust.count(), { timeout: 60_000 }).toBe(0);
     await poll(() => focused(page)).toBe('Message');
     await page.context().close();
   });

@@ -87,7 +87,7 @@ describe('notices', () => {
 
     // A folder with configuration of its own: told, as information, in a place of its own.
     await openFolder(page, sshd.folderUrl(configured));
-    await remoteNotice(page).waitFor({ timeout: 20_000 });
+    await remoteNotice(page).waitFor({ timeout: 60_000 });
     expect(await remoteNotice(page).innerText()).toContain('(.mcp.json, skills)');
     expect(await remoteNotice(page).getAttribute('class')).not.toContain('toast-error');
     expect(await remoteNotice(page).getAttribute('role')).toBe('status');
@@ -134,7 +134,7 @@ describe('notices', () => {
       env: { DEEPDESK_SSH_COMMAND: sshd.sshCommand, DEEPDESK_REMOTE_POLL_MS: '300' },
     });
     const page = await openApp(session.browser, serve.url, { width: 1024, height: 700, clock: true });
-    await remoteNotice(page).waitFor({ timeout: 20_000 });
+    await remoteNotice(page).waitFor({ timeout: 60_000 });
     expect(await remoteNotice(page).innerText()).toContain('(hooks)');
     const kept = notices(page).locator('.toast').filter({ hasText: 'settings.json' });
     await kept.waitFor();
@@ -173,7 +173,7 @@ describe('Trust folder', () => {
     writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: heldEntry(gate) } }));
     const page = await openApp(session.browser, serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
 
     await question.getByRole('button', { name: 'Trust folder' }).click();
     // Answered while the server is still held from starting: the answer did not wait for it.
@@ -194,7 +194,7 @@ describe('Trust folder', () => {
 
     // The entry changes (a `git pull`): asked again, it says it changed, and what it was.
     writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: slowEntry(100) } }));
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     await poll(() => question.innerText()).toContain('Changed since you trusted it');
     const text = await question.innerText();
     expect(text).toContain(`Was: MCP server slow: ${process.execPath} -e`);
@@ -217,7 +217,7 @@ describe('the served window opened without its key', () => {
     const page = await first.context().newPage();
     await page.goto(`${served.origin}/`);
     const alert = notices(page).getByRole('alert').filter({ hasText: 'Not signed in' });
-    await alert.waitFor({ timeout: 45_000 });
+    await alert.waitFor({ timeout: 60_000 });
     expect(await alert.innerText()).toContain('deepdesk serve --print-url');
     expect(await notices(page).getByRole('alert').filter({ hasText: 'server is gone' }).count()).toBe(0);
     // Only the true state, anywhere on the page (issue 79): the starting screen does not say the server is gone beside it.

@@ -107,7 +107,7 @@ describe('Settings › MCP servers: Trust', () => {
     const slow = { command: process.execPath, args: heldServerArgs(gate, TEST_SERVER), env: { SEEN_HOME: '${HOME}' } };
     writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow, other: { command: 'srv' } } }));
     const page = await open(serve.url, 1400, 900);
-    await page.getByRole('group', { name: 'Trust this folder?' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('group', { name: 'Trust this folder?' }).waitFor({ timeout: 60_000 });
 
     const dialog = await openSettings(page);
     await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'MCP servers' }).click();
@@ -271,7 +271,7 @@ describe('New thread', () => {
     // In a thread with a conversation.
     await messageBox(page).fill('the question');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('Answered.').waitFor({ timeout: 20_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Answered.').waitFor({ timeout: 60_000 });
     await messageBox(page).fill('a second draft');
     await attach(page, 'second.txt');
     await screenshot(page, 'new-thread-draft-before-1400x900');
@@ -279,7 +279,7 @@ describe('New thread', () => {
     // The new thread is made by the host (slow under a loaded run): it is listed and open
     // before its empty box is read. A toast says why when it could not be made.
     await expect
-      .poll(async () => ({ threads: await threadList(page).locator('.thread-select').count(), toasts: await page.locator('.toast-error .toast-message').allInnerTexts() }), { timeout: 30_000 })
+      .poll(async () => ({ threads: await threadList(page).locator('.thread-select').count(), toasts: await page.locator('.toast-error .toast-message').allInnerTexts() }), { timeout: 60_000 })
       .toEqual({ threads: 3, toasts: [] });
     await poll(() => threadList(page).locator('.thread-select[aria-current="true"]', { hasText: 'Untitled thread' }).count()).toBe(1);
     await poll(() => messageBox(page).inputValue()).toBe('');
@@ -390,7 +390,7 @@ describe('thread titles and search', () => {
     const page = await open(serve.url, 1400, 900);
     await messageBox(page).fill('/review-pr 42');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('Reviewed.').waitFor({ timeout: 20_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Reviewed.').waitFor({ timeout: 60_000 });
     const rows = threadList(page).locator('.thread-title');
     await poll(() => rows.allInnerTexts()).toEqual(['/review-pr 42']);
     await poll(() => page.locator('.thread-heading').innerText()).toContain('/review-pr 42');
@@ -401,7 +401,7 @@ describe('thread titles and search', () => {
     await messageBox(page).fill('summarise @notes.md');
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('Read it.').waitFor({ timeout: 20_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Read it.').waitFor({ timeout: 60_000 });
     await poll(() => rows.allInnerTexts()).toEqual(['summarise @notes.md', '/review-pr 42']);
     expect(await threadList(page).innerText()).not.toMatch(/When to use|Notes, not a title|attached_file/);
     await screenshot(page, 'thread-titles-typed-1400x900');
@@ -418,7 +418,7 @@ describe('thread titles and search', () => {
     await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 60_000 });
     await messageBox(page).fill('what is in this picture?');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('A picture of a road.').waitFor({ timeout: 20_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('A picture of a road.').waitFor({ timeout: 60_000 });
     // The image went as an image: its base64 is in the thread.
     expect(JSON.stringify(serve.model.requests[0]!.messages)).toContain(base64);
 
@@ -426,7 +426,7 @@ describe('thread titles and search', () => {
     await poll(() => messageBox(page).inputValue()).toBe('');
     await messageBox(page).fill('a zebra crossing outside the office');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('log', { name: 'Conversation' }).getByText('Noted.').waitFor({ timeout: 20_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Noted.').waitFor({ timeout: 60_000 });
 
     await threadList(page).getByRole('searchbox', { name: 'Search threads' }).fill('zebra');
     const titles = threadList(page).locator('.thread-title');

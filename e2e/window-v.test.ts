@@ -35,7 +35,7 @@ async function open(url: string, width: number, height: number): Promise<Page> {
   return page;
 }
 
-const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 60_000 });
 const offer = (page: Page) => page.getByRole('group', { name: /How much may the agent do on its own/ });
 
 /**
@@ -64,7 +64,7 @@ describe('the first click after opening a folder', () => {
     const choices = offer(page);
     await choices.waitFor({ timeout: 60_000 });
     const question = page.getByRole('group', { name: 'Trust this folder?' });
-    await question.waitFor({ timeout: 20_000 });
+    await question.waitFor({ timeout: 60_000 });
     // Compact: its choices and a line saying what one does, not a third of the window.
     await screenshot(page, 'v-mode-offer-and-trust-1024x700');
     const height = (await choices.boundingBox())!.height;
@@ -83,10 +83,10 @@ describe('the first click after opening a folder', () => {
 
     // One click on Approve approves the write.
     await sendMessage(page, 'write the first file');
-    await approval(page).waitFor({ timeout: 20_000 });
+    await approval(page).waitFor({ timeout: 60_000 });
     expect(await choices.count()).toBe(1);
     await personClick(page, approval(page).getByRole('button', { name: 'Approve', exact: true }));
-    await conversation(page).getByText('Wrote it.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Wrote it.').waitFor({ timeout: 60_000 });
     expect(existsSync(join(serve.folder, 'first.txt'))).toBe(true);
     expect(await choices.count()).toBe(1);
   });

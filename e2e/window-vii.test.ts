@@ -105,14 +105,14 @@ describe('goals in the window at 1024×700', () => {
           await screenshot(page, 'window-vii-goal-check-1024');
           // The window opened again while the host's check waits (the walkthrough's answer shown twice came from here).
           await page.reload();
-          await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 30_000 });
+          await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 60_000 });
           continue;
         }
         await pending.getByRole('button', { name: 'Approve', exact: true }).click().catch(() => undefined);
       }
       await page.waitForTimeout(250);
     }
-    await badge.waitFor({ timeout: 20_000 });
+    await badge.waitFor({ timeout: 60_000 });
     expect(checkAsked).toContain('Goal check 1 of 1');
     expect(checkAsked).toMatch(/Reject it and the goal ends\s+blocked/);
     // The host's own run is marked on its card too; the agent's command is not.
@@ -130,7 +130,7 @@ describe('goals in the window at 1024×700', () => {
     // The terminal lists the host's check once.
     await expect.poll(() => page.getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /node check\.js/ }).count()).toBe(1);
     await page.reload();
-    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 60_000 });
     await badge.waitFor();
     await expect.poll(count).toBe(1);
   });
@@ -146,7 +146,7 @@ describe('goals in the window at 1024×700', () => {
     await page.getByRole('button', { name: 'Goal: stalled', exact: true }).waitFor({ timeout: 60_000 });
     await expect.poll(() => conversation(page).innerText()).toContain('The goal stopped:');
     await page.reload();
-    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 60_000 });
     await expect.poll(() => conversation(page).innerText()).toContain('The goal stopped:');
   });
 });
@@ -177,7 +177,7 @@ describe('candidates in the window at 1024×700', () => {
 
     // Each candidate by its number and model; the failed one failed with its reason, never a paused goal.
     const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
-    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 60_000 }).toBe(3);
     const rows = set.getByRole('listitem');
     for (const [i, model] of ['cand-a', 'cand-b', 'cand-c'].entries()) {
       await expect.poll(() => rows.nth(i).innerText()).toContain(`Candidate ${i + 1}`);
@@ -191,7 +191,7 @@ describe('candidates in the window at 1024×700', () => {
     await agents.getByRole('button', { name: 'Compare', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Candidates' });
     const column = (n: number) => dialog.getByRole('region', { name: `Candidate ${n}` });
-    await expect.poll(() => column(1).innerText(), { timeout: 20_000 }).toContain('failed');
+    await expect.poll(() => column(1).innerText(), { timeout: 60_000 }).toContain('failed');
     expect(await column(1).innerText()).toContain('Incorrect API key provided');
     expect(await column(1).innerText()).not.toContain('paused');
     expect(await column(2).innerText()).toContain('Ranked 1');
@@ -223,8 +223,8 @@ describe('candidates in the window at 1024×700', () => {
     const threads = page.getByRole('region', { name: 'Threads' });
     const listed = await threads.locator('.thread-item').count();
     await rows.nth(1).getByRole('button').first().click();
-    await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
-    await expect.poll(() => page.getByRole('region', { name: 'Changes' }).innerText(), { timeout: 20_000 }).toContain('sum.js');
+    await expect.poll(() => conversation(page).innerText(), { timeout: 60_000 }).toContain('Changed sum to add.');
+    await expect.poll(() => page.getByRole('region', { name: 'Changes' }).innerText(), { timeout: 60_000 }).toContain('sum.js');
     expect(await page.title()).toBe(folderTitle);
     expect(await threads.locator('.thread-item').count()).toBe(listed);
     await screenshot(page, 'window-vii-candidate-beside-1024');
@@ -242,7 +242,7 @@ describe('another agent’s thread in the window', async () => {
     const serve = await e2e.serve({ settings: { agents: { added: [{ name: 'scripted', command: process.execPath, args: [SCRIPT], env: {} }] } } });
     const page = await openApp(e2e.browser, serve.url, SMALL);
     const start = page.getByRole('button', { name: 'New thread with…' });
-    await start.waitFor({ timeout: 20_000 });
+    await start.waitFor({ timeout: 60_000 });
     const size = await box(start);
     expect(size.width).toBeGreaterThan(100);
     expect(size.height).toBeGreaterThanOrEqual(24);
@@ -254,7 +254,7 @@ describe('another agent’s thread in the window', async () => {
     await expect.poll(() => dialog.count()).toBe(0);
     // The header names the agent where Deepdesk's model control was.
     const header = page.getByRole('banner');
-    await expect.poll(() => header.getByRole('note', { name: 'Agent scripted' }).count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => header.getByRole('note', { name: 'Agent scripted' }).count(), { timeout: 60_000 }).toBe(1);
     expect(await header.getByRole('button', { name: /^Model / }).count()).toBe(0);
     await sendMessage(page, 'say hello from the scripted agent');
     await expect.poll(() => conversation(page).innerText(), { timeout: 60_000 }).toContain('hello from the scripted agent');
@@ -313,7 +313,7 @@ describe('installing an agent in the window', () => {
       await expect.poll(() => registry.tarballAsked, { timeout: 60_000 }).toBe(true);
       // npm's requests as they come.
       const status = settings.getByRole('status').filter({ hasText: 'Installing…' });
-      await expect.poll(() => status.innerText(), { timeout: 30_000 }).toContain('npm http ');
+      await expect.poll(() => status.innerText(), { timeout: 60_000 }).toContain('npm http ');
       await page.clock.fastForward('02:00');
       await page.keyboard.press('Escape');
       settings = await openSettings();

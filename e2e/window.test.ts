@@ -160,7 +160,7 @@ describe('deepdesk serve in a browser', () => {
     for (let i = 0; i < 3; i++) writeFileSync(join(serve.folder, `big${i}.txt`), `${'lorem ipsum dolor sit amet '.repeat(12)}\n`.repeat(25));
     const page = await openApp(browser, serve.url);
     await sendMessage(page, 'Please read the big files');
-    await conversation(page).getByText('All done after summarizing.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText('All done after summarizing.').waitFor({ timeout: 60_000 });
     await conversation(page).getByText(/History summarized/).waitFor();
     await conversation(page).getByRole('button', { name: 'Open archived history' }).click();
     const archive = page.getByRole('dialog', { name: /Archived history/ });

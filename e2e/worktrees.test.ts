@@ -38,7 +38,7 @@ async function newWorktree(page: Page, name: string): Promise<Locator> {
   await dialog.getByRole('textbox', { name: 'Name (optional)' }).fill(name);
   await dialog.getByRole('button', { name: 'Create worktree' }).click();
   const bar = page.getByRole('group', { name: 'Worktree' });
-  await expect.poll(() => bar.innerText(), { timeout: 20_000 }).toContain(`deepdesk/${name}`);
+  await expect.poll(() => bar.innerText(), { timeout: 60_000 }).toContain(`deepdesk/${name}`);
   return bar;
 }
 
@@ -85,7 +85,7 @@ describe('worktrees in the window', () => {
 
     // The worktree's folder is open, with its bar and a new thread whose message box has the keyboard.
     const bar = page.getByRole('group', { name: 'Worktree' });
-    await expect.poll(() => bar.innerText(), { timeout: 20_000 }).toContain('deepdesk/e2e-tree');
+    await expect.poll(() => bar.innerText(), { timeout: 60_000 }).toContain('deepdesk/e2e-tree');
     expect(await bar.innerText()).toContain(basename(folder));
     const tree = join(realpathSync(serve.dataDir), 'worktrees', 'e2e-tree');
     expect(readFileSync(join(tree, 'README.md'), 'utf8')).toBe('# project\n');
@@ -93,7 +93,7 @@ describe('worktrees in the window', () => {
 
     await sendMessage(page, 'Write the feature');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Wrote feature.txt.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Wrote feature.txt.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(tree, 'feature.txt'), 'utf8')).toBe('made in the worktree\n');
     expect(existsSync(join(folder, 'feature.txt'))).toBe(false);
     await expect.poll(() => bar.innerText()).toMatch(/1 file\s+changed/);
@@ -124,7 +124,7 @@ describe('worktrees in the window', () => {
     await expect.poll(() => existsSync(tree)).toBe(false);
     await expect.poll(() => bar.count()).toBe(0);
     await expect.poll(() => page.getByRole('region', { name: 'Notifications' }).innerText()).toContain(`Its conversation is kept in ${basename(folder)}’s threads.`);
-    await conversation(page).getByText('Wrote feature.txt.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Wrote feature.txt.').waitFor({ timeout: 60_000 });
     await conversation(page).getByText(`Worktree e2e-tree was removed: this thread continues in ${basename(folder)}.`).waitFor();
     const threads = page.getByRole('region', { name: 'Threads' });
     const item = threads.getByRole('listitem').filter({ hasText: 'Write the feature' });
@@ -142,7 +142,7 @@ describe('worktrees in the window', () => {
     // It goes on in the folder.
     await sendMessage(page, 'Now write after.txt');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Wrote after.txt.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Wrote after.txt.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(folder, 'after.txt'), 'utf8')).toBe('made in the folder\n');
     expect(readFileSync(join(folder, 'feature.txt'), 'utf8')).toBe('made in the worktree\n');
 
@@ -166,7 +166,7 @@ describe('worktrees in the window', () => {
     await expect.poll(() => bar.innerText()).toContain('No changes yet');
     await sendMessage(page, 'Build it');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Built.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Built.').waitFor({ timeout: 60_000 });
     // dist/ is not watched (folder-watcher.ts UNWATCHED_DIRS), yet git tracks it here: the bar counts it.
     expect(readFileSync(join(realpathSync(serve.dataDir), 'worktrees', 'built', 'dist', 'app.js'), 'utf8')).toBe('built\n');
     await expect.poll(() => bar.innerText()).toMatch(/1 file\s+changed/);
@@ -197,7 +197,7 @@ describe('worktrees in the window', () => {
     const tree = join(realpathSync(serve.dataDir), 'worktrees', 'clash');
     await sendMessage(page, 'Rewrite the README');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Rewrote the README.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Rewrote the README.').waitFor({ timeout: 60_000 });
     // Meanwhile the person changes the same line.
     writeFileSync(join(folder, 'README.md'), '# project, by the person\n');
 
@@ -212,9 +212,9 @@ describe('worktrees in the window', () => {
     expect(readFileSync(join(folder, 'README.md'), 'utf8')).toBe('# project, by the person\n');
 
     await clash.getByRole('button', { name: 'Ask the agent to resolve' }).click();
-    await conversation(page).getByText(/These files now hold git's conflict markers/).waitFor({ timeout: 20_000 });
+    await conversation(page).getByText(/These files now hold git's conflict markers/).waitFor({ timeout: 60_000 });
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    await conversation(page).getByText('Resolved the README.').waitFor({ timeout: 20_000 });
+    await conversation(page).getByText('Resolved the README.').waitFor({ timeout: 60_000 });
     expect(readFileSync(join(tree, 'README.md'), 'utf8')).toBe('# project, by both\n');
 
     await bar.getByRole('button', { name: 'Apply to folder' }).click();

@@ -135,7 +135,7 @@ describe('npm start where Electron cannot open a window', () => {
       const started = await start(env, ['--folder', folder, '--data-dir', dataDir], asRoot ? { uid: NOBODY, gid: NOBODY } : {});
       expectOneReasonNoStack(started.stderr(), /^deepdesk: Electron's binary could not be downloaded \(.+\); serving the same window for a browser instead/);
       await expectServesTheWindow(started.url);
-      await expect.poll(browser.opened, { timeout: 10_000 }).toBe(`${started.url}\n`);
+      await expect.poll(browser.opened, { timeout: 60_000 }).toBe(`${started.url}\n`);
       expect(fs.existsSync(path.join(dataDir, 'deepdesk.db'))).toBe(true);
       await expectStopsCleanly(started);
     },
@@ -158,7 +158,7 @@ describe('npm start where Electron cannot open a window', () => {
       expect(started.stderr()).toContain('The SUID sandbox helper binary was found, but is not configured correctly');
       expect(started.stderr()).toMatch(/sudo chmod 4755 .*chrome-sandbox/);
       await expectServesTheWindow(started.url);
-      await expect.poll(browser.opened, { timeout: 10_000 }).toBe(`${started.url}\n`);
+      await expect.poll(browser.opened, { timeout: 60_000 }).toBe(`${started.url}\n`);
       expect(fs.existsSync(path.join(dataDir, 'deepdesk.db'))).toBe(true);
       await expectStopsCleanly(started);
     },

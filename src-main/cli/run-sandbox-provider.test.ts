@@ -163,7 +163,7 @@ describe('deepdesk run --sandbox daytona', () => {
     let screen = '';
     term.onData((d) => (screen += d));
     const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
-    await expect.poll(() => screen, { timeout: 30_000 }).toContain('Approve?');
+    await expect.poll(() => screen, { timeout: 60_000 }).toContain('Approve?');
     const id = [...standin.boxes.keys()][0]!;
     expect(screen).toContain('execute needs approval');
     expect(screen).toContain(`Runs in Daytona · sandbox ${id}`);

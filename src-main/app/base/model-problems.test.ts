@@ -64,7 +64,7 @@ describe('a model that cannot be used, in the window', () => {
         .filter((e) => e.event === 'thread.event')
         .map((e) => (e.payload as { event: { type: string; message?: string; status?: number; detail?: string; settings?: boolean } }).event)
         .find((e) => e.type === 'error');
-    await expect.poll(failed, { timeout: 10_000 }).toMatchObject({
+    await expect.poll(failed, { timeout: 60_000 }).toMatchObject({
       status: 401,
       message: 'The model server refused the API key (401): it is missing, wrong or expired. Check the API key in Settings.',
       settings: true,
@@ -114,7 +114,7 @@ describe('a model server that cannot be reached, in the window (issue 42)', () =
         .filter((e) => e.event === 'thread.event')
         .map((e) => (e.payload as { event: { type: string; message?: string; detail?: string; settings?: boolean } }).event)
         .find((e) => e.type === 'error');
-    await expect.poll(failed, { timeout: 20_000 }).toMatchObject({
+    await expect.poll(failed, { timeout: 60_000 }).toMatchObject({
       message: `Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address in Settings.`,
       settings: true,
       detail: expect.stringContaining(`ECONNREFUSED 127.0.0.1:${port}`),

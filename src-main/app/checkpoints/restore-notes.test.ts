@@ -24,7 +24,7 @@ async function ask(call: Call, threadId: string, text: string): Promise<void> {
   const before = t.server.requests.length;
   await call('threads.send', { threadId, text });
   await expect
-    .poll(async () => t.server.requests.length > before && !(await call('threads.get', { threadId })).thread.running, { timeout: 20_000 })
+    .poll(async () => t.server.requests.length > before && !(await call('threads.get', { threadId })).thread.running, { timeout: 60_000 })
     .toBe(true);
 }
 
@@ -221,8 +221,8 @@ describe('restoring files and conversation', () => {
     const { call } = await open();
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'Write b' });
-    await expect.poll(() => existsSync(join(t.folder, 'b.txt')), { timeout: 20_000 }).toBe(true);
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => existsSync(join(t.folder, 'b.txt')), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(2);
     await expect(call('checkpoints.rewindToMessage', { threadId: thread.id, turn: 0 })).rejects.toThrow(/working|running/i);
     expect(existsSync(join(t.folder, 'b.txt'))).toBe(true);
     await call('threads.stop', { threadId: thread.id });

@@ -22,7 +22,7 @@ describe('sensitive writes in Changes', () => {
     await call('mode.set', { mode: 'edit' });
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'Set up CI' });
-    await expect.poll(async () => (await call('checkpoints.changes', { threadId: thread.id })).files.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await call('checkpoints.changes', { threadId: thread.id })).files.length, { timeout: 60_000 }).toBe(2);
     const { files } = await call('checkpoints.changes', { threadId: thread.id });
     expect(readFileSync(join(t.folder, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n');
     expect(files.find((f) => f.path === '/.github/workflows/ci.yml')?.sensitive).toEqual({ kind: 'ci', what: 'a CI definition (.github)' });

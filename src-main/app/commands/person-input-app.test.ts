@@ -27,15 +27,15 @@ describe('the window expands only what the person typed', () => {
     const echo = (req: RecordedRequest) => ({ text: `got ${textOf(req.messages.at(-1)!.content).length} characters` });
     t.server.push(echo, echo, echo);
     const { call } = await t.open();
-    await expect.poll(async () => (await call('mcp.list', {})).servers.map((s) => s.status), { timeout: 30_000 }).toEqual(['connected', 'connected']);
+    await expect.poll(async () => (await call('mcp.list', {})).servers.map((s) => s.status), { timeout: 60_000 }).toEqual(['connected', 'connected']);
     const thread = await call('threads.create', {});
-    const idle = () => expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 20_000 }).toBe(false);
+    const idle = () => expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 60_000 }).toBe(false);
 
     await call('threads.send', { threadId: thread.id, text: '/mcp__repo__inject' });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(1);
     await idle();
     await call('threads.send', { threadId: thread.id, text: '/sneaky please' });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(2);
     await idle();
     for (const request of t.server.requests.slice(0, 2)) {
       const sent = textOf(request.messages.at(-1)!.content);
@@ -48,7 +48,7 @@ describe('the window expands only what the person typed', () => {
 
     // What the person types is expanded (in a skill's arguments too): the fixture can be read.
     await call('threads.send', { threadId: thread.id, text: '/sneaky and @vault:secret://x with @/inside.txt' });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(3);
     const own = textOf(t.server.requests[2]!.messages.at(-1)!.content);
     expect(own).toContain('TOP-SECRET-VALUE');
     expect(own).toContain('INSIDE-FILE-TEXT');

@@ -64,8 +64,8 @@ describe('slash commands in the window', () => {
     const thread = await call('threads.create', {});
     t.server.push({ toolCalls: [{ id: 'b', name: 'execute', args: { command: 'touch blocked.txt' } }, { id: 'a', name: 'execute', args: { command: 'touch allowed.txt' } }] }, { text: 'done' });
     await call('threads.send', { threadId: thread.id, text: '/mk' });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
-    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(2);
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 60_000 }).toBe(false);
     expect(JSON.stringify(t.server.requests[0]!.messages)).toContain('First run these commands with the execute tool');
 
     expect(existsSync(join(t.folder, 'blocked.txt'))).toBe(false);

@@ -35,7 +35,7 @@ describe('MCP servers through the contract', () => {
     const { call } = await t.open();
     await call('mcp.save', { name: 'everything', entry: everything });
     expect(userServers()).toEqual({ everything });
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.statusText, { timeout: 30_000 }).toMatch(/^Connected · \d+ tools$/);
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.statusText, { timeout: 60_000 }).toMatch(/^Connected · \d+ tools$/);
     let list = await call('mcp.list', {});
     expect(list.servers[0]).toMatchObject({ name: 'everything', type: 'stdio', source: 'user', status: 'connected', sandboxed: true, target: `${process.execPath} ${EVERYTHING} stdio` });
     expect(list.servers[0]!.tools.map((tool) => tool.qualifiedName)).toContain('mcp__everything__echo');
@@ -46,7 +46,7 @@ describe('MCP servers through the contract', () => {
     // Turning it on answers at once (listed Starting); it connects in the background.
     list = await call('mcp.setEnabled', { name: 'everything', enabled: true });
     expect(list.servers[0]!.status).toMatch(/^(starting|connected)$/);
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('connected');
 
     // A bad edit is refused with the field named, and nothing is written.
     await expect(call('mcp.save', { name: 'everything', entry: { command: 3 } })).rejects.toThrow(/mcpServers\.everything\.command/);
@@ -70,11 +70,11 @@ describe('MCP servers through the contract', () => {
     expect(await call('trust.dismiss', {})).toMatchObject({ dismissed: true });
     const granted = await call('trust.grant', { digest: (await call('trust.get', {})).digest });
     expect(granted.untrusted).toEqual([]);
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('connected');
 
     // A `git pull` changes the entry: it stops loading until it is trusted again.
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { ...everything, env: { EXTRA: '1' } } } }));
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:theirs']);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 60_000 }).toEqual(['mcp:theirs']);
     // Asked again, it says it changed since it was trusted, and what it was then.
     expect((await call('trust.get', {})).untrusted[0]).toMatchObject({ key: 'mcp:theirs', changedFrom: `MCP server theirs: ${process.execPath} ${EVERYTHING} stdio (sandboxed)` });
     await expect.poll(async () => (await call('mcp.list', {})).servers[0]!.status).toBe('not-trusted');
@@ -86,7 +86,7 @@ describe('MCP servers through the contract', () => {
     const slow = { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 4000)', TEST_SERVER] };
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow, other: { command: 'srv' } } }));
     const { call } = await t.open();
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:slow', 'mcp:other']);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 60_000 }).toEqual(['mcp:slow', 'mcp:other']);
     const shown = (await call('trust.get', {})).untrusted.find((e) => e.key === 'mcp:slow')!;
     expect(shown.label).toBe(`MCP server slow: ${process.execPath} -e 'setTimeout(() => import(process.argv[1]), 4000)' ${TEST_SERVER} (sandboxed)`);
 
@@ -98,9 +98,9 @@ describe('MCP servers through the contract', () => {
     const granted = await call('trust.grant', { digest: shown.digest, keys: [shown.key] });
     expect(granted.untrusted.map((e) => e.key)).toEqual(['mcp:other']);
     // It starts in the background, shown as starting meanwhile.
-    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 10_000 }).toBe('starting');
+    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 60_000 }).toBe('starting');
     expect((await call('mcp.list', {})).servers.find((s) => s.name === 'other')?.status).toBe('not-trusted');
-    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 20_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 60_000 }).toBe('connected');
   }, 60_000);
 
   it('@server:URI attaches the resource and /mcp__server__prompt sends the prompt', async () => {
@@ -110,13 +110,13 @@ describe('MCP servers through the contract', () => {
       (req: RecordedRequest) => ({ text: `prompt: ${textOf(req.messages.at(-1)!.content)}` }),
     );
     const { call } = await t.open();
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('connected');
     const resources = await call('mcp.resources', { query: 'architecture' });
     expect(resources.length).toBeGreaterThan(0);
     const { server, uri } = resources[0]!;
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: `summarise @${server}:${uri}` });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(1);
     const sent = textOf(t.server.requests[0]!.messages.at(-1)!.content);
     expect(sent).toMatch(new RegExp(`^summarise @${server}:${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n\\n<attached_resource server="everything" uri="[^"]+">\\n`));
 
@@ -124,7 +124,7 @@ describe('MCP servers through the contract', () => {
     expect(prompts.map((p) => p.command)).toContain('/mcp__everything__simple-prompt');
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     await call('threads.send', { threadId: thread.id, text: '/mcp__everything__simple-prompt' });
-    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(2);
     expect(textOf(t.server.requests[1]!.messages.at(-1)!.content)).not.toContain('/mcp__everything__simple-prompt');
 
     await expect(call('threads.send', { threadId: thread.id, text: '/mcp__everything__no-such-prompt' })).rejects.toThrow(/is not a prompt of a connected MCP server/);
@@ -146,7 +146,7 @@ describe('MCP servers through the contract', () => {
       }),
     );
     const { call, close } = await t.open();
-    await expect.poll(async () => (await call('mcp.list', {})).servers.map((s) => s.status), { timeout: 30_000 }).toEqual(['connected', 'connected']);
+    await expect.poll(async () => (await call('mcp.list', {})).servers.map((s) => s.status), { timeout: 60_000 }).toEqual(['connected', 'connected']);
     // Pids as each server sees itself: the sandboxed one's is in its own pid namespace, so it is found by its command line.
     const pids = [...readFileSync(log, 'utf8').matchAll(/started (\d+)/g)].map((m) => Number(m[1]));
     expect(pids).toHaveLength(2);

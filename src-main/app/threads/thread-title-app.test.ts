@@ -21,7 +21,7 @@ describe('a thread is titled by what the person typed', () => {
     const titleOf = async (text: string, attachments?: Array<{ name: string; mimeType: string; data: string }>): Promise<string> => {
       const thread = await call('threads.create', {});
       await call('threads.send', { threadId: thread.id, text, ...(attachments ? { attachments } : {}) });
-      await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 20_000 }).toBe(false);
+      await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 60_000 }).toBe(false);
       return (await call('threads.get', { threadId: thread.id })).thread.title;
     };
     expect(await titleOf('/review-pr 42 please')).toBe('/review-pr 42 please');

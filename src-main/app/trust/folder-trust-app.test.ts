@@ -41,7 +41,7 @@ describe('folder trust through the contract', () => {
     hookScript('b.sh', log);
     hooksFile('sh tools/a.sh', 'sh "${CLAUDE_PROJECT_DIR}/tools/b.sh"');
     const { call } = await t.open();
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.kind), { timeout: 20_000 }).toEqual(['hook', 'hook']);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.kind), { timeout: 60_000 }).toEqual(['hook', 'hook']);
     const shown = await call('trust.get', {});
     await call('trust.grant', { digest: shown.digest });
     await call('mode.set', { mode: 'auto' });
@@ -50,9 +50,9 @@ describe('folder trust through the contract', () => {
     const evil = `touch "${marker}"`;
     t.server.push({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' '${evil}' > tools/a.sh; printf '%s\\n' '${evil}' > tools/b.sh; echo done` } }] }, { text: 'rewritten' }, { text: 'second' });
     await call('threads.send', { threadId: thread.id, text: 'first' });
-    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 30_000 }).toBe(false);
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 60_000 }).toBe(false);
     await call('threads.send', { threadId: thread.id, text: 'second' });
-    await expect.poll(() => t.server.requests.length, { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(3);
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(join(t.folder, 'tools', 'a.sh'), 'utf8')).toBe(`echo ran >> "${log}"\n`);
@@ -63,16 +63,16 @@ describe('folder trust through the contract', () => {
     writeFileSync(join(t.folder, 'tools', 'a.sh'), `${evil}\n`);
     t.server.push({ text: 'third' });
     await call('threads.send', { threadId: thread.id, text: 'third' });
-    await expect.poll(() => t.server.requests.length, { timeout: 30_000 }).toBe(4);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(4);
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     expect(existsSync(marker)).toBe(false);
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.label), { timeout: 20_000 }).toEqual(['Hook UserPromptSubmit: sh tools/a.sh']);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.label), { timeout: 60_000 }).toEqual(['Hook UserPromptSubmit: sh tools/a.sh']);
   }, 120_000);
 
   it('Trust folder trusts the list that was shown: a change in between is refused and the new list is shown', async () => {
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { command: 'srv' } } }));
     const { call } = await t.open();
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.label), { timeout: 20_000 }).toEqual(['MCP server theirs: srv (sandboxed)']);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.label), { timeout: 60_000 }).toEqual(['MCP server theirs: srv (sandboxed)']);
     const shown = await call('trust.get', {});
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { command: 'srv' }, added: { command: 'evil', sandbox: false } } }));
     const answer = await call('trust.grant', { digest: shown.digest });
@@ -86,7 +86,7 @@ describe('folder trust through the contract', () => {
   it('Trust folder answers at once when a server is slow to start: trust is recorded, the server starts in the background and its state follows', async () => {
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow: { command: process.execPath, args: [TEST_SERVER, '--slow-start', '6000'] } } }));
     const { call, events } = await t.open();
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 60_000 }).toBe(1);
     // Answered while the server still starts (it takes 6 s): the answer did not wait for it.
     const granted = await call('trust.grant', { digest: (await call('trust.get', {})).digest });
     expect(granted.untrusted).toEqual([]);
@@ -94,14 +94,14 @@ describe('folder trust through the contract', () => {
     // Shown as starting where servers are shown, then connected, told by mcp.changed.
     expect((await call('mcp.list', {})).servers[0]).toMatchObject({ name: 'slow', status: 'starting' });
     const changes = events.filter((e) => e.event === 'mcp.changed').length;
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('connected');
     expect(events.filter((e) => e.event === 'mcp.changed').length).toBeGreaterThan(changes);
 
     // The class: every request that starts servers answers while they start (Restart, adding one in Settings).
     expect((await call('mcp.restart', { name: 'slow' })).servers[0]).toMatchObject({ name: 'slow', status: 'starting' });
     const added = await call('mcp.save', { name: 'mine', entry: { command: process.execPath, args: [TEST_SERVER, '--slow-start', '6000'] } });
     expect(added.servers.find((server) => server.name === 'mine')).toMatchObject({ status: 'starting' });
-    await expect.poll(async () => (await call('mcp.list', {})).servers.map((server) => server.status), { timeout: 30_000 }).toEqual(['connected', 'connected']);
+    await expect.poll(async () => (await call('mcp.list', {})).servers.map((server) => server.status), { timeout: 60_000 }).toEqual(['connected', 'connected']);
   }, 90_000);
 
   it('a revoke in another process: before the next step the folder has no hooks and no servers, and its server stops', async () => {
@@ -109,14 +109,14 @@ describe('folder trust through the contract', () => {
     hooksFile(`echo ran >> "${log}"`);
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { command: process.execPath, args: [TEST_SERVER] } } }));
     const { call } = await t.open();
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 60_000 }).toBe(2);
     await call('trust.grant', { digest: (await call('trust.get', {})).digest });
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('connected');
 
     const thread = await call('threads.create', {});
     t.server.push({ text: 'one' }, { text: 'two' });
     await call('threads.send', { threadId: thread.id, text: 'first' });
-    await expect.poll(() => t.server.requests.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(1);
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     expect(readFileSync(log, 'utf8')).toBe('ran\n');
     expect(toolNames(t.server.requests[0]!).some((name) => name.startsWith('mcp__theirs__'))).toBe(true);
@@ -128,11 +128,11 @@ describe('folder trust through the contract', () => {
 
     // The very next step, with no waiting: no hook runs, no tool of the server is offered.
     await call('threads.send', { threadId: thread.id, text: 'second' });
-    await expect.poll(() => t.server.requests.length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => t.server.requests.length, { timeout: 60_000 }).toBe(2);
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     expect(readFileSync(log, 'utf8')).toBe('ran\n');
     expect(toolNames(t.server.requests[1]!).filter((name) => name.startsWith('mcp__'))).toEqual([]);
-    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 20_000 }).toBe('not-trusted');
-    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 60_000 }).toBe('not-trusted');
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.length, { timeout: 60_000 }).toBe(2);
   }, 120_000);
 });

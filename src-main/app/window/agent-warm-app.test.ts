@@ -59,7 +59,7 @@ describe("another agent's thread started ahead", async () => {
     expect(starts()).toBe(1);
 
     await opened.call('threads.delete', { threadId: thread.id });
-    await expect.poll(() => pidsWith(marker), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => pidsWith(marker), { timeout: 60_000 }).toEqual([]);
   });
 
   it.skipIf(!available)('one started ahead and never used ends with the folder; a thread of Deepdesk’s own prepares nothing', { timeout: 180_000 }, async () => {
@@ -76,7 +76,7 @@ describe("another agent's thread started ahead", async () => {
     expect(starts()).toBe(1);
 
     await opened.close();
-    await expect.poll(() => pidsWith(marker), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => pidsWith(marker), { timeout: 60_000 }).toEqual([]);
   });
 
   /** A runner of the scripted agent for the folder, and one turn of it (nothing asks: the broker refuses). */
@@ -99,7 +99,7 @@ describe("another agent's thread started ahead", async () => {
       await vi.advanceTimersByTimeAsync(9 * 60_000);
       expect(pidsWith(marker).length).toBeGreaterThan(0);
       await vi.advanceTimersByTimeAsync(60_000);
-      await expect.poll(() => pidsWith(marker), { timeout: 30_000 }).toEqual([]);
+      await expect.poll(() => pidsWith(marker), { timeout: 60_000 }).toEqual([]);
       expect(await turn('say started again')).toBe('started again');
       expect(starts()).toBe(2);
 
@@ -116,6 +116,6 @@ describe("another agent's thread started ahead", async () => {
       vi.useRealTimers();
       await runner.close();
     }
-    await expect.poll(() => [...pidsWith(marker), ...pidsWith(`${marker}-kept`)], { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => [...pidsWith(marker), ...pidsWith(`${marker}-kept`)], { timeout: 60_000 }).toEqual([]);
   });
 });

@@ -79,7 +79,7 @@ describe('attachments through the app', () => {
     const line = `[Attached /attachments/dot.png (image/png, ${png.length} B): read it with read_file]`;
     expect((await call('threads.get', { threadId: thread.id })).queued.map((q) => q.text)).toEqual([`and this\n${line}`]);
     await call('threads.sendQueuedNow', { threadId: thread.id, queuedId: queuedId! });
-    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.flatMap((i) => (i.kind === 'assistant' ? [i.text] : [])), { timeout: 15_000 }).toContain('second answer');
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.flatMap((i) => (i.kind === 'assistant' ? [i.text] : [])), { timeout: 60_000 }).toContain('second answer');
     expect(lastUser(t.server.requests.length - 1).content).toBe(`and this\n${line}`);
   });
 

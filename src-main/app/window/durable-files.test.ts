@@ -137,20 +137,20 @@ describe('several apps on one data folder', () => {
     // B's memory is stale; its save of the theme must not undo A's model.
     await b.call('settings.update', { theme: 'light' });
     expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8'))).toMatchObject({ model: 'anthropic:claude-a', theme: 'light' });
-    await expect.poll(() => a.call('settings.get', {}), { timeout: 10_000 }).toMatchObject({ model: 'anthropic:claude-a', theme: 'light' });
+    await expect.poll(() => a.call('settings.get', {}), { timeout: 60_000 }).toMatchObject({ model: 'anthropic:claude-a', theme: 'light' });
     expect(await b.call('settings.get', {})).toMatchObject({ model: 'anthropic:claude-a', theme: 'light' });
     // A's window was told, without asking.
     await expect
-      .poll(() => a.events.some((e) => e.event === 'settings.changed' && (e.payload as { theme: string }).theme === 'light'), { timeout: 10_000 })
+      .poll(() => a.events.some((e) => e.event === 'settings.changed' && (e.payload as { theme: string }).theme === 'light'), { timeout: 60_000 })
       .toBe(true);
 
     // Keys and modes too.
     await a.call('settings.setApiKey', { provider: 'anthropic', key: 'sk-a' });
     await b.call('settings.setApiKey', { provider: 'openai', key: 'sk-b' });
     expect(JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'))).toEqual({ 'api-key:anthropic': 'sk-a', 'api-key:openai': 'sk-b' });
-    await expect.poll(async () => (await a.call('settings.get', {})).apiKeys, { timeout: 10_000 }).toMatchObject({ anthropic: true, openai: true });
+    await expect.poll(async () => (await a.call('settings.get', {})).apiKeys, { timeout: 60_000 }).toMatchObject({ anthropic: true, openai: true });
     await b.call('mode.set', { mode: 'plan' });
-    await expect.poll(() => a.events.some((e) => e.event === 'mode.changed' && (e.payload as { mode: string }).mode === 'plan'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => a.events.some((e) => e.event === 'mode.changed' && (e.payload as { mode: string }).mode === 'plan'), { timeout: 60_000 }).toBe(true);
     expect((await a.call('mode.get', {})).mode).toBe('plan');
   });
 

@@ -99,7 +99,7 @@ describe('the app', () => {
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'run' });
     await next((e) => e.event === 'approvals.changed');
-    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).approvals.length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).approvals.length, { timeout: 60_000 }).toBe(3);
     const pending = (await call('threads.get', { threadId: thread.id })).approvals;
     const by = (command: string) => pending.find((a) => a.args.command === command);
     const sandboxed = (await detectSandbox()).available;
@@ -128,7 +128,7 @@ describe('the app', () => {
 
     const before = events.filter((e) => e.event === 'approvals.changed').length;
     await call('threads.send', { threadId: thread.id, text: 'second' });
-    await expect.poll(() => readFileSync(join(folder, 'a.txt'), 'utf8'), { timeout: 10_000 }).toBe('2\n');
+    await expect.poll(() => readFileSync(join(folder, 'a.txt'), 'utf8'), { timeout: 60_000 }).toBe('2\n');
     expect(events.filter((e) => e.event === 'approvals.changed').length).toBe(before);
   });
 
@@ -141,7 +141,7 @@ describe('the app', () => {
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
     server.push({ text: 'Answered on retry.' });
     await call('threads.retry', { threadId: thread.id });
-    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.at(-1)?.kind, { timeout: 10_000 }).toBe('assistant');
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.at(-1)?.kind, { timeout: 60_000 }).toBe('assistant');
     const view = await call('threads.get', { threadId: thread.id });
     expect(view.items.filter((i) => i.kind === 'user')).toHaveLength(1);
     expect(view.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Answered on retry.' });

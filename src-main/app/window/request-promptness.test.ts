@@ -40,6 +40,6 @@ describe('requests answer promptly', () => {
     const before = events.filter((e) => e.event === 'mounts.changed').length;
     for (const socket of sockets) socket.destroy();
     silent!.close();
-    await expect.poll(() => events.filter((e) => e.event === 'mounts.changed').length, { timeout: 30_000 }).toBeGreaterThan(before);
+    await expect.poll(() => events.filter((e) => e.event === 'mounts.changed').length, { timeout: 60_000 }).toBeGreaterThan(before);
   }, 60_000);
 });

@@ -109,7 +109,7 @@ describe('a long thread in pages', () => {
 
     env.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }] }, { text: 'grown answer' });
     await call('threads.send', { threadId: 'growing', text: 'grow please' });
-    await expect.poll(async () => (await call('threads.get', { threadId: 'growing' })).items.at(-1), { timeout: 15_000 }).toMatchObject({ kind: 'assistant', text: 'grown answer' });
+    await expect.poll(async () => (await call('threads.get', { threadId: 'growing' })).items.at(-1), { timeout: 60_000 }).toMatchObject({ kind: 'assistant', text: 'grown answer' });
 
     // The page before the old cursor is what it was; the new items come after the old page.
     const again = await call('threads.earlier', { threadId: 'growing', cursor: view.page.cursor });
@@ -148,7 +148,7 @@ describe('a long thread in pages', () => {
     // What goes to the model is untouched: the next request carries the whole output.
     env.server.push({ text: 'ok' });
     await call('threads.send', { threadId: 'outputs', text: 'next' });
-    await expect.poll(() => env.server.requests.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => env.server.requests.length, { timeout: 60_000 }).toBe(1);
     expect(env.server.requests[0]!.messages.some((m) => m.role === 'tool' && m.content === full)).toBe(true);
   });
 

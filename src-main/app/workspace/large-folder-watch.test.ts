@@ -57,7 +57,7 @@ describe('a big repository in the Files tree', () => {
     const events: EventFrame[] = [];
     app.onEvent((frame) => events.push(frame));
     writeFileSync(join(repo, 'NOTES.md'), 'new\n');
-    await expect.poll(() => changedPaths(events), { timeout: 10_000 }).toContain('/NOTES.md');
+    await expect.poll(() => changedPaths(events), { timeout: 60_000 }).toContain('/NOTES.md');
     const listed = (await app.handle('files.list', { path: '/' })) as FileEntry[];
     expect(listed.map((e) => e.path)).toContain('/NOTES.md');
   });
@@ -121,7 +121,7 @@ describe('the hand-over from the folders’ own watches to the whole-folder subs
       },
     });
     await service.start();
-    await expect.poll(() => heard, { timeout: 10_000 }).toContain('add /early.txt');
+    await expect.poll(() => heard, { timeout: 60_000 }).toContain('add /early.txt');
   });
 
   it('hears nothing once it is disposed', async () => {

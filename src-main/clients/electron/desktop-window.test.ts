@@ -137,7 +137,7 @@ describe('the desktop app as a client of the agent host', () => {
 
       const second = await open(folder);
       finish();
-      await vi.waitFor(async () => expect(((await second.call('threads.get', { threadId: id })) as ThreadView).items.map((item) => (item.kind === 'assistant' ? item.text : item.kind))).toContain('done without a window'), { timeout: 15_000 });
+      await vi.waitFor(async () => expect(((await second.call('threads.get', { threadId: id })) as ThreadView).items.map((item) => (item.kind === 'assistant' ? item.text : item.kind))).toContain('done without a window'), { timeout: 60_000 });
       expect(await second.window.workingThreads()).toEqual([]);
     } finally {
       await server.close();
@@ -156,7 +156,7 @@ describe('the desktop app as a client of the agent host', () => {
       const working = await window.workingThreads();
       expect(working).toEqual([id]);
       await window.stopRuns(working);
-      await vi.waitFor(async () => expect(await window.workingThreads()).toEqual([]), { timeout: 10_000 });
+      await vi.waitFor(async () => expect(await window.workingThreads()).toEqual([]), { timeout: 60_000 });
       expect(((await call('threads.get', { threadId: id })) as ThreadView).thread.running).toBe(false);
     } finally {
       await server.close();
@@ -173,8 +173,8 @@ describe('the desktop app as a client of the agent host', () => {
     });
     const pid = hostPid(dataDir)!;
     process.kill(pid, 'SIGKILL');
-    await vi.waitFor(() => expect(notices).toContainEqual(expect.stringMatching(/^The agent host stopped/)), { timeout: 15_000 });
-    await vi.waitFor(() => expect(notices).toContain('The agent host is back'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(notices).toContainEqual(expect.stringMatching(/^The agent host stopped/)), { timeout: 60_000 });
+    await vi.waitFor(() => expect(notices).toContain('The agent host is back'), { timeout: 60_000 });
     expect(await call('app.info', {})).toMatchObject({ folder });
     expect(hostPid(dataDir)).not.toBe(pid);
   });

@@ -23,14 +23,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('the desktop app’s binary as the agent host', () => {
   it('serves the data folder’s socket with no window and no single-instance lock, and exits 0 once idle with no client', async () => {
-    const client = await vi.waitFor(() => HostClient.connect({ dataDir, client: 'test', version: '', start: false }), { timeout: 20_000, interval: 50 });
+    const client = await vi.waitFor(() => HostClient.connect({ dataDir, client: 'test', version: '', start: false }), { timeout: 60_000, interval: 50 });
     expect(client.hostPid).toBe(process.pid);
     expect(await client.request('runs.list')).toEqual({ agents: [] });
     expect(fake.windows).toEqual([]);
     expect(fake.lockData).toBeUndefined();
     expect(fake.exits).toEqual([]);
     await client.close();
-    await vi.waitFor(() => expect(fake.exits).toEqual([0]), { timeout: 15_000 });
+    await vi.waitFor(() => expect(fake.exits).toEqual([0]), { timeout: 60_000 });
   });
 
   it('is how the installed app starts it; unpackaged, or outside Electron, the CLI’s `deepdesk host` is', () => {

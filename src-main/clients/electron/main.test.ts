@@ -39,7 +39,7 @@ process.argv = argv;
 afterAll(async () => {
   // Quitting closes the app (will-quit waits for it, then quits).
   electron.app.emit('will-quit', new FakeEvent());
-  await vi.waitFor(() => expect(fake.quits).toBeGreaterThan(0), { timeout: 10_000 });
+  await vi.waitFor(() => expect(fake.quits).toBeGreaterThan(0), { timeout: 60_000 });
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -76,7 +76,7 @@ describe('the desktop shell', () => {
 
   it('asks nothing at start, opens on Open folder, and opens the folder picked in place', async () => {
     // The window's app is in the agent host, started for it (another process: it says its own version).
-    await vi.waitFor(() => expect(call('app.info')).resolves.toMatchObject({ folder: null }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(call('app.info')).resolves.toMatchObject({ folder: null }), { timeout: 60_000 });
     expect(fake.dialogCalls).toEqual([]);
     expect(await call('app.info')).toEqual({ folder: null, folderName: '', version: expect.any(String), transport: 'electron', canPickFolder: true });
 
@@ -129,7 +129,7 @@ describe('the desktop shell', () => {
       window().blur();
       const { id } = (await call('threads.create')) as { id: string };
       await call('threads.send', { threadId: id, text: 'Tidy the imports' });
-      await vi.waitFor(() => expect(fake.notifications.slice(before).map((n) => n.options.title)).toEqual(['“Tidy the imports” is done']), { timeout: 15_000 });
+      await vi.waitFor(() => expect(fake.notifications.slice(before).map((n) => n.options.title)).toEqual(['“Tidy the imports” is done']), { timeout: 60_000 });
       const notice = fake.notifications.at(-1)!;
       expect(notice.shown).toBe(true);
       const sentBefore = window().webContents.sent.length;
@@ -177,7 +177,7 @@ describe('the desktop shell', () => {
       );
       expect(fake.quits).toBe(quitsBefore);
       finish();
-      await vi.waitFor(() => expect(fake.quits).toBe(quitsBefore + 1), { timeout: 15_000 });
+      await vi.waitFor(() => expect(fake.quits).toBe(quitsBefore + 1), { timeout: 60_000 });
       expect(fake.messageBoxes).toHaveLength(2);
     } finally {
       await server.close();

@@ -198,7 +198,7 @@ describe.skipIf(!layered)('a person saving files while a sandboxed command runs 
     const before = new Set(layers());
     await backendStep('echo a > a.txt');
     // Removed in the background, after the result (run-folders.ts removeRunFolderLater).
-    await expect.poll(() => layers().filter((n) => !before.has(n)), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => layers().filter((n) => !before.has(n)), { timeout: 60_000 }).toEqual([]);
     expect(fs.readdirSync(root).sort()).toEqual(['a.txt']);
   });
 });

@@ -368,7 +368,7 @@ describe('watching', () => {
     store.onChange((value) => seen.push(value));
     const r = await finished(runChild(['set', file, 'other', '7']));
     expect(r.code, r.stderr).toBe(0);
-    await expect.poll(() => seen, { timeout: 30_000 }).toContainEqual({ other: 7 });
+    await expect.poll(() => seen, { timeout: 60_000 }).toContainEqual({ other: 7 });
   });
 
   it('a file made unreadable while running is not moved by the watcher: the last good contents stay, and it is told', async () => {
@@ -377,7 +377,7 @@ describe('watching', () => {
     store.update((cur) => ({ ...cur, model: 'anthropic:x', rules: [{ decision: 'deny', paths: ['/secret/**'] }] }));
     store.onChange(() => undefined);
     writeFileSync(join(dir, 'settings.json'), '{"model": "anthropic:x", "rules": [');
-    await expect.poll(() => problems.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => problems.length, { timeout: 60_000 }).toBe(1);
     expect(problems[0]!.movedTo).toBeUndefined();
     expect(store.current()).toEqual({ model: 'anthropic:x', rules: [{ decision: 'deny', paths: ['/secret/**'] }] });
     expect(existsSync(join(dir, 'settings.json'))).toBe(true);

@@ -56,10 +56,10 @@ describe("the person's configuration watcher", () => {
     try {
       writeFileSync(join(dataDir, 'mcp.json'), '{}');
       writeFileSync(join(dataDir, 'hooks.json'), '{}');
-      await expect.poll(() => calls, { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => calls, { timeout: 60_000 }).toBe(1);
       writeFileSync(join(dataDir, 'unrelated.txt'), 'x');
       mkdirSync(join(dataDir, 'skills'));
-      await expect.poll(() => calls, { timeout: 30_000 }).toBe(2);
+      await expect.poll(() => calls, { timeout: 60_000 }).toBe(2);
     } finally {
       watcher.close();
     }

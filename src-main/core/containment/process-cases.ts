@@ -40,7 +40,7 @@ export const processTreeCases: readonly ContainmentCase[] = [
       for (const run of runs) await run.end();
       // The harness: the tree was started before the limit (else nothing would be left to see).
       expect(await readText(person, scene, 'tree-started'), 'the script got to start its tree').toBe('started\n');
-      await expect.poll(() => processesWith(person, scene, `sleep ${scene.token}`), { timeout: 15_000, interval: 200 }).toEqual([]);
+      await expect.poll(() => processesWith(person, scene, `sleep ${scene.token}`), { timeout: 60_000, interval: 200 }).toEqual([]);
     },
   },
 ];

@@ -270,7 +270,7 @@ describe('no orphans when Deepdesk is SIGKILLed', () => {
       const sleeping = () => processesWith(tag);
       await waitFor(() => sleeping().length >= 3);
       parent.kill('SIGKILL');
-      await expect.poll(sleeping, { timeout: 30_000 }).toEqual([]);
+      await expect.poll(sleeping, { timeout: 60_000 }).toEqual([]);
     } finally {
       rmSync(buildDir, { recursive: true, force: true });
     }

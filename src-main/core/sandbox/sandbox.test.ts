@@ -85,7 +85,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       expect(tmp).toMatch(/deepdesk-run-/);
       expect(result.output).toContain('scratch');
       // Removed in the background, after the result (run-folders.ts removeRunFolderLater).
-      await expect.poll(() => existsSync(tmp!), { timeout: 10_000 }).toBe(false);
+      await expect.poll(() => existsSync(tmp!), { timeout: 60_000 }).toBe(false);
       expect(result.output).not.toContain('[Sandbox blocked');
     });
 
@@ -552,7 +552,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-        await vi.waitFor(() => expect(out).toContain('ready'), { timeout: 20_000, interval: 20 });
+        await vi.waitFor(() => expect(out).toContain('ready'), { timeout: 60_000, interval: 20 });
         // Made while the server runs, as a thread's metering proxy is.
         await new Promise<void>((resolve) => server.listen(join(later, 'meter.sock'), resolve));
         child.stdin.end(`${join(later, 'meter.sock')}\n`);

@@ -354,7 +354,7 @@ describe('no orphans when Deepdesk is SIGKILLed', () => {
       expect(tree.every(isProcessAlive)).toBe(true);
       const running = stillRunning(tree);
       parent.kill('SIGKILL');
-      await expect.poll(running, { timeout: 30_000 }).toEqual([]);
+      await expect.poll(running, { timeout: 60_000 }).toEqual([]);
     });
   }
 });

@@ -90,7 +90,7 @@ describe('codingTraceContext', () => {
     fs.writeFileSync(path.join(bin, 'git'), '#!/bin/sh\nexec sleep 987741\n', { mode: 0o755 });
     vi.stubEnv('PATH', `${bin}${path.delimiter}${process.env.PATH ?? ''}`);
     expect(await codingTraceContext(dir, 'none')).toEqual({ cwd: dir, sandboxType: 'none' });
-    await expect.poll(() => spawnSync('pgrep', ['-f', 'sleep 987741']).stdout.toString(), { timeout: 30_000 }).toBe('');
+    await expect.poll(() => spawnSync('pgrep', ['-f', 'sleep 987741']).stdout.toString(), { timeout: 60_000 }).toBe('');
   });
 });
 

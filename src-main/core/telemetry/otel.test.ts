@@ -104,7 +104,7 @@ function playTurn(t: Telemetry): { traceparent: string | undefined } {
 }
 
 async function exported(count: number): Promise<DecodedSpan[]> {
-  await vi.waitFor(() => expect(receiver.spans().length).toBeGreaterThanOrEqual(count), { timeout: 30_000, interval: 20 });
+  await vi.waitFor(() => expect(receiver.spans().length).toBeGreaterThanOrEqual(count), { timeout: 60_000, interval: 20 });
   return receiver.spans();
 }
 

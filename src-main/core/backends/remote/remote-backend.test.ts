@@ -239,7 +239,7 @@ describe('RemoteBackend writes atomically', () => {
     const writing = folder.backend.write('/data.txt', big);
     // Once new bytes are arriving in the folder (wherever they are written), the server goes away.
     const bytesInFolder = () => fs.readdirSync(folder.dir).reduce((sum, n) => sum + (fs.statSync(path.join(folder.dir, n), { throwIfNoEntry: false })?.size ?? 0), 0);
-    await expect.poll(bytesInFolder, { timeout: 30_000, interval: 10 }).toBeGreaterThan(1024 * 1024);
+    await expect.poll(bytesInFolder, { timeout: 60_000, interval: 10 }).toBeGreaterThan(1024 * 1024);
     await sshd.stop();
     const res = await writing;
     expect(res.error).toMatch(/deepdesk-test/);
@@ -248,6 +248,6 @@ describe('RemoteBackend writes atomically', () => {
     expect(down.error).toMatch(/deepdesk-test/);
     await sshd.start();
     expect((await folder.backend.read('/data.txt')).fileData?.content).toBe('old content');
-    await expect.poll(() => fs.readdirSync(folder.dir).filter((n) => n.startsWith('.deepdesk-tmp-')), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => fs.readdirSync(folder.dir).filter((n) => n.startsWith('.deepdesk-tmp-')), { timeout: 60_000 }).toEqual([]);
   });
 });

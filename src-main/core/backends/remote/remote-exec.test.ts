@@ -121,7 +121,7 @@ describe('runRemoteCommand over the system ssh', () => {
     const result = await pending;
     expect(result.exitCode).toBe(130);
     expect(result.output).not.toContain('not-reached');
-    await expect.poll(() => processesRunning('sleep 987656'), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => processesRunning('sleep 987656'), { timeout: 60_000 }).toEqual([]);
   });
 
   it('says so when the folder cannot be entered', async () => {
@@ -134,7 +134,7 @@ describe('runRemoteCommand over the system ssh', () => {
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
     expect(result.timedOut).toBe(true);
     expect(result.output).toBe('[Command timed out after 2 seconds and was killed]');
-    await expect.poll(() => processesRunning('sleep 987651'), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => processesRunning('sleep 987651'), { timeout: 60_000 }).toEqual([]);
   });
 
   it('Stop mid-command ends the remote process tree and says it was cancelled', async () => {
@@ -142,19 +142,19 @@ describe('runRemoteCommand over the system ssh', () => {
     const started = outputShows('started');
     const pending = run('echo started; sleep 987652 & sleep 987652', { signal: controller.signal, onData: started.onData });
     await started.seen;
-    await expect.poll(() => processesRunning('sleep 987652').length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => processesRunning('sleep 987652').length, { timeout: 60_000 }).toBe(2);
     // The command would outlast the test: only the abort can end it.
     controller.abort();
     const result = await pending;
     expect(result.exitCode).toBeNull();
     expect(result.output).toBe(`started\n${CANCELLED_NOTE}`);
-    await expect.poll(() => processesRunning('sleep 987652'), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => processesRunning('sleep 987652'), { timeout: 60_000 }).toEqual([]);
   });
 
   it('ends background processes the command left behind when it exits', async () => {
     const result = await run('sleep 987653 & echo left');
     expect(result).toEqual({ output: 'left', exitCode: 0, truncated: false });
-    await expect.poll(() => processesRunning('sleep 987653'), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => processesRunning('sleep 987653'), { timeout: 60_000 }).toEqual([]);
   });
 });
 
@@ -183,7 +183,7 @@ describe('a lost connection', () => {
     expect(result.connectionError).toMatch(/^Error: lost the connection \(deepdesk-test\)/);
     expect(result.exitCode).toBe(255);
     // The remote pty was hung up with the connection.
-    await expect.poll(() => processesRunning('sleep 987654'), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => processesRunning('sleep 987654'), { timeout: 60_000 }).toEqual([]);
     expect(await run('echo back')).toEqual({ output: 'back', exitCode: 0, truncated: false });
   });
 });

@@ -75,7 +75,7 @@ describe('remote sandbox', () => {
     expect(result.exitCode).toBe(124);
     expect(result.sandboxed).toBe(true);
     const left = () => execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === 'sleep 987655');
-    await expect.poll(left, { timeout: 30_000 }).toEqual([]);
+    await expect.poll(left, { timeout: 60_000 }).toEqual([]);
   });
 
   it('reports not sandboxed where the remote has no bwrap', async () => {

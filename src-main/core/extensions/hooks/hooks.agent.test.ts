@@ -248,7 +248,7 @@ describe('PreToolUse', () => {
     await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
     await h!.run('write');
     const pid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
-    await expect.poll(() => alive(pid), { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => alive(pid), { timeout: 60_000 }).toBe(false);
     expect(ofType(h!.events, 'hook')[0]).toMatchObject({ outcome: 'error', message: 'PreToolUse hook timed out after 1 s and was stopped' });
     expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
   }, 20_000);
@@ -263,7 +263,7 @@ describe('PreToolUse', () => {
     const pid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
     stop.abort();
     expect((await run).reason).toBe('aborted');
-    await expect.poll(() => alive(pid), { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => alive(pid), { timeout: 60_000 }).toBe(false);
   }, 20_000);
 
   it('the hook runs without the app\'s secrets, with CLAUDE_PROJECT_DIR naming the folder', async () => {

@@ -112,10 +112,11 @@ describe('McpHub over stdio', () => {
     const log = join(mkdtempSync(join(tmpdir(), 'mcp-log-')), 'log');
     writeFileSync(log, '');
     t = createTestHub();
-    await t.hub.configure([stdioEntry('s', [TEST_SERVER], { env: { MCP_TEST_LOG: log }, timeoutMs: 300 })], []);
+    // The timeout is every call's: long enough for the quick ones on a loaded machine.
+    await t.hub.configure([stdioEntry('s', [TEST_SERVER], { env: { MCP_TEST_LOG: log }, timeoutMs: 2_000 })], []);
     // Had the timeout not ended it, the call would have answered after 20 s.
     const out = await t.hub.callTool('mcp__s__slow', { ms: 20_000 }, never);
-    expect(out.text).toBe('Error: MCP tool mcp__s__slow timed out after 0.3 s');
+    expect(out.text).toBe('Error: MCP tool mcp__s__slow timed out after 2 s');
     await expect.poll(() => readFileSync(log, 'utf8')).toContain('cancelled');
     // The server is still usable.
     expect((await t.hub.callTool('mcp__s__peek', {}, never)).text).toBe('peeked');
@@ -265,9 +266,9 @@ describe('McpHub over HTTP', () => {
     const server = await startHttpServer([TEST_SERVER, '--http', '{PORT}'], /listening/);
     servers.push(server);
     t = createTestHub();
-    await t.hub.configure([httpEntry('h', `http://127.0.0.1:${server.port}/mcp`, { timeoutMs: 200, headers: { 'x-test': '1' } })], []);
+    await t.hub.configure([httpEntry('h', `http://127.0.0.1:${server.port}/mcp`, { timeoutMs: 2_000, headers: { 'x-test': '1' } })], []);
     expect(t.hub.states()[0]!.status, t.hub.states()[0]!.error).toBe('connected');
-    expect((await t.hub.callTool('mcp__h__slow', { ms: 10_000 }, never)).text).toBe('Error: MCP tool mcp__h__slow timed out after 0.2 s');
+    expect((await t.hub.callTool('mcp__h__slow', { ms: 20_000 }, never)).text).toBe('Error: MCP tool mcp__h__slow timed out after 2 s');
     expect((await t.hub.callTool('mcp__h__peek', {}, never)).text).toBe('peeked');
     expect((await t.hub.callTool('mcp__h__header', {}, never)).text).toBe('x-test: 1');
   });

@@ -108,7 +108,7 @@ describe('daytona execute', () => {
     expect(quoted.output.split('\n')[0]).toBe("mine|it's");
     const slow = await sb.execute('sleep 987701 & sleep 30', { timeoutMs: 700, oneCall: true });
     expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
-    await expect.poll(() => sleepingFor(sb, '987701'), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => sleepingFor(sb, '987701'), { timeout: 60_000 }).toBe(0);
     // The stand-in's execute is the daemon's: the command is the shell's stdin, and an empty one is a 400.
     const raw = await new Daytona({ apiKey: standin.env.DAYTONA_API_KEY, apiUrl: standin.env.DAYTONA_API_URL, useDeprecatedPolling: true }).get(sb.id);
     expect((await raw.process.executeCommand('read line; echo "[$line]"\nsecond', undefined, undefined, 10)).result).toBe('[second]\n');
@@ -124,7 +124,7 @@ describe('daytona execute', () => {
   it('ends the whole process tree at the timeout: exit code 124, and a background child is gone', async () => {
     const r = await sb.execute('sleep 987702 & echo started; sleep 30', { timeoutMs: 700 });
     expect(r).toEqual({ output: 'started\n', exitCode: 124, timedOut: true });
-    await expect.poll(() => sleepingFor(sb, '987702'), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => sleepingFor(sb, '987702'), { timeout: 60_000 }).toBe(0);
   });
 
   it('ends the whole process tree when aborted, with exit code null', async () => {
@@ -137,7 +137,7 @@ describe('daytona execute', () => {
       },
     });
     expect(r).toEqual({ output: 'started\n', exitCode: null, timedOut: false });
-    await expect.poll(() => sleepingFor(sb, '987703'), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => sleepingFor(sb, '987703'), { timeout: 60_000 }).toBe(0);
   });
 
   it('uploads and downloads a batch in one call each: binary, nested folders, modes, per-file errors', async () => {
@@ -242,7 +242,7 @@ describe('daytona execute on a toolbox without sessions', () => {
       const slow = await sb.execute('sleep 987704 & sleep 30', { timeoutMs: 1_000 });
       expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
       // The background child was ended with the group.
-      await expect.poll(() => sleepingFor(sb, '987704'), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => sleepingFor(sb, '987704'), { timeout: 60_000 }).toBe(0);
       expect(plain.requests.some((r) => r.includes('/process/execute'))).toBe(true);
     } finally {
       await plain.close();

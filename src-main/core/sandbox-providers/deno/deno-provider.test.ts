@@ -107,7 +107,7 @@ describe('the Deno provider over @deno/sandbox, against the stand-in', () => {
     const controller = new AbortController();
     let output = '';
     const aborted = sb.execute(tree, { timeoutMs: 30_000, signal: controller.signal, onOutput: (c) => (output += c) });
-    await expect.poll(() => output, { timeout: 30_000 }).toBe('start\n');
+    await expect.poll(() => output, { timeout: 60_000 }).toBe('start\n');
     controller.abort();
     expect(await aborted).toEqual({ output: 'start\n', exitCode: null, timedOut: false });
 
@@ -187,7 +187,7 @@ describe('the Deno provider over @deno/sandbox, against the stand-in', () => {
     const sb = await create();
     let output = '';
     const running = sb.execute('echo started; sleep 30', { timeoutMs: 60_000, onOutput: (c) => (output += c) });
-    await expect.poll(() => output, { timeout: 30_000 }).toBe('started\n');
+    await expect.poll(() => output, { timeout: 60_000 }).toBe('started\n');
     standin.vanish(sb.id);
     expect(await failure(running)).toMatchObject({ reason: 'gone', message: `The Deno sandbox ${sb.id} is gone (deleted or expired).` });
     expect((await failure(sb.execute('true', { timeoutMs: 10_000 }))).reason).toBe('gone');

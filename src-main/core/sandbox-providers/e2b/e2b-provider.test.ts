@@ -107,7 +107,7 @@ describe('the E2B provider', () => {
       // The command's process itself (SendSignal) and its process group (a second command).
       expect(rpcCount('process.Process/SendSignal')).toBeGreaterThan(0);
       expect(rpcCount('process.Process/Start')).toBe(starts + 2);
-      await expect.poll(() => sleepingFor(sb, '987721'), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => sleepingFor(sb, '987721'), { timeout: 60_000 }).toBe(0);
     });
 
     it('ends the whole process tree when cancelled and says null', async () => {
@@ -118,7 +118,7 @@ describe('the E2B provider', () => {
         onOutput: (c) => c.includes('started') && controller.abort(),
       });
       expect(r).toEqual({ output: 'started\n', exitCode: null, timedOut: false });
-      await expect.poll(() => sleepingFor(sb, '987722'), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => sleepingFor(sb, '987722'), { timeout: 60_000 }).toBe(0);
     });
 
     it('uploads a batch in one request and downloads it, with modes and per-file errors', async () => {

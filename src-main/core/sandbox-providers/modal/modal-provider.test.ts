@@ -117,13 +117,13 @@ describe('the Modal provider against the stand-in', () => {
       const first = await count();
       for (let i = 0; i < 8; i++) expect((await sb.execute('true', { timeoutMs: 10_000 })).exitCode).toBe(0);
       // An ended command's last processes may take a moment to go; none stays.
-      await expect.poll(count, { timeout: 30_000, interval: 200 }).toBeLessThanOrEqual(first);
+      await expect.poll(count, { timeout: 60_000, interval: 200 }).toBeLessThanOrEqual(first);
     });
 
     it('ends the whole process tree at the timeout: 124, and a background child is gone', async () => {
       const r = await sb.execute('sleep 987711 & echo begun; sleep 30', { timeoutMs: 700 });
       expect(r).toEqual({ output: 'begun\n', exitCode: 124, timedOut: true });
-      await expect.poll(() => sleepingFor(sb, '987711'), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => sleepingFor(sb, '987711'), { timeout: 60_000 }).toBe(0);
     });
 
     it('ends the whole process tree when aborted, and returns exitCode null', async () => {
@@ -137,7 +137,7 @@ describe('the Modal provider against the stand-in', () => {
       await until(() => output.includes('begun'));
       abort.abort();
       expect(await run).toEqual({ output: 'begun\n', exitCode: null, timedOut: false });
-      await expect.poll(() => sleepingFor(sb, '987712'), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => sleepingFor(sb, '987712'), { timeout: 60_000 }).toBe(0);
     });
 
     it('uploads and downloads a batch: binary, nested folders, modes, and per-file errors', async () => {

@@ -50,7 +50,7 @@ describe('LocalBox (the stand-ins’ sandbox)', () => {
     const b = box();
     const r = await b.exec('sleep 987751 & sleep 30', { timeoutMs: 300 });
     expect(r.timedOut).toBe(true);
-    await expect.poll(async () => Number((await b.exec(sleepingLine('987751'), { timeoutMs: 30_000 })).stdout), { timeout: 30_000 }).toBe(0);
+    await expect.poll(async () => Number((await b.exec(sleepingLine('987751'), { timeoutMs: 30_000 })).stdout), { timeout: 60_000 }).toBe(0);
     const net = await b.exec('exec 3<>/dev/tcp/127.0.0.1/22 && echo connected', { timeoutMs: 5000 });
     expect(net.stdout).not.toContain('connected');
   });

@@ -321,7 +321,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       target.model.push({ hang: true });
       const before = target.model.requests.length;
       const first = await client.runs.create(thread.thread_id, 'deepdesk', { input: human('think') });
-      await expect.poll(() => target.model.requests.length, { timeout: 20_000 }).toBeGreaterThan(before);
+      await expect.poll(() => target.model.requests.length, { timeout: 60_000 }).toBeGreaterThan(before);
       expect((await client.threads.get(thread.thread_id)).status).toBe('busy');
       const busy = await failure(client.runs.create(thread.thread_id, 'deepdesk', { input: human('again') }));
       expect(busy.status).toBe(422);
