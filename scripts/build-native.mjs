@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run build`'s native step: the programs of src-main/**/native/*.c, compiled into
 // out/native/ (Linux only: the write layer's overlay-exec, the sandbox's port-relay). A C
-// compiler is already needed on Linux to install node-pty. Linked statically where the C library allows it (no dependency on
-// the build machine's glibc in a packaged app, and a faster start), else dynamically.
+// compiler is already needed on Linux to install node-pty. Linked statically where the C
+// library allows it (no dependency on the build machine's glibc in a packaged app, and a
+// faster start), else dynamically.
 // Rebuilt only when the source is newer than the program.
 
 import { spawnSync } from 'node:child_process';

@@ -143,6 +143,13 @@ function unreadableFile(): string {
   return unreadable;
 }
 
+/** The program that leads a sandbox's 127.0.0.1 ports to sockets outside (native/port-relay.c). */
+function portRelay(): string {
+  const file = builtProgram('port-relay');
+  if (file === undefined) throw new Error('a sandbox that reaches the network needs out/native/port-relay: run `npm run build`');
+  return file;
+}
+
 /** A run's temp folder: one rmdir when the command left it empty (the usual case), else removed whole (what it left unwritable too). */
 async function removeTmpDir(dir: string): Promise<void> {
   try {
@@ -250,6 +257,8 @@ class OsSandbox implements Sandbox {
 
   private async prepareRun(spec: CommandSpec, options: PrepareOptions, resolved: ResolvedPolicy, layer: WriteLayer | undefined): Promise<PreparedCommand> {
     const longLived = options.longLived === true;
+    // Found before anything of the run is made, which a missing program would leave behind.
+    const relay = this.launcher.kind === 'bubblewrap' && resolved.forwards.length + resolved.allowedDomains.length > 0 ? portRelay() : undefined;
     // Git's surface in every repository of the folder: kept read-only where it exists, and
     // compared after the run for what could not be mounted (core/git/surface.ts).
     const look = this.folderLook(resolved.projectDir, resolved.home);
@@ -289,8 +298,6 @@ class OsSandbox implements Sandbox {
       let command = [spec.file, ...spec.args];
       // 127.0.0.1 ports inside that lead to sockets outside: forwarded ports, the domain proxy.
       const relayed = resolved.forwards.map((f) => [String(f.port), f.socket]);
-      const relay = relayed.length + resolved.allowedDomains.length > 0 ? builtProgram('port-relay') : undefined;
-      if (relay === undefined && relayed.length + resolved.allowedDomains.length > 0) throw new Error('a sandbox that reaches the network needs out/native/port-relay: run `npm run build`');
       if (resolved.allowedDomains.length > 0) {
         // Made after the policy was resolved: other runs hide it, this one reaches it.
         proxyDir = realPathOf(makeRunFolder('deepdesk-proxy-'));

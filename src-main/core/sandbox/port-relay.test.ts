@@ -2,10 +2,11 @@
 // passes through arrives whole both ways, the command's status is the relay's, and a port it
 // cannot take stops it before the command runs. The sandbox's own tests reach it through bwrap.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtProgram } from '../process/built-program';
 
@@ -33,9 +34,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function runRelay(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runRelay(args: string[], file = relay!): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(relay!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
@@ -91,5 +92,41 @@ describe.skipIf(process.platform !== 'linux' || relay === undefined)('port-relay
     } finally {
       taken.close();
     }
+  });
+
+  it('holds no more connections than its open-file limit leaves room for: one more waits until one closes, then is relayed', async () => {
+    const port = await freePort();
+    const stop = join(dir, 'stop');
+    // A hard limit of 24 open files leaves the relay room for 7 connections (two descriptors each).
+    const running = runRelay(['-c', 'ulimit -n 24 && exec "$@"', 'sh', relay!, String(port), socket, '--', '/bin/sh', '-c', `until [ -e ${stop} ]; do sleep 0.1; done`], '/bin/sh');
+    const opened: Socket[] = [];
+    const answer = (c: Socket, text: string): Promise<string> =>
+      new Promise((resolve) => {
+        c.once('data', (d: Buffer) => resolve(String(d)));
+        c.write(text);
+      });
+    const open = async (): Promise<Socket> => {
+      const c = connect(port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => c.once('connect', resolve).once('error', reject));
+      opened.push(c);
+      return c;
+    };
+    try {
+      await expect.poll(async () => open().then(() => true, () => false)).toBe(true);
+      for (let i = 1; i < 7; i++) await open();
+      for (const c of opened) expect(await answer(c, 'a')).toBe('a');
+      const waiting = await open();
+      let got = '';
+      waiting.on('data', (d: Buffer) => (got += String(d)));
+      waiting.write('b');
+      await sleep(500);
+      expect(got).toBe('');
+      opened[0]!.destroy();
+      await expect.poll(() => got).toBe('b');
+    } finally {
+      for (const c of opened) c.destroy();
+      writeFileSync(stop, '');
+    }
+    expect((await running).code).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { isProcessAlive } from '../process/process-tree';
+import { useProgramsOf } from '../process/built-program';
 import { spawnPiped } from '../process/spawn';
 import { createSandbox, detectSandbox } from './index';
 import { makeRunFolder, runFoldersDir } from './run-folders';
@@ -27,6 +28,7 @@ let sandbox: Sandbox;
 let backend: LocalShellBackend;
 
 const available = await detectSandbox();
+const checkout = join(import.meta.dirname, '..', '..', '..');
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, HOME: home } });
@@ -438,6 +440,24 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
     const lan = Object.values(networkInterfaces())
       .flat()
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+    it('without the built port-relay, a command that would reach the network does not start: the error names `npm run build`, nothing ran and no run folder is left', async () => {
+      const unbuilt = join(root, 'unbuilt');
+      mkdirSync(unbuilt);
+      writeFileSync(join(unbuilt, 'package.json'), '{}\n');
+      const marker = join(project, 'ran');
+      const ours = () => readdirSync(runFoldersDir()).filter((name) => /^deepdesk-(run|proxy)-/.test(name) && name.includes(`.${process.pid}-`));
+      const before = ours();
+      const allowing = await createSandbox({ projectDir: project, dataDir, allowedDomains: ['example.com'] });
+      useProgramsOf(unbuilt);
+      try {
+        await expect(allowing!.prepare({ file: '/bin/sh', args: ['-c', `touch ${marker}`], cwd: project, env: { HOME: home } })).rejects.toThrow('run `npm run build`');
+      } finally {
+        useProgramsOf(checkout);
+      }
+      expect(existsSync(marker)).toBe(false);
+      expect(ours().filter((name) => !before.includes(name))).toEqual([]);
+    });
 
     it.skipIf(!lan)('reach only the allowed hosts, through the proxy', async () => {
       const server = createServer((socket) => {

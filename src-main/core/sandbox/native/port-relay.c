@@ -8,7 +8,9 @@
  * child with the environment unchanged, passes each connection to its SOCKET both ways, and exits
  * with the child's status (128 + the signal that ended it). What a Node bridge did, without a
  * Node start (tens of milliseconds) before every command that reaches the network. A failure
- * before FILE runs prints what failed and exits 125; FILE not run exits 127.
+ * before FILE runs prints what failed and exits 125; FILE not run exits 127. At most MAX_PAIRS
+ * connections (fewer where the open-file limit is lower) are relayed at a time: while that many
+ * are open, further ones wait in the listen queue until one closes.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -43,6 +46,7 @@ struct pair {
 
 static int wake[2];
 static struct pair *pairs[MAX_PAIRS];
+static int open_pairs, max_pairs = MAX_PAIRS;
 
 static void on_child(int sig) {
     (void)sig;
@@ -61,6 +65,7 @@ static void close_pair(int i) {
     close(pairs[i]->b.fd);
     free(pairs[i]);
     pairs[i] = NULL;
+    open_pairs--;
 }
 
 static void open_pair(int listener, const char *path) {
@@ -82,6 +87,7 @@ static void open_pair(int listener, const char *path) {
     p->a.fd = in;
     p->b.fd = out;
     pairs[slot] = p;
+    open_pairs++;
 }
 
 /* Moves what `from` has to `to`. Returns 0 when the pair is finished or broken. */
@@ -149,12 +155,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: %s\n", argv[at + 1], strerror(errno));
         _exit(127);
     }
+    /* Two descriptors a connection, within the relay's own open-file limit (the command keeps its). */
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+        if (files.rlim_cur < files.rlim_max) {
+            files.rlim_cur = files.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &files);
+            getrlimit(RLIMIT_NOFILE, &files);
+        }
+        rlim_t room = files.rlim_cur > (rlim_t)count + 10 ? (files.rlim_cur - (rlim_t)count - 8) / 2 : 1;
+        if (room < (rlim_t)max_pairs) max_pairs = (int)room;
+    }
     struct pollfd fds[1 + MAX_LISTENERS + 2 * MAX_PAIRS];
     int owner[2 * MAX_PAIRS];
     for (;;) {
         int n = 0;
         fds[n++] = (struct pollfd){.fd = wake[0], .events = POLLIN};
-        for (int i = 0; i < count; i++) fds[n++] = (struct pollfd){.fd = listeners[i], .events = POLLIN};
+        for (int i = 0; i < count; i++) fds[n++] = (struct pollfd){.fd = open_pairs < max_pairs ? listeners[i] : -1, .events = POLLIN};
         int first_pair = n;
         for (int i = 0; i < MAX_PAIRS; i++) {
             if (!pairs[i]) continue;
