@@ -138,6 +138,8 @@ export class AcpClientSession {
   private readonly allowedOnce = new Set<string>();
   private lastUpdateAt = 0;
   private turnUpdates: SessionUpdate[] | undefined;
+  /** The prompt under way settled (answered or failed), while a turn is. */
+  private answering: Promise<void> | undefined;
   private readonly closing = new AbortController();
 
   constructor(
@@ -287,7 +289,12 @@ export class AcpClientSession {
     const updates: SessionUpdate[] = [];
     this.turnUpdates = updates;
     try {
-      const answer = await this.withinExit(this.agent().request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }), undefined, 'session/prompt');
+      const asked = this.agent().request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+      this.answering = asked.then(
+        () => undefined,
+        () => undefined,
+      );
+      const answer = await this.withinExit(asked, undefined, 'session/prompt');
       await this.settle();
       // Where its turn is accepted, what its own process planted for git outside the sandbox is undone first (as an MCP server's answer).
       const found = await this.process.checkEffects();
@@ -295,6 +302,7 @@ export class AcpClientSession {
       return { stopReason: answer.stopReason, updates };
     } finally {
       this.turnUpdates = undefined;
+      this.answering = undefined;
     }
   }
 
@@ -304,10 +312,11 @@ export class AcpClientSession {
     await this.connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId }).catch(() => undefined);
   }
 
-  /** Cancel, then the process tree (SPEC §22 `stop`). */
+  /** Cancel, then the process tree (SPEC §22 `stop`): a turn under way is given `graceMs` to answer its cancel; then its input closes (the agent may exit by itself), then signals. */
   async stop(graceMs = 1000): Promise<void> {
+    const answering = this.answering;
     await this.cancel();
-    await Promise.race([this.process.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    if (answering !== undefined) await Promise.race([answering, this.process.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.closing.abort();
     for (const t of this.terminals.values()) t.abort.abort();
     await this.process.stop();
