@@ -370,4 +370,24 @@ describe('ACP client: after a restart', async () => {
       rmSync(root, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it.skipIf(!available)('stopped after its turn, nothing waits on a cancel: its input closes at once and it exits by itself (a grace of an hour is not waited out)', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-stop-')));
+    try {
+      const folder = join(root, 'project');
+      const dataDir = join(root, 'data');
+      mkdirSync(folder, { recursive: true });
+      mkdirSync(dataDir, { recursive: true });
+      const backend = new LocalShellBackend({ rootDir: folder });
+      const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: {}, folder, dataDir, privateHome: join(dataDir, 'home'), droppedEnv: [] });
+      const session = new AcpClientSession(proc, { agent: 'Scripted', folder, backend, execute: (c, o) => backend.execute(c, o), rules: () => DEFAULT_RULES, ask: async () => false });
+      await session.initialize();
+      await session.newSession();
+      expect(said((await session.prompt('say done')).updates)).toContain('done');
+      await session.stop(3_600_000);
+      expect(await proc.exited).toMatchObject({ signal: null });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
