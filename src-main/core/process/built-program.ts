@@ -28,21 +28,14 @@ function packageRoot(from: string): string | undefined {
   }
 }
 
-/** Programs found, by where they were looked for from: a build does not go away while it runs. */
-const found = new Map<string, string>();
-
-/** out/native/`name` of this build, executable; undefined when it was not built (looked for again next time). */
+/** out/native/`name` of this build, executable; undefined when it was not built. */
 export function builtProgram(name: string, from: string = packageFolder ?? import.meta.dirname): string | undefined {
-  const key = `${from}\0${name}`;
-  const known = found.get(key);
-  if (known !== undefined) return known;
   const dir = packageRoot(from);
   if (dir === undefined) return undefined;
   const file = outsideAsar(join(dir, 'out', 'native', name));
   try {
     if (!statSync(file).isFile()) return undefined;
     accessSync(file, constants.X_OK);
-    found.set(key, file);
     return file;
   } catch {
     return undefined;
