@@ -12,7 +12,7 @@ import { goalCheckOf, runsInText, type ApprovalDecisionDto, type PendingApproval
 import { approvalReasonText } from '../lib/approval-reason';
 import { toolTitleText } from '../lib/tool-title';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
-import { focusMessageBox, keyboardIsFree } from '../lib/focus';
+import { focusMessageBox, keyboardIsFree, personPutKeyboardOn, takeKeyboard } from '../lib/focus';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
 import { hasInvisible, visibleText } from '../lib/visible-text';
@@ -112,9 +112,12 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   // nothing has it, never from where the person went meanwhile (another approval's button).
   useEffect(() => {
     const log = approveRef.current?.closest('[role="log"]') ?? null;
-    // Free as the conversation counts it (the keyboard in the log counts as free), but not on another approval.
-    const onOtherApproval = document.activeElement?.closest('[role="group"][aria-label="Approve tool call"]') != null;
-    if (autoFocus && keyboardIsFree(log) && !onOtherApproval) approveRef.current?.focus({ preventScroll: false });
+    // Free as the conversation counts it (the keyboard in the log counts as free), but not on
+    // another approval the person went to. A newer approval that took it by itself (parallel
+    // calls are asked about in any order) gives it to this older one.
+    const active = document.activeElement;
+    const onOtherApproval = active?.closest('[role="group"][aria-label="Approve tool call"]') != null && personPutKeyboardOn(active);
+    if (autoFocus && keyboardIsFree(log) && !onOtherApproval && approveRef.current) takeKeyboard(approveRef.current);
   }, [autoFocus]);
 
   const decide = async (decision: ApprovalDecisionDto): Promise<void> => {

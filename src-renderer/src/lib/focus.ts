@@ -49,3 +49,17 @@ export function stillFocusable(element: Element | null): HTMLElement | null {
   if ((element as HTMLButtonElement).disabled === true) return null;
   return element.getClientRects().length > 0 ? element : null;
 }
+
+/** What the window last gave the keyboard to by itself (an approval that arrived). */
+let takenByWindow: Element | null = null;
+
+/** Gives `element` the keyboard as the window's own move, not the person's. */
+export function takeKeyboard(element: HTMLElement): void {
+  element.focus({ preventScroll: false });
+  takenByWindow = element;
+}
+
+/** Whether the person put the keyboard on `element` (it is not where the window last put it by itself). */
+export function personPutKeyboardOn(element: Element | null): boolean {
+  return element !== null && element !== takenByWindow;
+}
