@@ -210,7 +210,14 @@ export function useE2ESession(): E2ESession {
   afterAll(async () => {
     await browser?.close();
   });
-  afterEach(async () => {
+  afterEach(async ({ task }) => {
+    // A failed test's windows, as a screen reader has them: what CI prints says what the page showed.
+    if (task.result?.state === 'fail') {
+      for (const page of browser?.contexts().flatMap((context) => context.pages()) ?? []) {
+        const shown = await page.locator('body').ariaSnapshot({ timeout: 5_000 }).catch((err: unknown) => `(no snapshot: ${String(err)})`);
+        console.error(`The page at ${page.url()} when the test failed:\n${shown.slice(0, 6_000)}`);
+      }
+    }
     // The latest first: a restarted one may run on the data of one stopped earlier.
     for (const serve of started.splice(0).reverse()) await serve.stop();
   });
