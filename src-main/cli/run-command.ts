@@ -152,10 +152,20 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const { printRequestCommand } = await import('./print-request');
     return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });
   }
+  // Another agent's install is looked at (a module loaded, a file read) while the host is reached.
+  const connecting = flags.externalAgent !== undefined && worktree === undefined ? connectToHost(dataDir, 'run', io.env) : undefined;
+  // Its failure is told where it is awaited, below: not as a rejection nobody handled meanwhile.
+  connecting?.catch(() => undefined);
   if (flags.externalAgent !== undefined) {
     const { agentForRun } = await import('./agent-install');
-    const refused = await agentForRun(dataDir, flags.externalAgent, { io, yes: values.yes === true, command: 'deepdesk run' });
-    if (refused !== undefined) return refused;
+    const refused = await agentForRun(dataDir, flags.externalAgent, { io, yes: values.yes === true, command: 'deepdesk run' }).catch(async (err: unknown) => {
+      await connecting?.then((host) => host.close(), () => undefined);
+      throw err;
+    });
+    if (refused !== undefined) {
+      await connecting?.then((host) => host.close(), () => undefined);
+      return refused;
+    }
   }
   // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
   const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();
@@ -176,7 +186,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     folder = made.threadFolder;
   }
 
-  const host = await connectToHost(dataDir, 'run', io.env);
+  const host = await (connecting ?? connectToHost(dataDir, 'run', io.env));
   const follower = detach ? undefined : followRun(host, threadId, io, { json, interactive });
   // Detached, the lines said while the run starts (a server that failed, a skill left out) are still the person's.
   const stopSays = detach

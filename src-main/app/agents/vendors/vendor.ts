@@ -3,7 +3,6 @@
 // metering proxy, which login entries of the person's home it is given (its allow-rules left out),
 // how its `session/request_permission` names the command and the paths, and which models it calls
 // by default. Nothing here names a vendor's agent; `catalog.ts` chooses a module by id.
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import type { ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { commandLine } from '../../../core/acp-client/permission-map';
@@ -138,5 +137,7 @@ export function removeInHome(home: string, rel: string): void {
 /** Writes `rel` of the private home (what was there goes, a link or a folder included). */
 export function writeInHome(home: string, rel: string, text: string): void {
   removeInHome(home, rel);
-  replaceAt(home, rel, 'f', Buffer.from(text), 0o600, false, randomBytes(6).toString('hex'));
+  // From node:crypto itself, when needed: `run --agent` reads this module to check an install, and
+  // node:crypto's ESM face (Web Crypto with it) costs that check a third of its time.
+  replaceAt(home, rel, 'f', Buffer.from(text), 0o600, false, process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex'));
 }
