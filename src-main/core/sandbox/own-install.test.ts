@@ -4,6 +4,9 @@
 // project) must not let a sandboxed command replace it. By effect: the marker never appears,
 // the program is unchanged. (The checkout case is own-checkout.test.ts: the sandbox looks for
 // its program once a process.)
+// vitest-isolate: it points the lookup of Deepdesk's programs at a temporary install, and the
+// sandbox keeps the write layer's program it found once a process — in a shared worker, every
+// sandboxed command of the files after this one would start a program deleted with its folder.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
