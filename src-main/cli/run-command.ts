@@ -158,14 +158,13 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   connecting?.catch(() => undefined);
   if (flags.externalAgent !== undefined) {
     const { agentForRun } = await import('./agent-install');
-    const refused = await agentForRun(dataDir, flags.externalAgent, { io, yes: values.yes === true, command: 'deepdesk run' }).catch(async (err: unknown) => {
-      await connecting?.then((host) => host.close(), () => undefined);
-      throw err;
-    });
-    if (refused !== undefined) {
-      await connecting?.then((host) => host.close(), () => undefined);
-      return refused;
+    let refused: number | undefined = 1;
+    try {
+      refused = await agentForRun(dataDir, flags.externalAgent, { io, yes: values.yes === true, command: 'deepdesk run' });
+    } finally {
+      if (refused !== undefined) await connecting?.then((host) => host.close(), () => undefined);
     }
+    if (refused !== undefined) return refused;
   }
   // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
   const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();
