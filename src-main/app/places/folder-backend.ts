@@ -111,7 +111,8 @@ async function checkRemoteFolder(connection: SshConnection, location: SshFolderL
  * Where the folder connections' control sockets live. Whoever can reach a master's socket runs
  * commands on the remote with the person's login, so it must be where a sandboxed command
  * cannot go: `<data-dir>/ssh` (the sandbox hides the data folder) when a socket path fits there
- * (sockets have a ~100-byte limit; ssh's %C is 40 characters), else `/tmp/deepdesk-ssh-UID-HASH`
+ * (sockets have a ~100-byte limit; a connection's socket name is 16 characters, and ssh binds it
+ * first with 17 more: 40 leaves room), else `/tmp/deepdesk-ssh-UID-HASH`
  * (the sandbox hides /tmp's socket folders of that name: policy.ts TMP_SOCKET_DIRS), which
  * SshConnection refuses unless it is the person's own and closed to everyone else.
  */

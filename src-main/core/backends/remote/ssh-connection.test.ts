@@ -1,5 +1,5 @@
 // The system ssh against a real sshd on 127.0.0.1 (SPEC §13): scripts run on the remote
-// with bytes in and out intact, one master connection carries the calls, and ssh's own
+// with bytes in and out intact, a connection's own master carries its calls, and ssh's own
 // failures (server gone, host key changed) are told apart from a command's exit status.
 
 import { spawnSync } from 'node:child_process';
@@ -41,8 +41,24 @@ describe('SshConnection over the system ssh', () => {
 
   it('keeps one master connection for its calls', async () => {
     await connection.run('true');
-    const check = spawnSync('/bin/sh', ['-c', `${sshd.sshCommand} -o ControlPath=${sshd.dir}/cm/%C -O check deepdesk-test`], { encoding: 'utf8' });
+    const check = spawnSync('/bin/sh', ['-c', `${sshd.sshCommand} -o ControlPath=${connection.controlPath} -O check deepdesk-test`], { encoding: 'utf8' });
     expect(check.stderr).toMatch(/Master running/);
+  });
+
+  it('has a master of its own: closing another connection to the same host, or opening one as another closes, cuts nothing', async () => {
+    const parentOf = async (c: SshConnection) => (await c.run('echo $PPID')).stdout.toString().trim();
+    const kept = await parentOf(connection);
+    const another = () => new SshConnection({ target: parseSshTarget(sshd.folderUrl('/tmp')), controlDir: `${sshd.dir}/cm`, sshCommand: sshd.sshCommand });
+    for (let i = 0; i < 3; i++) {
+      const other = another();
+      expect((await other.run('echo other')).stdout.toString()).toBe('other\n');
+      const closing = other.close();
+      const next = another();
+      expect((await next.run('echo next')).stdout.toString()).toBe('next\n');
+      await closing;
+      await next.close();
+    }
+    expect(await parentOf(connection)).toBe(kept);
   });
 
   it('a remote exit status of 255 is the command\'s, not a connection failure', async () => {

@@ -1,6 +1,6 @@
 // One remote folder's connection (SPEC §13): the system OpenSSH client, so the person's
 // ~/.ssh/config, agent, keys, certificates and ProxyJump apply as in their terminal. Every
-// call is `ssh HOST 'sh -c SCRIPT'` over one multiplexed master connection (ControlMaster),
+// call is `ssh HOST 'sh -c SCRIPT'` over the connection's own multiplexed master (ControlMaster),
 // so a call costs a channel, not a handshake. Nothing is installed on the remote: the
 // scripts use a POSIX shell and the usual tools.
 //
@@ -12,6 +12,7 @@
 
 import { sshEnv } from '../../process/child-env';
 import { spawnPipe, spawnPiped } from '../../process/spawn';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { shQuote } from '../../text/shell-quote';
@@ -69,7 +70,8 @@ const SSH_FAILURES: Array<{ pattern: RegExp; reason: SshConnectionError['reason'
 export class SshConnection {
   readonly target: SshTarget;
   readonly label: string;
-  private readonly controlPath: string;
+  /** This connection's master socket: its own, never another connection's (see the constructor). */
+  readonly controlPath: string;
   private readonly sshCommand: string;
   /** What ssh runs with (child-env.ts sshEnv): the base allow-list and the ssh agent's socket. */
   readonly env: Record<string, string>;
@@ -80,8 +82,11 @@ export class SshConnection {
     this.label = sshTargetLabel(options.target);
     mkdirSync(options.controlDir, { recursive: true, mode: 0o700 });
     checkPrivateDir(options.controlDir);
-    // %C: a hash of local host, remote host, port and user, so one master per destination.
-    this.controlPath = join(options.controlDir, '%C');
+    // A master of its own, not one per destination (%C): closing a connection ends its master
+    // (`-O exit`), which would cut another folder's calls to the same host; and a master still
+    // exiting removes its socket path as it goes, which would take a new master's socket at
+    // that path with it ("Failed to connect to new control master").
+    this.controlPath = join(options.controlDir, randomBytes(8).toString('hex'));
     const from = options.env ?? process.env;
     this.env = sshEnv(from);
     this.sshCommand = options.sshCommand ?? nonEmpty(from.DEEPDESK_SSH_COMMAND) ?? 'ssh';
