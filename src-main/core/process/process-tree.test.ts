@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectProcessTree, isProcessAlive, killProcessGroup, killProcessTree, pidMark, sendSignal } from './process-tree';
+import { collectProcessTree, isProcessAlive, killProcessGroup, killProcessTree, pidMark, processStartTicks, sendSignal, startTicksNow } from './process-tree';
 
 let dir: string;
 const started: number[] = [];
@@ -59,6 +59,22 @@ function startTree(script: string, marker: string): number {
   started.push(pid);
   return pid;
 }
+
+describe.runIf(process.platform === 'linux')('the clock of a process\'s start', () => {
+  it('is read before a root starts: a process started after the reading starts at or after it, and not after the next reading', async () => {
+    for (let i = 0; i < 5; i++) {
+      const from = startTicksNow();
+      const child = spawn('sleep', ['5'], { stdio: 'ignore' });
+      started.push(child.pid!);
+      const start = processStartTicks(child.pid!);
+      const to = startTicksNow();
+      expect(from).toBeTypeOf('number');
+      expect(start).toBeGreaterThanOrEqual(from!);
+      expect(start).toBeLessThanOrEqual(to!);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  });
+});
 
 describe('process tree', () => {
   it('finds background children, setsid children and orphans that carry the marker', async () => {

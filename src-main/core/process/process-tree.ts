@@ -40,8 +40,8 @@ export interface KillTreeOptions {
   /** The root has exited and was reaped: its pid may be someone else's now; only its group, session and marked processes count. */
   rootReaped?: boolean;
   /**
-   * The root's start (processStartTicks, read while it ran): every process of its tree started
-   * at or after it, so the environment of one started before is not read for the marker (the
+   * The root's start or earlier (startTicksNow, read before it started): every process of its
+   * tree started at or after it, so the environment of one started before is not read for the marker (the
    * costly part of a scan).
    */
   rootStart?: number;
@@ -149,6 +149,22 @@ export function processStartTicks(pid: number): number | undefined {
   if (!HAS_PROC) return undefined;
   const start = readProcStat(pid)?.start;
   return start !== undefined && Number.isFinite(start) ? start : undefined;
+}
+
+/**
+ * Now, in processStartTicks' clock (ticks of 1/100 s since boot, as /proc/uptime counts them):
+ * a process started after this call has a start at least this. Taken before a tree's root is
+ * started, it stands for the root's start: reading the root's own start after the fork blocks
+ * while the new process execs (up to ~1.5 ms a command), and finds nothing once it is reaped.
+ */
+export function startTicksNow(): number | undefined {
+  if (!HAS_PROC) return undefined;
+  try {
+    const uptime = /^(\d+)\.(\d\d)/.exec(readFileSync('/proc/uptime', 'latin1'));
+    return uptime ? Number(uptime[1]) * 100 + Number(uptime[2]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An exiting process's environment went with its memory (empty, or ESRCH): it counts (a sandbox's dying pid-namespace init is nobody's child); no signal harms it. */

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { isExecutable } from '../fs/file-checks';
 import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import type { StepAttribution } from './attribution';
-import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, pidMark, processStartTicks } from './process-tree';
+import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, pidMark, startTicksNow } from './process-tree';
 import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, ReviewLayer, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
@@ -149,12 +149,12 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
 
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   const before = pidMark();
+  const rootStart = startTicksNow();
   const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM }, opts);
   if ('failed' in started) return started.failed;
   const proc = started.proc;
 
   const pid = proc.pid;
-  const rootStart = processStartTicks(pid);
   const tree = { marker, ...(rootStart !== undefined ? { rootStart } : {}), ...(before !== undefined ? { before } : {}) };
   // A Deepdesk killed outright (SIGKILL, a crash) cannot stop the command: the watchdog does,
   // its group and whatever carries its marker (nohup'd or setsid'd children too).

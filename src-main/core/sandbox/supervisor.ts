@@ -9,7 +9,7 @@
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
 import { spawnPipe } from '../process/spawn';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, pidMark, processStartTicks, type KillTreeOptions, type PidMark } from '../process/process-tree';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, pidMark, startTicksNow, type KillTreeOptions, type PidMark } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
 import { realPathOf } from '../fs/real-path';
 import type { CommandSpec, LiveCheck, PreparedCommand } from './types';
@@ -58,6 +58,7 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   let guard: GitGuard | undefined;
   let child: ChildProcess;
   let before: PidMark | undefined;
+  let rootStart: number | undefined;
   try {
     // Watching before it starts: nothing it does goes unseen.
     if (prepared?.checkNow && spec.sandbox !== false) {
@@ -65,6 +66,7 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
       guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line), writableOutside });
     }
     before = pidMark();
+    rootStart = startTicksNow();
     child = await spawnChild(command, spec.command, spec.role ?? 'server');
   } catch (err) {
     await guard?.close();
@@ -75,7 +77,6 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   // A process of its own group (detached), so that the group is the tree; registered
   // before anything else can go wrong.
   const release = diesWithDeepdesk ? () => undefined : watchProcessGroup(pid, marker);
-  const rootStart = processStartTicks(pid);
   const tree: TreeOf = { marker, ...(rootStart !== undefined ? { rootStart } : {}), ...(before !== undefined ? { before } : {}) };
   const supervised = new Supervised(child, pid, tree, log, checkEffects, async () => {
     release();
