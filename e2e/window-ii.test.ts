@@ -398,6 +398,83 @@ describe('conversation', () => {
     expect(serve.model.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
   });
 
+  it('gives the keyboard to the oldest approval when a newer one reaches the window first (parallel calls are asked about in any order)', async () => {
+    serve = await startServe({
+      script: [
+        {
+          toolCalls: [
+            { name: 'write_file', args: { file_path: '/one.txt', content: 'first\n' } },
+            { name: 'write_file', args: { file_path: '/two.txt', content: 'second\n' } },
+            { name: 'write_file', args: { file_path: '/three.txt', content: 'third\n' } },
+          ],
+        },
+        { text: 'Wrote them.' },
+      ],
+    });
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    // The window reads the waiting approvals (threads.get) when told they changed. Until all
+    // three wait, it is answered that none does; then that only the newest does; then, told
+    // again, all three: the newest card comes first and takes the keyboard by itself.
+    type Approval = { createdAt: string };
+    type Reply = { id?: unknown; result?: { thread?: { id?: string }; approvals?: Approval[] } };
+    const gets: unknown[] = [];
+    let stage: 'none' | 'newest' | 'all' = 'none';
+    let tellAll: (() => void) | undefined;
+    const parse = (m: string | Buffer): unknown => {
+      try {
+        return typeof m === 'string' ? JSON.parse(m) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await context.routeWebSocket(/.*/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const call = parse(m) as { id?: unknown; method?: unknown } | undefined;
+        if (call?.method === 'threads.get') gets.push(call.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const reply = parse(m) as Reply | undefined;
+        const waiting = reply?.result?.approvals;
+        if (stage === 'all' || reply?.id === undefined || !gets.includes(reply.id) || waiting === undefined || waiting.length === 0) {
+          ws.send(m);
+          return;
+        }
+        if (waiting.length < 3) {
+          ws.send(JSON.stringify({ ...reply, result: { ...reply.result, approvals: [] } }));
+          return;
+        }
+        // The newest as the window orders them (by createdAt; the list's order where equal).
+        const newest = [...waiting].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).at(-1)!;
+        stage = 'newest';
+        ws.send(JSON.stringify({ ...reply, result: { ...reply.result, approvals: [newest] } }));
+        tellAll = () => {
+          stage = 'all';
+          ws.send(JSON.stringify({ event: 'approvals.changed', payload: { threadId: reply.result?.thread?.id } }));
+        };
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(serve.url);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    await send(page, 'write three files');
+    const focusedApprove = () => page.evaluate(() => document.activeElement?.closest('[role="group"]') === document.querySelector('[role="log"] [role="group"][aria-label="Approve tool call"]') && (document.activeElement?.textContent ?? '').startsWith('Approve'));
+    // The newest card alone, with the keyboard.
+    await poll(() => stage).toBe('newest');
+    await poll(() => approvals(page).count()).toBe(1);
+    const newestCard = await approvals(page).first().innerText();
+    await poll(focusedApprove).toBe(true);
+    tellAll!();
+    // The oldest comes first and takes the keyboard from the newest.
+    await poll(() => approvals(page).count()).toBe(3);
+    expect(await approvals(page).first().innerText()).not.toBe(newestCard);
+    await poll(focusedApprove).toBe(true);
+  });
+
   it('a message sent while the window’s first thread is still being made goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
