@@ -196,41 +196,63 @@ export function collectPtyRun(proc: pty.IPty, hooks: PtyRunHooks, opts: PtyRunOp
 }
 
 /**
- * The pty echoes our answers (a line of the nonce; `\r\n` or `\n` by the terminal's settings)
- * into the output: they are not the command's. Each answer's echo is dropped where it comes
- * next in the stream; should something else come first (the terminal does not echo, or a
- * command still running printed in between), nothing more is dropped.
+ * The pty echoes our answers (a line of the nonce) into the output: they are not the
+ * command's. Once an answer was given, every line of the nonce is dropped wherever it comes,
+ * and as often as it comes: an ssh client whose master connection writes the remote's output
+ * before the client has set its own terminal raw leaves that terminal echoing too, so one
+ * answer can come back twice (the local echo, then the remote one through the local
+ * terminal's `\n` → `\r\n`). Only a line that is the nonce alone is dropped (a command that
+ * read its wrapper's command line knows it; such a line it prints after the report is lost).
  */
 export class AnswerEchoes {
-  private pending = 0;
+  private answered = false;
   private held = '';
-  private readonly forms: readonly string[];
+  /** The last character before what is held (or before the next chunk): '' at the start. */
+  private before = '';
 
-  constructor(nonce: string) {
-    this.forms = [`${nonce}\r\n`, `${nonce}\n`];
-  }
+  constructor(private readonly nonce: string) {}
 
   expect(): void {
-    this.pending++;
+    this.answered = true;
   }
 
   filter(chunk: string): string {
-    let text = this.held + chunk;
+    const text = this.held + chunk;
     this.held = '';
-    while (this.pending > 0 && text.length > 0) {
-      const echo = this.forms.find((form) => text.startsWith(form));
-      if (echo !== undefined) {
-        text = text.slice(echo.length);
-        this.pending--;
-        continue;
-      }
-      if (this.forms.some((form) => form.startsWith(text))) {
-        this.held = text;
-        return '';
-      }
-      this.pending = 0;
+    if (!this.answered) {
+      if (text.length > 0) this.before = text.at(-1)!;
+      return text;
     }
-    return text;
+    const { nonce } = this;
+    const startsLine = (at: number): boolean => LINE_STARTS.has(at === 0 ? this.before : text[at - 1]!);
+    let out = '';
+    let from = 0;
+    for (let at = text.indexOf(nonce); at !== -1; at = text.indexOf(nonce, at + 1)) {
+      if (!startsLine(at)) continue;
+      const after = text.slice(at + nonce.length);
+      const ending = LINE_ENDS.find((end) => after.startsWith(end));
+      if (ending !== undefined) {
+        out += text.slice(from, at);
+        from = at + nonce.length + ending.length;
+        at = from - 1;
+      } else if (LINE_ENDS.some((end) => end.startsWith(after))) {
+        // The line's end has not come yet.
+        return out + this.hold(text, from, at);
+      }
+    }
+    // The start of a nonce at the very end of a line's start: held until what follows it comes.
+    for (let keep = Math.min(text.length - from, nonce.length - 1); keep > 0; keep--) {
+      const at = text.length - keep;
+      if (startsLine(at) && nonce.startsWith(text.slice(at))) return out + this.hold(text, from, at);
+    }
+    if (text.length > 0) this.before = text.at(-1)!;
+    return out + text.slice(from);
+  }
+
+  private hold(text: string, from: number, at: number): string {
+    this.before = at === 0 ? this.before : text[at - 1]!;
+    this.held = text.slice(at);
+    return text.slice(from, at);
   }
 
   /** What was held as the start of an echo that never completed. */
@@ -240,6 +262,11 @@ export class AnswerEchoes {
     return rest;
   }
 }
+
+/** Where an echoed line can start: the stream's start, a line's, or just after a report (its BEL). */
+const LINE_STARTS = new Set(['', '\n', '\r', '\x07']);
+/** How an echoed line ends: the pty's `\r\n`, a bare `\n`, or `\r\n` put through a terminal's `\n` → `\r\n` once more. */
+const LINE_ENDS = ['\r\r\n', '\r\n', '\n'];
 
 /** Ends a pty whose process never reported its exit (node-pty closed the fd of one that did). */
 export function endPty(proc: pty.IPty, signal: 'SIGKILL' | 'SIGTERM'): void {
