@@ -199,7 +199,7 @@ describe('moving around', () => {
     const page = await openApp(e2e.browser, serve.url);
     const threads = page.getByRole('region', { name: 'Threads' });
     for (const text of ['first thread', 'second thread']) {
-      await page.getByRole('button', { name: 'New thread' }).click();
+      await page.getByRole('button', { name: 'New thread' }).press('Enter');
       // The new thread is open (its empty log) before the message is typed.
       await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
       await typeAndSend(page, text);
@@ -276,7 +276,7 @@ describe('moving around', () => {
 describe('the terminal by keyboard', () => {
   it('the tab list is one Tab stop holding only tabs; arrows move between them, Delete closes a finished command’s view', async () => {
     const page = await openApp(e2e.browser, serve.url);
-    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await typeAndSend(page, 'run a command');
     await conversation(page).getByText('Done with the files.').waitFor({ timeout: 60_000 });
@@ -304,7 +304,7 @@ describe('for a screen reader', () => {
     const page = await openApp(e2e.browser, serve.url);
     // A thread of its own: the thread open last may still hold an earlier test's run (its last
     // answer under load), which would queue this message behind it and answer it otherwise.
-    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await typeAndSend(page, 'stream an answer');
     const log = conversation(page);

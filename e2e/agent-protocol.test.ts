@@ -123,7 +123,7 @@ describe('the Agent Protocol beside the window', () => {
     expect(readFileSync(join(serve.folder, 'from-protocol.txt'), 'utf8')).toBe('protocol\n');
 
     // A thread made in the window...
-    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).press('Enter');
     await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Window task');
     await log.getByText('Window answered.').waitFor({ timeout: 60_000 });

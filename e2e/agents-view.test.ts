@@ -71,7 +71,7 @@ describe('the Agents view', () => {
     await sendMessage(page, 'Alpha task');
     await agentRow(page, 'Alpha task').waitFor({ timeout: 60_000 });
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     const alpha = agentRow(page, 'Alpha task');
@@ -187,12 +187,12 @@ describe('the Agents view', () => {
 
     // Another thread works, the window moves on to a third, and a terminal stops the second.
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Hang task');
     const hang = agentRow(page, 'Hang task');
     await poll(() => stateOf(hang)).toBe('Working');
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     const id = idOf('Hang task');
     expect(deepdesk(['stop', id.slice(0, 8)])).toBe(`Stopped ${id}.\n`);
@@ -224,7 +224,7 @@ describe('the Agents view', () => {
     await sendMessage(page, 'First task');
     await poll(() => stateOf(agentRow(page, 'First task'))).toBe('Working');
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Second task');
     await poll(() => stateOf(agentRow(page, 'Second task'))).toBe('Queued');

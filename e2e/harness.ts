@@ -144,6 +144,15 @@ export interface OpenAppOptions {
 }
 
 /** A page of the window in a context of its own; a page error fails the test. */
+/** A failed test's windows, as a screen reader has them: what CI prints says what the page showed. */
+export async function printFailedPages(task: { result?: { state?: string } }, browser: Browser | undefined): Promise<void> {
+  if (task.result?.state !== 'fail') return;
+  for (const page of browser?.contexts().flatMap((context) => context.pages()) ?? []) {
+    const shown = await page.locator('body').ariaSnapshot({ timeout: 5_000 }).catch((err: unknown) => `(no snapshot: ${String(err)})`);
+    console.error(`The page at ${page.url()} when the test failed:\n${shown.slice(0, 6_000)}`);
+  }
+}
+
 export async function openApp(browser: Browser, url: string, options: OpenAppOptions = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 } });
   const page = await context.newPage();
@@ -166,6 +175,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: false });
 }
+
+// New thread is pressed with the keyboard in these tests, not clicked: the Agents view above
+// the thread list changes height as a run ends and is seen, which moves the button; a click
+// aimed at it then can land on what took its place (CI failed twice so, right after a run).
 
 /** Types `text` into the message box and presses Send, as a person does. */
 export async function sendMessage(page: Page, text: string): Promise<void> {
@@ -211,13 +224,7 @@ export function useE2ESession(): E2ESession {
     await browser?.close();
   });
   afterEach(async ({ task }) => {
-    // A failed test's windows, as a screen reader has them: what CI prints says what the page showed.
-    if (task.result?.state === 'fail') {
-      for (const page of browser?.contexts().flatMap((context) => context.pages()) ?? []) {
-        const shown = await page.locator('body').ariaSnapshot({ timeout: 5_000 }).catch((err: unknown) => `(no snapshot: ${String(err)})`);
-        console.error(`The page at ${page.url()} when the test failed:\n${shown.slice(0, 6_000)}`);
-      }
-    }
+    await printFailedPages(task, browser);
     // The latest first: a restarted one may run on the data of one stopped earlier.
     for (const serve of started.splice(0).reverse()) await serve.stop();
   });

@@ -60,7 +60,7 @@ describe('per-hunk review in Changes', () => {
 
     // Another thread starts working (its model's answer is held).
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await log.getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 60_000 });

@@ -99,7 +99,7 @@ describe('pathological Markdown leaves the window usable', () => {
 
     // Away to another thread, answered there, and back.
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await sendMessage(page, 'Something else');
     await conversation(page).getByText('A short answer elsewhere.').waitFor({ timeout: 60_000 });
     expect(await conversation(page).locator('strong').textContent()).toBe('short');

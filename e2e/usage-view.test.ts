@@ -89,7 +89,7 @@ describe('the Usage view', () => {
     const startedDay = new Date().toISOString().slice(0, 10);
 
     await ask(page, 'first question', 'Answer one.');
-    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-select').count()).toBe(2);
     await ask(page, 'second question', 'Answer two.');
     await ask(page, 'a follow-up', 'Answer three.');

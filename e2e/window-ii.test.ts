@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, repo, screenshot, startServe, toolCard, type ServeHandle } from './harness';
+import { launchBrowser, printFailedPages, repo, screenshot, startServe, toolCard, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -21,7 +21,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-afterEach(async () => {
+afterEach(async ({ task }) => {
+  await printFailedPages(task, browser);
   await context?.close();
   context = undefined;
   await serve?.stop();
@@ -613,7 +614,7 @@ describe('conversation', () => {
 
     // New thread, and before its thread is made the person opens the first one again: the made thread never opens.
     holding = true;
-    await threads.getByRole('button', { name: 'New thread', exact: true }).click();
+    await threads.getByRole('button', { name: 'New thread', exact: true }).press('Enter');
     await poll(() => held.length).toBe(1);
     await first.click();
     await poll(() => first.getAttribute('aria-current')).toBe('true');
@@ -625,7 +626,7 @@ describe('conversation', () => {
     await poll(() => log(page).getByText('Answered.').count()).toBe(1);
 
     // The next New thread makes a new one and opens it, not the one made before.
-    await threads.getByRole('button', { name: 'New thread', exact: true }).click();
+    await threads.getByRole('button', { name: 'New thread', exact: true }).press('Enter');
     await poll(() => creates.length).toBe(4);
     await poll(() => threads.locator('.thread-item').count()).toBe(4);
     await poll(() => threads.locator('.thread-item.current').count()).toBe(1);
@@ -640,11 +641,11 @@ describe('conversation', () => {
     const longTitle = 'Work out the VAT rounding rules for every invoice line and the totals';
     await send(page, longTitle);
     await log(page).getByText('About VAT.').waitFor({ timeout: 60_000 });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => threads.locator('.thread-item').count()).toBe(2);
     // A second click while the new thread is empty adds nothing.
-    await threads.getByRole('button', { name: 'New thread' }).click();
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => threads.locator('.thread-item').count()).toBe(2);
     await send(page, 'Refactor the parser');
     await log(page).getByText('About the parser.').waitFor({ timeout: 60_000 });

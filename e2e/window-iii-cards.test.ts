@@ -171,7 +171,7 @@ describe('papercuts', () => {
     const threads = page.getByRole('region', { name: 'Threads' });
     await sendMessage(page, 'Why is the total off by a cent?');
     await conversation(page).getByText('per line.').waitFor({ timeout: 60_000 });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => threads.locator('.thread-item').count()).toBe(2);
     await sendMessage(page, 'Draft the release notes');
     await conversation(page).getByText('Release notes drafted.').waitFor({ timeout: 60_000 });

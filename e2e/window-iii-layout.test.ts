@@ -324,7 +324,7 @@ describe('names first, metadata truncates', () => {
     await poll(() => page.title()).toMatch(/^\(1 needs you\) /);
     // Another thread open: the first one waits in the background.
     const threads = page.getByRole('region', { name: 'Threads' });
-    await threads.getByRole('button', { name: 'New thread' }).click();
+    await threads.getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => threads.locator('.thread-item').count()).toBe(2);
     const waiting = threads.locator('.thread-item').filter({ hasText: 'waiting for approval' });
     await poll(() => waiting.count()).toBe(1);

@@ -89,7 +89,7 @@ describe("the agent's pty is as wide as the view that shows it", () => {
     if (threads > 0) {
       // The window opens on the latest thread: once it shows, a new one.
       await conversation(page).getByText('Measured.').waitFor({ timeout: 60_000 });
-      await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread', exact: true }).click();
+      await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: 'New thread', exact: true }).press('Enter');
       await poll(() => list.count()).toBe(threads + 1);
       await poll(() => conversation(page).getByText('Measured.').count()).toBe(0);
     }

@@ -186,7 +186,7 @@ describe('the offer of modes on the first screen', () => {
     await sendMessage(page, 'hello');
     await conversation(page).getByText('first answer').waitFor({ timeout: 60_000 });
     // Another thread: the choices are gone from above it; their button stays in the header.
-    await page.getByRole('button', { name: 'New thread' }).click();
+    await page.getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => offer(page).count()).toBe(0);
     await poll(() => offerButton(page).count()).toBe(1);
     await page.reload();

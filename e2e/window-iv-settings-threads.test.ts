@@ -263,7 +263,7 @@ describe('New thread', () => {
     // In the thread the window opened on (empty, as on a first start).
     await messageBox(page).fill('a draft for the first thread');
     await attach(page, 'first.txt');
-    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => messageBox(page).inputValue()).toBe('');
     expect(await pendingFiles(page).count()).toBe(0);
     await poll(() => threadList(page).locator('.thread-select').count()).toBe(2);
@@ -275,7 +275,7 @@ describe('New thread', () => {
     await messageBox(page).fill('a second draft');
     await attach(page, 'second.txt');
     await screenshot(page, 'new-thread-draft-before-1400x900');
-    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
     // The new thread is made by the host (slow under a loaded run): it is listed and open
     // before its empty box is read. A toast says why when it could not be made.
     await expect
@@ -357,7 +357,7 @@ describe('the thread list', () => {
     }
     expect(shown).toBeGreaterThanOrEqual(10);
     // Audited on a new thread: the list, with nothing of another area's in the conversation.
-    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => rows.count()).toBe(TITLES.length + 1);
     const found = await auditEveryWay(page);
     expect(Object.entries(found).map(([way, v]) => `${way}:\n${describeViolations(v)}`).join('\n')).toBe('');
@@ -396,7 +396,7 @@ describe('thread titles and search', () => {
     await poll(() => page.locator('.thread-heading').innerText()).toContain('/review-pr 42');
 
     // A mention: the words typed, not the file's text.
-    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => messageBox(page).inputValue()).toBe('');
     await messageBox(page).fill('summarise @notes.md');
     await page.keyboard.press('Escape');
@@ -422,7 +422,7 @@ describe('thread titles and search', () => {
     // The image went as an image: its base64 is in the thread.
     expect(JSON.stringify(serve.model.requests[0]!.messages)).toContain(base64);
 
-    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await poll(() => messageBox(page).inputValue()).toBe('');
     await messageBox(page).fill('a zebra crossing outside the office');
     await page.getByRole('button', { name: 'Send', exact: true }).click();

@@ -127,7 +127,7 @@ describe('a run waiting for a run slot', () => {
     expect(await oneLine(conversation(page).locator('.working'))).toBe(true);
     await screenshot(page, 'v-working-1024x700');
 
-    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Second task');
     await poll(() => runLine(page)).toBe('Queued: waiting for a free run slot (1 of 1 in use) · Esc to stop');
@@ -173,7 +173,7 @@ describe('a run waiting for a run slot', () => {
     alphaFirst.open();
     await approval(page).waitFor({ timeout: 60_000 });
     // Waiting for the person, the run holds no slot: another thread's run takes it.
-    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     await poll(() => runLine(page)).toMatch(/^Working… \d+ s/);
@@ -212,12 +212,12 @@ describe('the Agents view under the pointer', () => {
     const row = (title: string) => agents.getByRole('listitem').filter({ hasText: title });
     await sendMessage(page, 'Alpha task');
     await row('Alpha task').waitFor({ timeout: 60_000 });
-    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     await sendMessage(page, 'Beta task');
     await row('Beta task').waitFor({ timeout: 60_000 });
     // A third thread open, so neither run is seen when it ends.
-    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).press('Enter');
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 60_000 });
     // Both working, the newest first.
     await poll(() => agents.locator('.agent-state').allInnerTexts()).toEqual(['Working', 'Working']);

@@ -263,7 +263,7 @@ describe('another agent’s thread in the window', async () => {
     await expect.poll(() => threads.locator('.thread-item.current').innerText()).toContain('scripted');
     await screenshot(page, 'window-vii-agent-thread-1024');
     // A thread of Deepdesk's own shows the model again.
-    await threads.getByRole('button', { name: 'New thread', exact: true }).click();
+    await threads.getByRole('button', { name: 'New thread', exact: true }).press('Enter');
     await expect.poll(() => header.getByRole('button', { name: /^Model / }).count()).toBe(1);
   });
 });
