@@ -2,9 +2,9 @@
 // it and a short thread; in headless Chromium the long one is opened from the thread list ten
 // times, the short one between: the time from the click to its last message on screen, the
 // longest frame meanwhile (requestAnimationFrame intervals), and the page's JS heap after a
-// collection following each open (flat: the tenth beside the first), with what of it is the
-// page's objects rather than V8's compiled code (which grows as more functions get hot). Its floor is the same
-// open of the 6-message thread. Then, open, it is gone up to its first message (page by page,
+// collection following each open, and of it the page's objects without V8's compiled code
+// (which grows as more functions get hot): flat, the tenth beside the first. Its floor is the
+// same open of the 6-message thread. Then, open, it is gone up to its first message (page by page,
 // at the top with `Show earlier messages`) and the thread list is searched for its last
 // message: the longest frame of each.
 

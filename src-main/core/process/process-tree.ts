@@ -41,8 +41,8 @@ export interface KillTreeOptions {
   rootReaped?: boolean;
   /**
    * The root's start or earlier (startTicksNow, read before it started): every process of its
-   * tree started at or after it, so the environment of one started before is not read for the marker (the
-   * costly part of a scan).
+   * tree started at or after it, so the environment of one started before is not read for the
+   * marker (the costly part of a scan).
    */
   rootStart?: number;
   /**
