@@ -53,6 +53,57 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
+/**
+ * Relays the page's socket, holding the host's answers to `threads.create` back while
+ * `holding` (the first one is refused instead, when `refuseFirst`). With `sendAfterLoad` a
+ * `threads.send` reaches the host only after an answer to `threads.get` has reached the page.
+ */
+async function relayCreates(context: BrowserContext, { holding = true, refuseFirst = false, sendAfterLoad = false } = {}) {
+  const gate = {
+    creates: [] as unknown[],
+    held: [] as Array<() => void>,
+    holding,
+    release(): void {
+      gate.holding = false;
+      for (const answer of gate.held.splice(0)) answer();
+    },
+  };
+  let refuse = refuseFirst;
+  const parse = (m: string | Buffer): { id?: unknown; method?: unknown } | undefined => {
+    try {
+      return typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const gets: unknown[] = [];
+  let sends: Array<() => void> | undefined = sendAfterLoad ? [] : undefined;
+  await context.routeWebSocket(/.*/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const method = parse(m)?.method;
+      if (method === 'threads.create') gate.creates.push(parse(m)?.id);
+      if (method === 'threads.get') gets.push(parse(m)?.id);
+      if (method === 'threads.send' && sends !== undefined) sends.push(() => server.send(m));
+      else server.send(m);
+    });
+    server.onMessage((m) => {
+      const id = parse(m)?.id;
+      if (gets.includes(id) && sends !== undefined) {
+        ws.send(m);
+        for (const send of sends) send();
+        sends = undefined;
+      } else if (id === undefined || !gate.creates.includes(id)) ws.send(m);
+      else if (refuse) {
+        refuse = false;
+        ws.send(JSON.stringify({ id, error: { message: 'the thread store is full', code: 'failed' } }));
+      } else if (gate.holding) gate.held.push(() => ws.send(m));
+      else ws.send(m);
+    });
+  });
+  return gate;
+}
+
 async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
   const b = await locator.boundingBox();
   if (!b) throw new Error('not visible');
@@ -480,29 +531,7 @@ describe('conversation', () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The answers to threads.create are held back until the message has been sent.
-    const creates: unknown[] = [];
-    const held: Array<() => void> = [];
-    let holding = true;
-    const idOf = (m: string | Buffer): unknown => {
-      try {
-        return typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
-      } catch {
-        return undefined;
-      }
-    };
-    await context.routeWebSocket(/.*/, (ws) => {
-      const server = ws.connectToServer();
-      ws.onMessage((m) => {
-        const call = idOf(m) as { id?: unknown; method?: unknown } | undefined;
-        if (call?.method === 'threads.create') creates.push(call.id);
-        server.send(m);
-      });
-      server.onMessage((m) => {
-        const reply = idOf(m) as { id?: unknown } | undefined;
-        if (holding && reply?.id !== undefined && creates.includes(reply.id)) held.push(() => ws.send(m));
-        else ws.send(m);
-      });
-    });
+    const gate = await relayCreates(context);
     const page = await context.newPage();
     page.on('pageerror', (err) => {
       throw err;
@@ -510,43 +539,27 @@ describe('conversation', () => {
     await page.goto(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     // The window makes its first thread (there is none): its answer has not come yet.
-    await poll(() => held.length).toBe(1);
+    await poll(() => gate.held.length).toBe(1);
     await send(page, 'Hello there');
-    holding = false;
-    for (const answer of held.splice(0)) answer();
+    gate.release();
     await log(page).getByText('Answered.').waitFor({ timeout: 60_000 });
     expect(await log(page).getByText('Hello there', { exact: true }).count()).toBe(1);
     // One thread was made, and it holds the message.
-    expect(creates).toHaveLength(1);
+    expect(gate.creates).toHaveLength(1);
     await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
   });
 
   it('a message sent when the first thread is made but not yet open goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const creates: unknown[] = [];
-    const held: Array<() => void> = [];
-    let holding = true;
-    await context.routeWebSocket(/.*/, (ws) => {
-      const server = ws.connectToServer();
-      ws.onMessage((m) => {
-        const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
-        if (call?.method === 'threads.create') creates.push(call.id);
-        server.send(m);
-      });
-      server.onMessage((m) => {
-        const reply = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
-        if (holding && reply?.id !== undefined && creates.includes(reply.id)) held.push(() => ws.send(m));
-        else ws.send(m);
-      });
-    });
+    const gate = await relayCreates(context);
     const page = await context.newPage();
     page.on('pageerror', (err) => {
       throw err;
     });
     await page.goto(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
-    await poll(() => held.length).toBe(1);
+    await poll(() => gate.held.length).toBe(1);
     // Send is pressed in the same task as the answer to threads.create, once what it resolves
     // has run: the thread is made, not yet open (React renders it in a later task).
     await page.evaluate((ids) => {
@@ -564,62 +577,69 @@ describe('conversation', () => {
         }
         return value;
       };
-    }, creates);
-    holding = false;
-    for (const answer of held.splice(0)) answer();
+    }, gate.creates);
+    gate.release();
     await log(page).getByText('Answered.').waitFor({ timeout: 60_000 });
-    expect(creates).toHaveLength(1);
+    expect(gate.creates).toHaveLength(1);
     await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
+  });
+
+  it('a message sent in the moment its thread opens shows in it and is not kept as its draft', async () => {
+    serve = await startServe({ script: [{ text: 'Answered.' }] });
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    // The message reaches the host after the thread's first load: it must still show.
+    const gate = await relayCreates(context, { sendAfterLoad: true });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(serve.url);
+    const message = page.getByRole('textbox', { name: 'Message', exact: true });
+    await message.fill('Hello there');
+    await poll(() => gate.held.length).toBe(1);
+    // Send is pressed once the window shows the thread open, before that render's effects have
+    // run (a discrete event is handled first).
+    await page.evaluate(() => {
+      new MutationObserver((_, observer) => {
+        if (document.querySelector('.thread-item.current') === null) return;
+        observer.disconnect();
+        [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Send')?.click();
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    gate.release();
+    await log(page).getByText('Answered.').waitFor({ timeout: 60_000 });
+    expect(await log(page).getByText('Hello there', { exact: true }).count()).toBe(1);
+    expect(await message.inputValue()).toBe('');
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('deepdesk.draft.')))).toEqual([]);
   });
 
   it('a creation the host refused, or one that ended with another thread open, is never handed to a later message or New thread', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const creates: unknown[] = [];
-    const held: Array<() => void> = [];
-    let refuse = true;
-    let holding = false;
-    await context.routeWebSocket(/.*/, (ws) => {
-      const server = ws.connectToServer();
-      ws.onMessage((m) => {
-        const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
-        if (call?.method === 'threads.create') creates.push(call.id);
-        server.send(m);
-      });
-      server.onMessage((m) => {
-        const reply = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
-        if (reply?.id === undefined || !creates.includes(reply.id)) ws.send(m);
-        else if (refuse) {
-          // The host fails the window's first creation.
-          refuse = false;
-          ws.send(JSON.stringify({ id: reply.id, error: { message: 'the thread store is full', code: 'failed' } }));
-        } else if (holding) held.push(() => ws.send(m));
-        else ws.send(m);
-      });
-    });
+    // The host fails the window's first creation.
+    const gate = await relayCreates(context, { holding: false, refuseFirst: true });
     const page = await context.newPage();
     page.on('pageerror', (err) => {
       throw err;
     });
     await page.goto(serve.url);
     await page.getByText('the thread store is full').waitFor({ timeout: 60_000 });
-    expect(creates).toHaveLength(1);
+    expect(gate.creates).toHaveLength(1);
 
     // The message after a refused creation makes a thread of its own.
     await send(page, 'Hello there');
     await log(page).getByText('Answered.').waitFor({ timeout: 60_000 });
-    expect(creates).toHaveLength(2);
+    expect(gate.creates).toHaveLength(2);
     const threads = page.getByRole('region', { name: 'Threads' });
     const first = threads.locator('.thread-item').filter({ hasText: 'Hello there' }).getByRole('button').first();
 
     // New thread, and before its thread is made the person opens the first one again: the made thread never opens.
-    holding = true;
+    gate.holding = true;
     await threads.getByRole('button', { name: 'New thread', exact: true }).press('Enter');
-    await poll(() => held.length).toBe(1);
+    await poll(() => gate.held.length).toBe(1);
     await first.click();
     await poll(() => first.getAttribute('aria-current')).toBe('true');
-    holding = false;
-    for (const answer of held.splice(0)) answer();
+    gate.release();
     // Listed: the one the host made though its answer was refused, the first, and the one never opened.
     await poll(() => threads.locator('.thread-item').count()).toBe(3);
     expect(await first.getAttribute('aria-current')).toBe('true');
@@ -627,7 +647,7 @@ describe('conversation', () => {
 
     // The next New thread makes a new one and opens it, not the one made before.
     await threads.getByRole('button', { name: 'New thread', exact: true }).press('Enter');
-    await poll(() => creates.length).toBe(4);
+    await poll(() => gate.creates.length).toBe(4);
     await poll(() => threads.locator('.thread-item').count()).toBe(4);
     await poll(() => threads.locator('.thread-item.current').count()).toBe(1);
     expect(await first.getAttribute('aria-current')).toBeNull();

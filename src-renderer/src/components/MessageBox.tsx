@@ -78,6 +78,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   const textarea = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState(() => loadDraft(focusKey));
   const [runningCandidates, setRunningCandidates] = useState(false);
+  /** The thread whose box the effects last saw (files attached before any thread follow it). */
   const draftOf = useRef(focusKey);
   const [mention, setMention] = useState<Mention | null>(null);
   const [options, setOptions] = useState<string[]>([]);
@@ -115,43 +116,43 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
 
   // Switching threads: keep this thread's draft, show the other's. What was typed before any
   // thread was open (the first one is still being created) belongs to the thread that opens.
+  // Done while rendering, so that no render shows one thread with another's text: a key
+  // handled before that render's effects have run would otherwise send or save the wrong text.
+  const [shownKey, setShownKey] = useState(focusKey);
+  if (shownKey !== focusKey) {
+    setShownKey(focusKey);
+    if (shownKey === null) {
+      setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
+      setFilesByThread(({ '': early = [], ...rest }) => ({ ...rest, [focusKey ?? '']: [...(rest[focusKey ?? ''] ?? []), ...early] }));
+    } else {
+      setText(loadDraft(focusKey));
+      setMention(null);
+    }
+  }
   useEffect(() => {
     // The first thread opening at start-up comes a moment after the window: by then the person
     // may be on another control, which keeps the keyboard. A thread they switch to takes it.
     const starting = draftOf.current === null;
-    if (draftOf.current !== focusKey) {
-      const typedBeforeThread = draftOf.current === null;
-      draftOf.current = focusKey;
-      if (typedBeforeThread) {
-        setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
-        setFilesByThread(({ '': early = [], ...rest }) => ({ ...rest, [focusKey ?? '']: [...(rest[focusKey ?? ''] ?? []), ...early] }));
-      }
-      else {
-        setText(loadDraft(focusKey));
-        setMention(null);
-      }
-    }
+    draftOf.current = focusKey;
     // Not away from what keeps the keyboard on purpose (the offer of modes opened for the person).
     if (document.activeElement?.closest('[data-keeps-focus]')) return;
     if (!starting || keyboardIsFree()) textarea.current?.focus();
   }, [focusKey]);
 
-  useEffect(() => {
-    if (draftOf.current === focusKey) saveDraft(focusKey, text);
-  }, [text, focusKey]);
+  useEffect(() => saveDraft(focusKey, text), [text, focusKey]);
   // Another agent's process starts while the person types, so the turn does not wait for it:
   // asked once per thread while it is idle (what fails is left to the turn, which reports it).
   const prepared = useRef(new Set<string>());
   useEffect(() => {
     if (focusKey === null || !otherAgent) return;
     if (running) prepared.current.delete(focusKey);
-    else if (text !== '' && draftOf.current === focusKey && !prepared.current.has(focusKey)) {
+    else if (text !== '' && !prepared.current.has(focusKey)) {
       prepared.current.add(focusKey);
       void api.call('threads.prepare', { threadId: focusKey }).catch(() => undefined);
     }
   }, [api, otherAgent, running, text, focusKey]);
   useEffect(() => {
-    if (focusKey !== null && draftOf.current === focusKey) noteDraft(focusKey, text.trim() !== '' || files.length > 0);
+    if (focusKey !== null) noteDraft(focusKey, text.trim() !== '' || files.length > 0);
   }, [text, files, focusKey]);
 
   // Where the caret goes once a text set by the box itself is in the page: placed right after
@@ -279,7 +280,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
     const key = focusKey;
     // The stored draft goes now, not with the next render: a box drawn anew meanwhile (a
     // reconnect reloads the window's state) must not bring the sent message back.
-    if (draftOf.current === key) saveDraft(key, '');
+    saveDraft(key, '');
     setText('');
     setFiles(key, () => []);
     setFileProblems([]);

@@ -79,6 +79,8 @@ export function useThreadSession(): ThreadSession {
   const [goalDraft, setGoalDraft] = useState<{ threadId: string; draft: GoalDraft } | null>(null);
   /** Live events that arrive while threads.get loads, with their seq: they apply on top of it. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
+  /** The thread whose load has ended: until then a message waits (its snapshot would replace the message shown). */
+  const loadedThread = useRef<string | null>(null);
   /** A first message for a thread that was just created; sent once that thread has loaded. */
   const firstMessage = useRef<{ threadId: string; text: string; files: readonly PendingFile[] } | null>(null);
   const current = useRef<string | null>(null);
@@ -141,6 +143,7 @@ export function useThreadSession(): ThreadSession {
   const opened = useRef<string | null>(null);
   useEffect(() => {
     dispatch({ type: 'reset', threadId });
+    loadedThread.current = null;
     frameQueue.current = [];
     setApprovals([]);
     if (threadId === null) {
@@ -179,6 +182,7 @@ export function useThreadSession(): ThreadSession {
           setLoading(false);
         });
         buffer.current = null;
+        loadedThread.current = threadId;
         const pending = firstMessage.current;
         if (pending && pending.threadId === threadId) {
           firstMessage.current = null;
@@ -277,8 +281,9 @@ export function useThreadSession(): ThreadSession {
     async (text: string, files: readonly PendingFile[] = []) => {
       const id = current.current;
       // While the thread is still loading, its snapshot would replace the message shown
-      // now: send once it has loaded.
-      if (id !== null && buffer.current !== null) {
+      // now: send once it has loaded. Its load starts with the effects of the render that
+      // opened it, which a key or click can come before.
+      if (id !== null && loadedThread.current !== id) {
         firstMessage.current = { threadId: id, text, files };
         return true;
       }
