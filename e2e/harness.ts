@@ -177,8 +177,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 // New thread is pressed with the keyboard in these tests, not clicked: the Agents view above
-// the thread list changes height as a run ends and is seen, which moves the button; a click
-// aimed at it then can land on what took its place (CI failed twice so, right after a run).
+// the thread list keeps its height between no row and one (e2e/window-iii-layout), but not
+// with more, and a button that moves can have a click aimed at it land on what took its place
+// (CI failed twice so, right after a run).
 
 /** Types `text` into the message box and presses Send, as a person does. */
 export async function sendMessage(page: Page, text: string): Promise<void> {

@@ -217,6 +217,34 @@ describe('the terminal on the first screen', () => {
   });
 });
 
+describe('the left column holds still', () => {
+  it('New thread stays where it is as the window loads and as a run comes into the Agents view and leaves it', async () => {
+    const serve = await e2e.serve({ script: [{ text: 'Answered, slowly.', pace: { chunkChars: 2, chunksPerSecond: 8 } }] });
+    // Where New thread is from the first frame the thread list shows (before the agents are listed).
+    const page = await open(serve.url, 1400, 900, () => {
+      const tops: number[] = [];
+      (window as unknown as { newThreadTops: number[] }).newThreadTops = tops;
+      const look = (): void => {
+        const button = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'New thread');
+        const y = button?.getBoundingClientRect().y;
+        if (y !== undefined && tops.at(-1) !== y) tops.push(y);
+        requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
+    const agents = page.getByRole('region', { name: 'Agents' });
+    const tops = () => page.evaluate(() => (window as unknown as { newThreadTops: number[] }).newThreadTops);
+    await agents.getByText('No agents right now.').waitFor({ timeout: 60_000 });
+    // Where a click aimed at it lands: it must not move under the pointer as rows come and go.
+    await sendMessage(page, 'hello');
+    await agents.getByText('Working').waitFor({ timeout: 60_000 });
+    await conversation(page).getByText('Answered, slowly.').waitFor({ timeout: 60_000 });
+    // Seen as it finished (the open thread): its row leaves.
+    await agents.getByText('No agents right now.').waitFor({ timeout: 60_000 });
+    expect(await tops()).toHaveLength(1);
+  });
+});
+
 describe('names first, metadata truncates', () => {
   const LONG_TITLE = 'Find out why the rounding of the invoice totals in the VAT report differs from the accounting export by one cent';
 

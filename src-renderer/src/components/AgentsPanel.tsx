@@ -68,7 +68,8 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
         ) : null}
       </div>
       {agents === null ? (
-        error !== null ? <p className="panel-empty muted">The agents could not be listed: {error}</p> : null
+        // Empty while the first list comes: the view already has its height.
+        <p className="panel-empty muted">{error !== null ? `The agents could not be listed: ${error}` : null}</p>
       ) : agents.length === 0 ? (
         <p className="panel-empty muted">No agents right now.</p>
       ) : null}
