@@ -18,7 +18,7 @@ const TERMINAL_BYTES = 50 * 1024 * 1024;
 const STREAM_TOKENS_PER_SECOND = 2_000;
 const STREAM_SECONDS = 8;
 /** One frame at 60 Hz. */
-const FRAME_MS = 1000 / 60;
+export const FRAME_MS = 1000 / 60;
 
 /** Collects long tasks from page start; frames are recorded on demand. */
 const PAGE_PROBE = `
