@@ -53,12 +53,34 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
+/** A socket frame as JSON (undefined when it is not). */
+function frameOf<T>(m: string | Buffer): T | undefined {
+  try {
+    return typeof m === 'string' ? (JSON.parse(m) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Three writes in one step (asked about together), then `text`. */
+const threeWrites = (text: string): ScriptStep[] => [
+  {
+    toolCalls: [
+      { name: 'write_file', args: { file_path: '/one.txt', content: 'first\n' } },
+      { name: 'write_file', args: { file_path: '/two.txt', content: 'second\n' } },
+      { name: 'write_file', args: { file_path: '/three.txt', content: 'third\n' } },
+    ],
+  },
+  { text },
+];
+
 /**
- * Relays the page's socket, holding the host's answers to `threads.create` back while
+ * Opens `url` in a context of its own and relays its socket, holding the host's answers to `threads.create` back while
  * `holding` (the first one is refused instead, when `refuseFirst`). With `sendAfterLoad` a
  * `threads.send` reaches the host only after an answer to `threads.get` has reached the page.
  */
-async function relayCreates(context: BrowserContext, { holding = true, refuseFirst = false, sendAfterLoad = false } = {}) {
+async function openRelayingCreates(url: string, { holding = true, refuseFirst = false, sendAfterLoad = false } = {}) {
+  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const gate = {
     creates: [] as unknown[],
     held: [] as Array<() => void>,
@@ -69,22 +91,16 @@ async function relayCreates(context: BrowserContext, { holding = true, refuseFir
     },
   };
   let refuse = refuseFirst;
-  const parse = (m: string | Buffer): { id?: unknown; method?: unknown } | undefined => {
-    try {
-      return typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  const parse = (m: string | Buffer) => frameOf<{ id?: unknown; method?: unknown }>(m);
   const gets: unknown[] = [];
   let sends: Array<() => void> | undefined = sendAfterLoad ? [] : undefined;
   await context.routeWebSocket(/.*/, (ws) => {
     const server = ws.connectToServer();
     ws.onMessage((m) => {
-      const method = parse(m)?.method;
-      if (method === 'threads.create') gate.creates.push(parse(m)?.id);
-      if (method === 'threads.get') gets.push(parse(m)?.id);
-      if (method === 'threads.send' && sends !== undefined) sends.push(() => server.send(m));
+      const call = parse(m);
+      if (call?.method === 'threads.create') gate.creates.push(call.id);
+      if (call?.method === 'threads.get') gets.push(call.id);
+      if (call?.method === 'threads.send' && sends !== undefined) sends.push(() => server.send(m));
       else server.send(m);
     });
     server.onMessage((m) => {
@@ -101,7 +117,12 @@ async function relayCreates(context: BrowserContext, { holding = true, refuseFir
       else ws.send(m);
     });
   });
-  return gate;
+  const page = await context.newPage();
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  await page.goto(url);
+  return { page, gate };
 }
 
 async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
@@ -209,18 +230,7 @@ describe('layout', () => {
 
 describe('approvals inline', () => {
   it('asks for several calls in order at the calls, keeps the window usable, and keeps the diff after approval', async () => {
-    serve = await startServe({
-      script: [
-        {
-          toolCalls: [
-            { name: 'write_file', args: { file_path: '/one.txt', content: 'first\n' } },
-            { name: 'write_file', args: { file_path: '/two.txt', content: 'second\n' } },
-            { name: 'write_file', args: { file_path: '/three.txt', content: 'third\n' } },
-          ],
-        },
-        { text: 'Wrote what you allowed.' },
-      ],
-    });
+    serve = await startServe({ script: threeWrites('Wrote what you allowed.') });
     writeFileSync(join(serve.folder, 'existing.md'), '# Existing\n');
     const page = await open(serve.url);
     await send(page, 'write three files');
@@ -451,18 +461,7 @@ describe('conversation', () => {
   });
 
   it('gives the keyboard to the oldest approval when a newer one reaches the window first (parallel calls are asked about in any order)', async () => {
-    serve = await startServe({
-      script: [
-        {
-          toolCalls: [
-            { name: 'write_file', args: { file_path: '/one.txt', content: 'first\n' } },
-            { name: 'write_file', args: { file_path: '/two.txt', content: 'second\n' } },
-            { name: 'write_file', args: { file_path: '/three.txt', content: 'third\n' } },
-          ],
-        },
-        { text: 'Wrote them.' },
-      ],
-    });
+    serve = await startServe({ script: threeWrites('Wrote them.') });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The window reads the waiting approvals (threads.get) when told they changed. Until all
     // three wait, it is answered that none does; then that only the newest does; then, told
@@ -472,22 +471,15 @@ describe('conversation', () => {
     const gets: unknown[] = [];
     let stage: 'none' | 'newest' | 'all' = 'none';
     let tellAll: (() => void) | undefined;
-    const parse = (m: string | Buffer): unknown => {
-      try {
-        return typeof m === 'string' ? JSON.parse(m) : undefined;
-      } catch {
-        return undefined;
-      }
-    };
     await context.routeWebSocket(/.*/, (ws) => {
       const server = ws.connectToServer();
       ws.onMessage((m) => {
-        const call = parse(m) as { id?: unknown; method?: unknown } | undefined;
+        const call = frameOf<{ id?: unknown; method?: unknown }>(m);
         if (call?.method === 'threads.get') gets.push(call.id);
         server.send(m);
       });
       server.onMessage((m) => {
-        const reply = parse(m) as Reply | undefined;
+        const reply = frameOf<Reply>(m);
         const waiting = reply?.result?.approvals;
         if (stage === 'all' || reply?.id === undefined || !gets.includes(reply.id) || waiting === undefined || waiting.length === 0) {
           ws.send(m);
@@ -529,14 +521,8 @@ describe('conversation', () => {
 
   it('a message sent while the window’s first thread is still being made goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The answers to threads.create are held back until the message has been sent.
-    const gate = await relayCreates(context);
-    const page = await context.newPage();
-    page.on('pageerror', (err) => {
-      throw err;
-    });
-    await page.goto(serve.url);
+    const { page, gate } = await openRelayingCreates(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     // The window makes its first thread (there is none): its answer has not come yet.
     await poll(() => gate.held.length).toBe(1);
@@ -551,13 +537,7 @@ describe('conversation', () => {
 
   it('a message sent when the first thread is made but not yet open goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const gate = await relayCreates(context);
-    const page = await context.newPage();
-    page.on('pageerror', (err) => {
-      throw err;
-    });
-    await page.goto(serve.url);
+    const { page, gate } = await openRelayingCreates(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
     await poll(() => gate.held.length).toBe(1);
     // Send is pressed in the same task as the answer to threads.create, once what it resolves
@@ -586,14 +566,8 @@ describe('conversation', () => {
 
   it('a message sent in the moment its thread opens shows in it and is not kept as its draft', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The message reaches the host after the thread's first load: it must still show.
-    const gate = await relayCreates(context, { sendAfterLoad: true });
-    const page = await context.newPage();
-    page.on('pageerror', (err) => {
-      throw err;
-    });
-    await page.goto(serve.url);
+    const { page, gate } = await openRelayingCreates(serve.url, { sendAfterLoad: true });
     const message = page.getByRole('textbox', { name: 'Message', exact: true });
     await message.fill('Hello there');
     await poll(() => gate.held.length).toBe(1);
@@ -615,14 +589,8 @@ describe('conversation', () => {
 
   it('a creation the host refused, or one that ended with another thread open, is never handed to a later message or New thread', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
-    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     // The host fails the window's first creation.
-    const gate = await relayCreates(context, { holding: false, refuseFirst: true });
-    const page = await context.newPage();
-    page.on('pageerror', (err) => {
-      throw err;
-    });
-    await page.goto(serve.url);
+    const { page, gate } = await openRelayingCreates(serve.url, { holding: false, refuseFirst: true });
     await page.getByText('the thread store is full').waitFor({ timeout: 60_000 });
     expect(gate.creates).toHaveLength(1);
 
