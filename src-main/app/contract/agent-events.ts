@@ -40,7 +40,6 @@ export const toolRejectionSchema = z.strictObject({
   message: z.string().optional(),
   answered: z.boolean().optional(),
 });
-export type ToolRejection = z.infer<typeof toolRejectionSchema>;
 
 const mediaKindSchema = z.enum(['image', 'audio', 'video', 'document']);
 

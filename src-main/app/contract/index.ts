@@ -508,7 +508,6 @@ export const requestFrameSchema = z.object({
   once: z.string().min(1).max(128).optional(),
   replay: z.literal(true).optional(),
 });
-export type RequestFrame = z.infer<typeof requestFrameSchema>;
 
 /** Main → window. */
 export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: ContractErrorCode } };
