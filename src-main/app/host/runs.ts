@@ -10,7 +10,7 @@ import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { AGENT_STATE_WORDS } from '../contract';
+import { AGENT_STATE_WORDS, type Settings } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
@@ -22,6 +22,7 @@ import { deleteThread } from '../threads/delete-thread';
 import { ThreadStore, type ThreadSource } from '../threads/thread-store';
 import { capText } from '../threads/thread-page';
 import type { SecretStore } from '../base/secret-store';
+import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords, type RunState } from '../threads/run-records';
 import { DeferredSync } from '../../core/backends/store/store-db';
@@ -82,6 +83,8 @@ export class HostRuns {
   private readonly durability: DeferredSync;
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
+  /** settings.json, read live (opened at the first look): what the host's protocols read beside their runs. */
+  private settings: SettingsService | undefined;
 
   constructor(private readonly options: { dataDir: string; db: Database.Database; version: string; secrets: SecretStore; reviewer?: string }) {
     this.records = new RunRecords(options.db);
@@ -89,6 +92,11 @@ export class HostRuns {
     this.approvals = new ApprovalService(options.db, async () => ({}));
     this.candidates = new CandidateRecords(options.db);
     this.durability = new DeferredSync(options.db);
+  }
+
+  /** Settings as saved now, without keys (a reader that tells nobody: the sessions tell the person of a bad file). */
+  savedSettings(): Omit<Settings, 'apiKeys'> {
+    return (this.settings ??= new SettingsService(this.options.dataDir, NO_SECRETS, { readOnly: true })).raw();
   }
 
   /** Where else threads work (the host's windows and editors): a thread never has two runs, nor is deleted while it works. */
@@ -313,6 +321,7 @@ export class HostRuns {
     await Promise.all(going.map((run) => run.run!.stop()));
     await Promise.all(going.map((run) => run.run!.result.catch(() => undefined)));
     await this.sessions.close();
+    this.settings?.close();
   }
 
   private event(run: LiveRun, event: AgentEvent): void {

@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import { folderSubagents } from '../../extensions/extensions-service';
-import { readSavedSettings } from '../../settings/settings-service';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
 import { contains, parseBody } from './validate';
@@ -44,8 +43,8 @@ export interface ResolvedAssistant {
 }
 
 /** Every assistant now: `deepdesk` first, then the subagents in the order `task` offers them. */
-export function listAssistants(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>): ResolvedAssistant[] {
-  const fromSettings = readSavedSettings(context.dataDir).subagents;
+export function listAssistants(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder' | 'runs'>): ResolvedAssistant[] {
+  const fromSettings = context.runs.savedSettings().subagents;
   const all = context.defaultFolder === undefined ? fromSettings : folderSubagents({ dataDir: context.dataDir, folder: context.defaultFolder }, fromSettings);
   const subagents = all.filter((s) => s.name !== DEEPDESK_GRAPH_ID);
   return [
@@ -55,7 +54,7 @@ export function listAssistants(context: Pick<ProtocolContext, 'dataDir' | 'defau
 }
 
 /** The assistant a request names by its id or its graph id (a run's `assistant_id`); 404 as the reference when none. */
-export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>, id: string): ResolvedAssistant {
+export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder' | 'runs'>, id: string): ResolvedAssistant {
   const found = listAssistants(context).find(({ assistant }) => assistant.assistant_id === id || assistant.graph_id === id);
   if (found === undefined) throw new ProtocolHttpError(404, 'Assistant not found');
   return found;

@@ -116,7 +116,7 @@ export class ProtocolRuns implements ThreadActivity {
   async create(threadId: string | undefined, request: RunRequest): Promise<{ run: ProtocolRun; stream: RunStream }> {
     const temporary = threadId === undefined && request.on_completion !== 'keep';
     const thread = threadId ?? randomUUID();
-    const assistant = assistantOf({ dataDir: this.context.dataDir, defaultFolder: this.folders.defaultFolder }, request.assistant_id);
+    const assistant = assistantOf({ dataDir: this.context.dataDir, runs: this.context.runs, defaultFolder: this.folders.defaultFolder }, request.assistant_id);
     if (threadId !== undefined && !this.threadExists(threadId) && request.if_not_exists !== 'create') throw new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
     if (request.multitask_strategy === 'rollback') throw new ProtocolHttpError(422, NO_ROLLBACK);
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;

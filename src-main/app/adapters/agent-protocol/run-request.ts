@@ -88,7 +88,7 @@ export function hostRunParams(start: RunStart, threadId: string, env: NodeJS.Pro
 }
 
 /** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */
-export function assistantOf(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>, id: string): ResolvedAssistant {
+export function assistantOf(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder' | 'runs'>, id: string): ResolvedAssistant {
   try {
     return resolveAssistant(context, id);
   } catch (err) {

@@ -12,7 +12,6 @@ import { openMemoriesStore } from '../../../core/backends/store/memory-store';
 import { MEMORIES_NAMESPACE, type MemoryStore } from '../../../core/backends/store/memory-store-api';
 import type { StorePage } from '../../../core/backends/store/store-query';
 import { MEMORY_AUTHOR_USER } from '../../memories/memories-service';
-import { readSavedSettings } from '../../settings/settings-service';
 import type { ProtocolContext } from './context';
 import { json, ProtocolHttpError, type Route } from './http';
 import { parseBody } from './validate';
@@ -86,7 +85,7 @@ function storePath(key: string): string {
 }
 
 async function withMemories<T>(context: ProtocolContext, use: (store: MemoryStore) => Promise<T>): Promise<T> {
-  const opened = openMemoriesStore(readSavedSettings(context.dataDir).memoriesStore, context.db, (why) =>
+  const opened = openMemoriesStore(context.runs.savedSettings().memoriesStore, context.db, (why) =>
     context.log(`agent protocol: Settings' memories store cannot be used (${why}); memories are kept in SQLite`),
   );
   try {
