@@ -3,6 +3,7 @@
 import { helpColumn, readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
 import type { ParseArgsConfig } from 'node:util';
 import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES } from '../core/process/sandbox-provider-table';
+import { KNOWN_AGENTS } from '../app/agents/vendors/catalog';
 
 export class UsageError extends Error {}
 
@@ -43,7 +44,7 @@ function helpLines(text: string): string {
 
 let help: string | undefined;
 
-/** `--help`'s text: made when it is shown (its session-flag lines wrapped from the table), not on every command's start. */
+/** `--help`'s text: made when it is shown (its session-flag lines wrapped from the table, the catalog's agents), not on every command's start. */
 export function helpText(): string {
   help ??= `Usage: deepdesk <command> [options]
 
@@ -80,8 +81,7 @@ Commands:
                         usage) as JSON lines or a Markdown transcript
   agents [--json]       the agent host's runs: ID  STATE  FOLDER  TITLE
   agents install NAME [--yes]
-                        install a catalog agent (claude-code, codex, gemini, opencode) at
-                        its pinned version into the data folder, once you confirm
+${helpLines(`install a catalog agent (${KNOWN_AGENTS.map((a) => a.name).join(', ')}) at its pinned version into the data folder, once you confirm`)}
   attach THREAD         follow a run of the agent host and answer its approvals here
                         (Ctrl-C detaches; the run goes on)
   stop THREAD           stop a run of the agent host
