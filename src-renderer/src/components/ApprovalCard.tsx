@@ -8,20 +8,17 @@
 // Markdown or HTML: whatever backticks, quotes or tags it holds, it reads as written.
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { goalCheckOf, runsInText, type ApprovalDecisionDto, type PendingApproval } from '../../../src-main/app/contract';
-import { approvalReasonText } from '../lib/approval-reason';
-import { toolTitleText } from '../lib/tool-title';
-import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
+import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { alwaysAllowLabel, editFields, editedArgs, initialDrafts, type EditField } from '../lib/approval-edit';
 import { focusMessageBox, keyboardIsFree, personPutKeyboardOn, takeKeyboard } from '../lib/focus';
 import { describeRule } from '../lib/rules';
-import { commandOf, safeJson } from '../lib/tool-summary';
-import { hasInvisible, visibleText } from '../lib/visible-text';
-import { DiffView } from './DiffView';
-import { Icon } from './Icon';
-import { PathLink } from './PathLink';
-import { ToolTitle } from './ToolTitle';
+import { commandOf } from '../lib/tool-summary';
+import { hasInvisible } from '../lib/visible-text';
+import { ApprovalMeta, ApprovalNotes, CallView } from './ApprovalDetails';
 import { VisibleText } from './VisibleText';
 import { ErrorAlert } from './ErrorText';
+
+export { GoalCheckBadge } from './ApprovalDetails';
 
 interface ApprovalCardProps {
   approval: PendingApproval;
@@ -37,60 +34,43 @@ interface ApprovalCardProps {
   reviewFailed?: string;
 }
 
-/** The symlink target and the outside-the-sandbox request of an approval, when it has them. */
-function extras(approval: PendingApproval): { resolvedTarget?: string; outsideSandbox: boolean; sandboxReason?: string } {
-  const args = approval.args;
-  const resolvedTarget = approval.resolvedTarget !== undefined && approval.resolvedTarget !== '' ? approval.resolvedTarget : undefined;
-  // Anything but an absent or `true` sandbox argument runs outside (as the mode engine decides).
-  const outsideSandbox = approval.outsideSandbox !== undefined || (args.sandbox !== undefined && args.sandbox !== true);
-  const reason = approval.outsideSandbox?.reason ?? args.reason;
-  const stated = typeof reason === 'string' && reason.trim() !== '' ? reason : undefined;
-  return { ...(resolvedTarget ? { resolvedTarget } : {}), outsideSandbox, ...(stated ? { sandboxReason: stated } : {}) };
-}
-
 function Kbd({ children }: { children: string }): React.JSX.Element {
-  return (
-    <kbd className="kbd" aria-hidden="true">
-      {children}
-    </kbd>
-  );
+  return <kbd className="kbd" aria-hidden="true">{children}</kbd>;
 }
 
-/** The host's own run of a goal's verify step (SPEC §21), not the agent's command: which step of how many. */
-export function GoalCheckBadge({ toolCallId }: { toolCallId: string }): React.JSX.Element | null {
-  const check = goalCheckOf(toolCallId);
-  return check === undefined ? null : (
-    <span className="badge goal-check" title="The host runs this itself to check the goal">
-      Goal check {check.step} of {check.of}
-    </span>
-  );
-}
-
-/** Where the command runs: the remote machine or this one, and (unless the warning above says it) whether sandboxed. */
-function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval['runsOn']>; outsideSandbox: boolean }): React.JSX.Element {
+/** The call's arguments as the person edits them (the file, when the diff that named it gives way to them). */
+function ApprovalEditors(props: { fields: readonly EditField[]; drafts: Record<string, string>; error: string | null; baseId: string; file: string | undefined; onEdit(key: string, value: string): void }): React.JSX.Element {
+  const { fields, drafts, error, baseId, file, onEdit } = props;
   return (
-    <p className="approval-where muted small">
-      <Icon name="terminal" size={12} />
-      {where.provider !== undefined ? (
-        runsInText(where.provider)
-      ) : where.host !== undefined ? (
-        <>
-          Runs on{' '}
-          <span className="mono approval-host">
-            <VisibleText text={where.host} />
-          </span>
-        </>
-      ) : (
-        'Runs on this computer'
-      )}
-      {outsideSandbox || where.provider !== undefined ? null : where.sandboxed ? ' · Sandboxed' : ' · Not sandboxed'}
-    </p>
+    <div className="approval-editors">
+      {file !== undefined ? (
+        <p className="muted small approval-editing">
+          File <span className="mono"><VisibleText text={file} /></span>
+        </p>
+      ) : null}
+      {fields.map((field) => {
+        const id = `${baseId}-${field.key || 'json'}`;
+        const value = drafts[field.key] ?? '';
+        return (
+          <div className="field" key={field.key}>
+            <label htmlFor={id}>{field.label}</label>
+            <textarea id={id} className="mono approval-edit" value={value} rows={field.rows} spellCheck={false} onChange={(e) => onEdit(field.key, e.target.value)} autoFocus={field === fields[0]} />
+            {hasInvisible(value) ? (
+              <p className="approval-warning small">
+                Contains invisible characters: <span className="mono"><VisibleText text={value} /></span>
+              </p>
+            ) : null}
+          </div>
+        );
+      })}
+      <ErrorAlert error={error} />
+      <p className="muted small">Approve runs the call with your changes.</p>
+    </div>
   );
 }
 
 export function ApprovalCard({ approval, position, total, onDecide, autoFocus, inCard = false, reviewFailed }: ApprovalCardProps): React.JSX.Element {
   const command = approval.toolName === 'execute' ? commandOf(approval.args) : null;
-  const check = goalCheckOf(approval.toolCallId);
   const fields = useMemo(() => editFields(approval.toolName, approval.args), [approval.toolName, approval.args]);
   const [editing, setEditing] = useState(false);
   const [drafts, setDrafts] = useState<Record<string, string>>({});
@@ -102,10 +82,8 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   const baseId = useId();
   const approveRef = useRef<HTMLButtonElement>(null);
   const replyRef = useRef<HTMLTextAreaElement>(null);
-  const { resolvedTarget, outsideSandbox, sandboxReason } = extras(approval);
   const path = approval.preview?.path ?? (typeof approval.args.file_path === 'string' ? approval.args.file_path : typeof approval.args.path === 'string' ? approval.args.path : undefined);
   const rule = approval.suggestedRule;
-  const reason = approval.reason ? approvalReasonText(approval.toolName, approval.args, approval.reason, approval.why) : '';
 
   // Taken when it appears with the keyboard free. The card is mounted again when it moves (drawn
   // alone until its call's card arrives, then inside it): it then takes the keyboard back only if
@@ -131,6 +109,10 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
     setDrafts(initialDrafts(fields, approval.args));
     setDraftError(null);
     setEditing(true);
+  };
+  const edit = (key: string, value: string): void => {
+    setDrafts((d) => ({ ...d, [key]: value }));
+    setDraftError(null);
   };
 
   const approve = (alwaysAllow = always): void => {
@@ -197,131 +179,16 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
     action();
   };
 
-  const titleId = `${baseId}-title`;
   const failedId = reviewFailed !== undefined ? ` ${baseId}-review-failed` : '';
   return (
-    <div role="group" aria-label="Approve tool call" aria-describedby={`${inCard ? `${baseId}-call ` : ''}${titleId}${failedId}`} className="approval-card" onKeyDown={onKeyDown}>
-      <div className="approval-meta" id={titleId}>
-        <Icon name="alert" size={14} />
-        {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader (the group's description). */}
-        {inCard ? (
-          <span>
-            <span hidden id={`${baseId}-call`}>
-              {visibleText(toolTitleText(approval.toolName, approval.args))}
-            </span>
-            Needs your approval
-          </span>
-        ) : (
-          <span>
-            <ToolTitle name={approval.toolName} args={approval.args} className="approval-tool" /> needs your approval
-          </span>
-        )}
-        <GoalCheckBadge toolCallId={approval.toolCallId} />
-        {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
-        {/* Another agent of the thread asks over ACP (SPEC §22): named on the card. */}
-        {approval.agent ? <span className="badge approval-agent">{visibleText(approval.agent)} asks</span> : null}
-        {total > 1 ? (
-          <span className="muted approval-position">
-            {position} of {total} waiting
-          </span>
-        ) : null}
-      </div>
-      {reviewFailed !== undefined ? (
-        <p className="approval-warning" id={`${baseId}-review-failed`}>
-          <Icon name="alert" size={14} /> The reviewer could not answer: <VisibleText text={reviewFailed.replace(/^the reviewer could not answer: /i, '')} />. You decide.
-        </p>
-      ) : null}
-      {check !== undefined ? (
-        <p className="approval-goal-check">
-          The host runs this to check the goal (step {check.step} of {check.of}), as the agent&apos;s own commands run. Reject it and the goal ends <strong>blocked</strong>: it is never granted without its checks.
-        </p>
-      ) : null}
-      {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
-      {reason ? (
-        <p className="approval-reason">
-          <VisibleText text={reason} />
-        </p>
-      ) : null}
-
-      {outsideSandbox ? (
-        <p className="approval-warning">
-          <Icon name="shield" size={14} /> This command runs outside the sandbox, with your full access to files and the network{sandboxReason ? '. The agent’s reason:' : '.'}
-          {sandboxReason ? (
-            <span className="approval-stated">
-              {' '}
-              <VisibleText text={sandboxReason} />
-            </span>
-          ) : null}
-        </p>
-      ) : sandboxReason ? (
-        <p className="approval-stated muted">
-          Agent’s reason: <VisibleText text={sandboxReason} />
-        </p>
-      ) : null}
-      {resolvedTarget && path && resolvedTarget !== path ? (
-        <p className="approval-warning">
-          <Icon name="alert" size={14} /> <PathLink path={path} /> is a link: this {approval.toolName === 'execute' ? 'runs' : 'writes'} to <span className="mono resolved-target"><VisibleText text={resolvedTarget} /></span>
-        </p>
-      ) : null}
-
+    <div role="group" aria-label="Approve tool call" aria-describedby={`${inCard ? `${baseId}-call ` : ''}${baseId}-title${failedId}`} className="approval-card" onKeyDown={onKeyDown}>
+      <ApprovalMeta approval={approval} inCard={inCard} baseId={baseId} position={position} total={total} />
+      <ApprovalNotes approval={approval} reviewFailed={reviewFailed} baseId={baseId} path={path} />
       {editing ? (
-        <div className="approval-editors">
-          {/* The diff that named the file gives way to the editors: the file is still said. */}
-          {path !== undefined && command === null ? (
-            <p className="muted small approval-editing">
-              File <span className="mono"><VisibleText text={path} /></span>
-            </p>
-          ) : null}
-          {fields.map((field) => {
-            const id = `${baseId}-${field.key || 'json'}`;
-            const value = drafts[field.key] ?? '';
-            return (
-              <div className="field" key={field.key}>
-                <label htmlFor={id}>{field.label}</label>
-                <textarea
-                  id={id}
-                  className="mono approval-edit"
-                  value={value}
-                  rows={field.rows}
-                  spellCheck={false}
-                  onChange={(e) => {
-                    const next = e.target.value;
-                    setDrafts((d) => ({ ...d, [field.key]: next }));
-                    setDraftError(null);
-                  }}
-                  autoFocus={field === fields[0]}
-                />
-                {hasInvisible(value) ? (
-                  <p className="approval-warning small">
-                    Contains invisible characters: <span className="mono"><VisibleText text={value} /></span>
-                  </p>
-                ) : null}
-              </div>
-            );
-          })}
-          <ErrorAlert error={draftError} />
-          <p className="muted small">Approve runs the call with your changes.</p>
-        </div>
-      ) : command !== null ? (
-        <div className="approval-command">
-          <div className="tool-section-label">Command</div>
-          <pre className="mono">
-            <VisibleText text={command} />
-          </pre>
-          {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible, control or stray combining characters (shown as ⟨U+…⟩).</p> : null}
-          {approval.runsOn ? <RunsOn where={approval.runsOn} outsideSandbox={outsideSandbox} /> : null}
-        </div>
-      ) : approval.preview ? (
-        <DiffView path={approval.preview.path} before={approval.preview.before} after={approval.preview.after} />
+        <ApprovalEditors fields={fields} drafts={drafts} error={draftError} baseId={baseId} file={command === null ? path : undefined} onEdit={edit} />
       ) : (
-        <div>
-          <div className="tool-section-label">Arguments</div>
-          <pre className="tool-pre approval-args">
-            <VisibleText text={safeJson(approval.args, 2)} />
-          </pre>
-        </div>
+        <CallView approval={approval} command={command} />
       )}
-
       {rule && !editing ? (
         <label className="always-allow">
           <input type="checkbox" checked={always} onChange={(e) => setAlways(e.target.checked)} aria-keyshortcuts="2" />
@@ -331,7 +198,6 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           <Kbd>2</Kbd>
         </label>
       ) : null}
-
       <div className="field approval-reply">
         <label htmlFor={`${baseId}-reply`}>{rejecting ? 'Why you reject it (Enter to reject)' : 'Message to the agent'}</label>
         <textarea
@@ -343,7 +209,6 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           onChange={(e) => setReply(e.target.value)}
         />
       </div>
-
       <div className="approval-actions">
         <button ref={approveRef} type="button" className="btn btn-primary" onClick={() => approve()} disabled={busy} aria-keyshortcuts="1">
           Approve <Kbd>1</Kbd>

@@ -5,7 +5,7 @@
 // thread comes in pages: scrolling to the top (or `Show earlier messages`) loads the one
 // before, and what was on screen stays where it was.
 
-import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result, ThreadSummaryDto } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ShownAttachment, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
@@ -17,12 +17,12 @@ import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 import { useChangedSinceBudgetStop } from './use-budget-retry';
 import { useDecisionFocus } from './use-decision-focus';
+import { useLogScroll } from './use-log-scroll';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 import { useScrollFocusable } from '../lib/scroll-focusable';
 import { warmMarkdown } from '../lib/markdown-render';
-import { rowsBetween } from '../lib/row-window';
 
 /** What the thread list says of the open thread's run: waiting for a run slot, and since when it goes. */
 export type RunFacts = Pick<ThreadSummaryDto, 'queued' | 'runSlots' | 'runStartedAt'>;
@@ -51,83 +51,24 @@ interface ConversationProps {
   openAttachment(file: ShownAttachment): void;
 }
 
-const STICK_DISTANCE = 80;
-/** Scrolled this close to the top, the earlier page loads. */
-const EARLIER_DISTANCE = 400;
-/** With more rows than this, those further than NEAR from the view are taken out of the page. */
-const SKIP_FROM = 300;
-const NEAR = 1500;
-/** A row's height when last laid out. */
-const heights = new WeakMap<Element, number>();
-
-/**
- * Takes the log's rows far from the view out of the page's layout (`data-far`: display: none),
- * each row shown holding the place of those hidden before it in its margin: a long thread's
- * frames then cost about what its screen does (content-visibility still laid out, painted and
- * hit-tested every row, and `auto` observed each). A row stays mounted, with its state; the one
- * holding the focus and those asking for an approval (which may take it) stay shown. Rows are
- * spaced by the log's gap alone: their vertical margins are set here.
- */
-function hideFarRows(log: HTMLElement): void {
-  const rows = [...log.children].filter((c): c is HTMLElement => c instanceof HTMLElement && c.matches('.msg, .tool-card, .read-group, .notice'));
-  const far = rows.map((row) => row.hasAttribute('data-far'));
-  if (rows.length <= SKIP_FROM && !far.includes(true)) return;
-  const gap = parseFloat(getComputedStyle(log).rowGap) || 0;
-  // Measures first, so the page lays out once. Where each row is, as if every row were shown.
-  const size = rows.map((row, i) => {
-    if (!far[i]) heights.set(row, row.getBoundingClientRect().height);
-    return heights.get(row) ?? 0;
-  });
-  const shown = far.indexOf(false);
-  const tops: number[] = [];
-  let y = shown < 0 ? 0 : rows[shown]!.getBoundingClientRect().top - size.slice(0, shown).reduce((sum, h) => sum + h + gap, 0);
-  for (const h of size) {
-    tops.push(y);
-    y += h + gap;
-  }
-  const view = log.getBoundingClientRect();
-  let near = rows.length > SKIP_FROM ? rowsBetween(rows.length, (i) => ({ top: tops[i]!, bottom: tops[i]! + size[i]! }), view.top - NEAR, view.bottom + NEAR) : { first: 0, end: rows.length };
-  if (near.first === near.end) near = { first: Math.min(near.first, rows.length - 1), end: Math.min(near.first, rows.length - 1) + 1 };
-  const kept = new Set([document.activeElement, ...log.getElementsByClassName('approval-card')].map((el) => rows.find((row) => row.contains(el))));
-  const hide = rows.map((row, i) => (i < near.first || i >= near.end) && !kept.has(row));
-  const last = hide.lastIndexOf(false);
-  let end = tops[0] ?? 0;
-  rows.forEach((row, i) => {
-    row.toggleAttribute('data-far', hide[i]);
-    const above = hide[i] ? 0 : tops[i]! - end;
-    const below = i === last ? y - (tops[i + 1] ?? y) : 0;
-    if (!hide[i]) end = tops[i + 1] ?? y;
-    if (row.style.marginTop !== (above ? `${above}px` : '')) row.style.marginTop = above ? `${above}px` : '';
-    if (row.style.marginBottom !== (below ? `${below}px` : '')) row.style.marginBottom = below ? `${below}px` : '';
-  });
-}
+const keyOf = (approval: PendingApproval): string => approvalKey(approval.toolCallId, approval.parentToolCallId);
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, run, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow, onCancelQueued } = props;
   const { onLoadEarlier, loadingEarlier, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   useScrollFocusable(ref);
-  const stick = useRef(true);
-  /** The scroll position as a distance from the bottom, after the last render or scroll. */
-  const fromBottom = useRef(0);
-  /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
-  const autoTop = useRef<number | null>(null);
-  /** The first item in view when earlier items were asked for, and how far below the log's top it was: it stays there when they come. */
-  const anchor = useRef<{ el: Element; offset: number } | null>(null);
-  const [behind, setBehind] = useState(false);
+  const { behind, onScroll, loadEarlier, jump } = useLogScroll(ref, { state, approvals, loadingEarlier, onLoadEarlier });
   // What rendering an answer costs the first time (grammars, the parser) is paid while the page is idle.
   useEffect(() => warmMarkdown(), []);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
-  const pending = useMemo(() => new Map(approvals.map((a) => [approvalKey(a.toolCallId, a.parentToolCallId), a])), [approvals]);
+  const pending = useMemo(() => new Map(approvals.map((a) => [keyOf(a), a])), [approvals]);
   const shownIds = useMemo(() => state.items.flatMap((i) => (i.kind === 'tool' ? [approvalKey(i.id, i.parent)] : [])), [state.items]);
-  const orphans = useMemo(() => approvals.filter((a) => !shownIds.includes(approvalKey(a.toolCallId, a.parentToolCallId))), [approvals, shownIds]);
+  const orphans = useMemo(() => approvals.filter((a) => !shownIds.includes(keyOf(a))), [approvals, shownIds]);
   // Waiting approvals in the order the person reads them: as their calls stand in the
   // conversation (parallel calls reach the broker in any order), then those without a card.
   // A new list only when that changes, not with every item: the context, and so every card, follows it.
-  const orderJson = useMemo(
-    () => JSON.stringify([...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))]),
-    [shownIds, pending, orphans],
-  );
+  const orderJson = useMemo(() => JSON.stringify([...shownIds.filter((key) => pending.has(key)), ...orphans.map(keyOf)]), [shownIds, pending, orphans]);
   const order = useMemo(() => JSON.parse(orderJson) as string[], [orderJson]);
 
   // The oldest waiting approval takes the keyboard when it appears, unless the person is
@@ -162,79 +103,6 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     }),
     [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment],
   );
-
-  // Sending jumps to the sent message, wherever the person had scrolled; so does one queued
-  // during a run (the queue is at the end). (The latest user message, not their count:
-  // earlier pages add user messages above.)
-  const lastUser = useMemo(() => state.items.findLast((i) => i.kind === 'user')?.key, [state.items]);
-  const lastUserSeen = useRef(lastUser);
-  const lastQueued = state.queued.at(-1)?.id;
-  const lastQueuedSeen = useRef(lastQueued);
-  const pageSeen = useRef(state.page.cursor);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    const earlier = state.page.cursor < pageSeen.current;
-    const queued = lastQueued !== undefined && lastQueued !== lastQueuedSeen.current;
-    const sent = !earlier && ((lastUser !== undefined && lastUser !== lastUserSeen.current) || queued);
-    lastUserSeen.current = lastUser;
-    lastQueuedSeen.current = lastQueued;
-    pageSeen.current = state.page.cursor;
-    if (!el) return;
-    // Earlier items arrived above: what the person was reading stays where it was on screen.
-    if (earlier && !stick.current) {
-      const kept = anchor.current;
-      if (kept?.el.isConnected && !kept.el.hasAttribute('data-far')) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
-      else el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
-      anchor.current = null;
-    }
-    // The person may have scrolled up a moment ago, before its scroll event came.
-    const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
-    if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
-    if (sent) stick.current = true;
-    if (stick.current) {
-      el.scrollTop = el.scrollHeight;
-      autoTop.current = el.scrollTop;
-      setBehind(false);
-    } else setBehind(true);
-    fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
-    hideFarRows(el);
-  }, [state.items, state.todos, state.queued, approvals, lastUser, lastQueued]);
-
-  useLayoutEffect(() => {
-    stick.current = true;
-    autoTop.current = null;
-    lastUserSeen.current = undefined;
-    setBehind(false);
-  }, [state.threadId]);
-
-  const onScroll = (): void => {
-    const el = ref.current;
-    if (!el) return;
-    hideFarRows(el);
-    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
-    fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
-    if (stick.current) setBehind(false);
-    if (el.scrollTop < EARLIER_DISTANCE && state.page.cursor > 0 && !loadingEarlier && !stick.current) loadEarlier();
-  };
-
-  const loadEarlier = (): void => {
-    const el = ref.current;
-    if (!el) return;
-    // Anchored to an item, not to the distance from the bottom: what is below may still change height meanwhile.
-    const top = el.getBoundingClientRect().top;
-    const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && !c.hasAttribute('data-far') && c.getBoundingClientRect().bottom > top);
-    anchor.current = first ? { el: first, offset: first.getBoundingClientRect().top - top } : null;
-    void onLoadEarlier();
-  };
-
-  const jump = (): void => {
-    const el = ref.current;
-    if (!el) return;
-    stick.current = true;
-    el.scrollTo({ top: el.scrollHeight });
-    autoTop.current = el.scrollTop;
-    setBehind(false);
-  };
 
   // When the run started: as the host says (through approvals and waits for a slot), until it
   // has said so, when it started here.
@@ -311,12 +179,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           <ItemList items={grouped.top} nestedByCall={grouped.children} firstTurn={state.page.turnsBefore} />
           {orphans.map((approval) => (
             <ApprovalCard
-              key={approvalKey(approval.toolCallId, approval.parentToolCallId)}
+              key={keyOf(approval)}
               approval={approval}
-              position={order.indexOf(approvalKey(approval.toolCallId, approval.parentToolCallId)) + 1}
+              position={order.indexOf(keyOf(approval)) + 1}
               total={order.length}
               onDecide={(decision) => decide(approval, decision)}
-              autoFocus={focusApproval === approvalKey(approval.toolCallId, approval.parentToolCallId)}
+              autoFocus={focusApproval === keyOf(approval)}
             />
           ))}
         </ConversationContext.Provider>
