@@ -3,16 +3,17 @@
 // refused, `session/cancel`, then the tree), its private home prepared, its process started
 // contained (core/acp-client), and its ACP session. The thread's composition hands it the
 // backend, `execute`, the rules, the approval flow and the audit's listeners.
-import type { RunObserver, Telemetry } from '../../core/telemetry/observer';
+import type { AgentRunInfo, RunObserver, Telemetry } from '../../core/telemetry/observer';
+
 import { costAt, resolvePrice, type PriceOverride } from '../../core/models/model-info';
-import type { AcpClientOptions, AcpClientSession, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
+import type { AcpClientOptions, AcpClientSession, AgentTurnBinding, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
 import type { CheckpointRecorder, StepInfo } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
-import { agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
+import { AGENT_CONFIG_PATHS, agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
 
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
 export const AGENT_MODEL_PORT = 3129;
@@ -52,8 +53,8 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
 export interface AgentThread {
   readonly session: AcpClientSession;
   readonly sessionId: string;
-  /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. */
-  prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
+  /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. `binding`: what its requests work with (default the options'). */
+  prompt(text: string, messageIndex?: number, binding?: AgentTurnBinding): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
   /** `stop`: cancel, then the tree. */
   stop(): Promise<void>;
   /** The turn under way's observer (the audit's): what is metered in the turn besides the agent's own calls goes under it. */
@@ -92,6 +93,33 @@ function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, 
   return { [agent.keyHeader]: agent.keyHeader === 'authorization' ? `Bearer ${key}` : key };
 }
 
+/** The metering proxy a known agent's model calls go through: each call observed under the turn under way (else under a turn of its own), priced with the person's key, held in the budgets. */
+function meteringProxyFor(
+  known: KnownAgent,
+  options: AgentThreadOptions,
+  audit: { run(): RunObserver | undefined; telemetry(): Telemetry | undefined; turnInfo(): AgentRunInfo },
+  budget: { refused(why: string): void; reached(): void },
+): Promise<MeteringProxy> {
+  const alone = (): Pick<RunObserver, 'modelCall'> => ({
+    modelCall: (info) => {
+      const own = audit.telemetry()?.turn(audit.turnInfo());
+      const call = own?.modelCall(info);
+      return { end: (outcome) => (call?.end(outcome), own?.end({ reason: outcome.error === undefined ? 'completed' : 'error', text: '' })) };
+    },
+  });
+  return startMeteringProxy({
+    upstream: options.upstream ?? known.upstream,
+    upstreamHeaders: keyHeaders(known, options.personKey),
+    agent: { name: known.name, provider: known.priceProvider },
+    observer: () => audit.run() ?? alone(),
+    // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
+    price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`, options.prices?.()), usage)),
+    ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options, budget.refused) } : {}),
+    onBudget: budget.reached,
+  });
+}
+
 export async function startAgentThread(options: AgentThreadOptions): Promise<AgentThread> {
   const spec = options.agent;
   const vendor = vendorOf(spec);
@@ -101,7 +129,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let stopping: Promise<void> | undefined;
   let reached = false;
   let refusal: string | undefined;
-  let proxy: MeteringProxy | undefined;
   // Set once started; the proxy's budget callback reaches it through this.
   const ref: { stop?: () => Promise<void> } = {};
   const base = `http://127.0.0.1:${AGENT_MODEL_PORT}`;
@@ -109,30 +136,17 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let run: RunObserver | undefined;
   let telemetry = await options.telemetry?.();
   const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider: 'known' in spec ? spec.known.priceProvider : ('openai-compatible' as const), model: '', folder: options.folder });
-  if ('known' in spec) {
-    const known = spec.known;
-    const alone = (): Pick<RunObserver, 'modelCall'> => ({
-      modelCall: (info) => {
-        const own = telemetry?.turn(turnInfo());
-        const call = own?.modelCall(info);
-        return { end: (outcome) => (call?.end(outcome), own?.end({ reason: outcome.error === undefined ? 'completed' : 'error', text: '' })) };
-      },
-    });
-    proxy = await startMeteringProxy({
-      upstream: options.upstream ?? known.upstream,
-      upstreamHeaders: keyHeaders(known, options.personKey),
-      agent: { name, provider: known.priceProvider },
-      observer: () => run ?? alone(),
-      // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
-      price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`, options.prices?.()), usage)),
-      ...(options.budget ? { budget: options.budget } : {}),
-      ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options, (why) => (refusal ??= why)) } : {}),
-      onBudget: () => {
-        reached = true;
-        void ref.stop?.();
-      },
-    });
-  }
+  const audit = { run: () => run, telemetry: () => telemetry, turnInfo };
+  const proxy =
+    'known' in spec
+      ? await meteringProxyFor(spec.known, options, audit, {
+          refused: (why) => (refusal ??= why),
+          reached: () => {
+            reached = true;
+            void ref.stop?.();
+          },
+        })
+      : undefined;
   const launch =
     'known' in spec
       ? { ...agentCommand(options.dataDir, spec.known, spec.installRoot), env: spec.known.env(base, options.personKey !== undefined) }
@@ -160,7 +174,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   }
   // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
   const { AcpClientSession } = await import('../../core/acp-client/acp-client');
-  const session = new AcpClientSession(proc, { ...options, agent: label, describeRequest: vendor.describeRequest });
+  const session = new AcpClientSession(proc, { ...options, agent: label, describeRequest: vendor.describeRequest, agentConfig: AGENT_CONFIG_PATHS });
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await session.stop();
@@ -168,11 +182,11 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     })());
   ref.stop = stop;
   /** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
-  const checkpointed = async (recorder: CheckpointRecorder, text: string, messageIndex: number | undefined) => {
+  const checkpointed = async (recorder: CheckpointRecorder, text: string, messageIndex: number | undefined, binding: AgentTurnBinding | undefined) => {
     const line = text.split('\n')[0] ?? '';
     const info: StepInfo = { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` };
     const outcome = await recorder.step(info, 'all', async () => {
-      const answer = await session.prompt(text);
+      const answer = await session.prompt(text, binding);
       // The model the agent says it used (SPEC §24), as it says it at the turn's end.
       if (session.model !== undefined) info.model = session.model;
       return answer;
@@ -192,11 +206,11 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   return {
     session,
     sessionId: session.id!,
-    prompt: async (text, messageIndex) => {
+    prompt: async (text, messageIndex, binding) => {
       turn++;
       telemetry = (await options.telemetry?.()) ?? telemetry;
       const observer = (run = telemetry?.turn({ ...turnInfo(), input: { role: 'user', content: text } }));
-      const result = (options.checkpoints ? checkpointed(options.checkpoints, text, messageIndex) : session.prompt(text)).finally(() => (run = undefined));
+      const result = (options.checkpoints ? checkpointed(options.checkpoints, text, messageIndex, binding) : session.prompt(text, binding)).finally(() => (run = undefined));
       void result.then(
         (r) => observer?.end({ reason: r.stopReason === 'cancelled' ? 'aborted' : 'completed', text: '' }),
         (err: unknown) => observer?.end({ reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),

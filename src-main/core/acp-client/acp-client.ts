@@ -16,8 +16,13 @@ import {
   type ClientConnection,
   type InitializeResponse,
   type SessionConfigOption,
+  type CreateTerminalRequest,
+  type ReadTextFileRequest,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionNotification,
   type StopReason,
+  type WriteTextFileRequest,
 } from '@agentclientprotocol/sdk';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../backends/protocol';
 import { withTargetGuard } from '../backends/target-guard';
@@ -29,6 +34,7 @@ import type { ProcessExit, SupervisedProcess } from '../sandbox/supervisor';
 import { hostToVirtual } from './paths';
 import { commandLine, operationOfRequest, permissionAnswer, type AgentOperation, type KnownToolCall, type RequestShape } from './permission-map';
 import { shellWord } from '../text/shell-quote';
+import { AgentTerminals } from './terminals';
 
 export type SessionUpdate = SessionNotification['update'];
 
@@ -66,23 +72,18 @@ export interface AgentApprovalRequest {
   diff?: string;
 }
 
-export interface AcpClientOptions {
-  /** The agent's name (the catalog's). */
-  agent: string;
-  /** The thread's place on disk (real path): the agent's cwd; `/` of the backend. */
-  folder: string;
+/**
+ * What the agent's requests in a turn work with: the thread's backend and `execute`, how they
+ * are decided and asked, where its updates go. Handed to each `prompt` (the run's turn), or
+ * given once in the options for every turn.
+ */
+export interface AgentTurnBinding {
   /** The thread's backend: the agent's reads and writes. */
   backend: Backend;
   /** Deepdesk's `execute` for the thread (sandboxed, mirrored in the Terminal). */
   execute(command: string, options: ExecuteOptions): Promise<ExecuteResult>;
-  /** The thread its questions belong to. */
-  threadId?: string;
-  /** The person's rules in force (their own first, then the defaults). */
-  rules(): readonly PermissionRule[];
   /** The thread's approval mode (default `ask`). */
   mode?(): ApprovalMode;
-  /** How this agent's permission requests name the command and the paths (its vendor's module; default the protocol's own fields). */
-  describeRequest?: RequestShape;
   /**
    * Whether `execute` runs its commands in the sandbox (default: yes — the agent is never
    * started outside one, and its terminals run in the thread's, where it runs).
@@ -98,6 +99,21 @@ export interface AcpClientOptions {
   onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
 }
 
+export interface AcpClientOptions extends Partial<AgentTurnBinding> {
+  /** The agent's name (the catalog's). */
+  agent: string;
+  /** The thread's place on disk (real path): the agent's cwd; `/` of the backend. */
+  folder: string;
+  /** The thread its questions belong to. */
+  threadId?: string;
+  /** The person's rules in force (their own first, then the defaults). */
+  rules(): readonly PermissionRule[];
+  /** How this agent's permission requests name the command and the paths (its vendor's module; default the protocol's own fields). */
+  describeRequest?: RequestShape;
+  /** Other agents' configuration in a folder (their vendors'): a write there is sensitive. */
+  agentConfig?: readonly string[];
+}
+
 /** How an earlier session fared after a restart: continued, or a new one because the agent offers no way back or refused it. */
 export type SessionContinuation = 'continued' | 'not offered' | 'refused';
 
@@ -105,13 +121,6 @@ export interface TurnResult {
   stopReason: StopReason;
   /** Every update of the turn, in order. */
   updates: SessionUpdate[];
-}
-
-interface Terminal {
-  output: string;
-  exit?: { exitCode: number | null; signal: string | null };
-  done: Promise<void>;
-  abort: AbortController;
 }
 
 const MAX_SETTLE_MS = 3000;
@@ -130,8 +139,9 @@ export class AcpClientSession {
   private sessionId: string | undefined;
   private sessionModel: string | undefined;
   private readonly toolCalls = new Map<string, KnownToolCall>();
-  private readonly terminals = new Map<string, Terminal>();
-  private terminalCount = 0;
+  private readonly terminals = new AgentTerminals();
+  /** The turn under way's binding (else the options'). */
+  private bound: AgentTurnBinding | undefined;
   private writeCount = 0;
   private readCount = 0;
   /** What a permission request was allowed for (`change PATH`, `execute COMMAND`): its write or terminal is not asked again, once. */
@@ -165,86 +175,14 @@ export class AcpClientSession {
   async initialize(timeoutMs = 60_000): Promise<InitializeResponse> {
     const app = client({ name: 'deepdesk' })
       .onNotification(methods.client.session.update, ({ params }) => this.update(params))
-      .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-        const told = toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall);
-        const operation = operationOfRequest(told, this.options.folder, this.options.describeRequest);
-        // The text a write will leave, when the agent shows it: a sensitive write is reviewed by its effect.
-        const written = told.content?.find((c) => c.type === 'diff')?.newText;
-        const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false, operation.paths.length === 1 ? written : undefined);
-        if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
-        return permissionAnswer(params.options, verdict.allowed);
-      })
-      .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
-        const path = this.virtual(params.path);
-        const read = await this.options.backend.readRaw(path);
-        if (read.error !== undefined || !read.data) throw RequestError.resourceNotFound(params.path);
-        let content = Buffer.from(read.data).toString('utf8');
-        if (params.line != null || params.limit != null) {
-          const lines = content.split('\n');
-          const start = Math.max(0, (params.line ?? 1) - 1);
-          content = lines.slice(start, params.limit != null ? start + params.limit : undefined).join('\n');
-        }
-        // Told as a call of its own (`fs_read_N`, `fs_write_N`), so the thread's record has every read and write.
-        this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_read_${++this.readCount}`, kind: 'read', title: `Read ${path}`, rawInput: { file_path: path }, status: 'completed' } });
-        return { content };
-      })
-      .onRequest(methods.client.fs.writeTextFile, async ({ params, signal }) => {
-        const path = this.virtual(params.path);
-        const operation: AgentOperation = { tool: 'write_file', args: { file_path: path }, paths: [path], outside: [], title: `Write ${params.path}` };
-        // Decided on where the path leads now; a link met when the backend writes is decided again there.
-        const callId = `write_${++this.writeCount}`;
-        const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`), params.content);
-        if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
-        const wrote = await withTargetGuard(verdict.guard, () => this.options.backend.write(path, params.content));
-        if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
-        this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_${callId}`, kind: 'edit', title: `Write ${path}`, rawInput: { file_path: path }, status: 'completed' } });
-        return {};
-      })
-      .onRequest(methods.client.terminal.create, async ({ params, signal }) => {
-        const cwd = params.cwd ? this.virtual(params.cwd) : '/';
-        // The line the person is shown is the line that runs; the environment is the process's.
-        const line = `${cwd !== '/' ? `cd ${shellWord(this.options.folder + cwd)} && ` : ''}${params.args && params.args.length > 0 ? commandLine([params.command, ...params.args]) : params.command}`;
-        const env = Object.fromEntries((params.env ?? []).filter((v) => !CONTAINMENT_VARIABLES.has(v.name)).map((v) => [v.name, v.value]));
-        const terminalId = `term_${++this.terminalCount}`;
-        const operation: AgentOperation = { tool: 'execute', args: { command: line }, paths: [], outside: [], command: line, title: line };
-        const verdict = await this.decided(operation, terminalId, signal, this.allowedOnce.delete(`execute\0${line}`));
-        if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
-        const abort = new AbortController();
-        const terminal: Terminal = { output: '', abort, done: Promise.resolve() };
-        terminal.done = this.options
-          .execute(line, { signal: abort.signal, onData: (chunk) => (terminal.output += chunk), ...(Object.keys(env).length > 0 ? { env } : {}) })
-          .then((result) => {
-            terminal.output = result.output;
-            terminal.exit = { exitCode: result.exitCode, signal: null };
-          })
-          .catch((err: unknown) => {
-            terminal.output += `\n${err instanceof Error ? err.message : String(err)}`;
-            terminal.exit = { exitCode: null, signal: null };
-          });
-        this.terminals.set(terminalId, terminal);
-        return { terminalId };
-      })
-      .onRequest(methods.client.terminal.output, ({ params }) => {
-        const t = this.terminal(params.terminalId);
-        return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
-      })
-      .onRequest(methods.client.terminal.waitForExit, async ({ params }) => {
-        const t = this.terminal(params.terminalId);
-        await t.done;
-        return t.exit ?? { exitCode: null, signal: null };
-      })
-      .onRequest(methods.client.terminal.kill, async ({ params }) => {
-        const t = this.terminal(params.terminalId);
-        t.abort.abort();
-        await t.done;
-        return {};
-      })
-      .onRequest(methods.client.terminal.release, ({ params }) => {
-        const t = this.terminals.get(params.terminalId);
-        t?.abort.abort();
-        this.terminals.delete(params.terminalId);
-        return {};
-      });
+      .onRequest(methods.client.session.requestPermission, ({ params, signal }) => this.permission(params, signal))
+      .onRequest(methods.client.fs.readTextFile, ({ params }) => this.readText(params))
+      .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) => this.writeText(params, signal))
+      .onRequest(methods.client.terminal.create, ({ params, signal }) => this.createTerminal(params, signal))
+      .onRequest(methods.client.terminal.output, ({ params }) => this.terminals.output(params.terminalId))
+      .onRequest(methods.client.terminal.waitForExit, ({ params }) => this.terminals.waitForExit(params.terminalId))
+      .onRequest(methods.client.terminal.kill, ({ params }) => this.terminals.kill(params.terminalId))
+      .onRequest(methods.client.terminal.release, ({ params }) => this.terminals.release(params.terminalId));
     this.connection = app.connect(ndJsonStream(Writable.toWeb(this.process.stdin) as WritableStream<Uint8Array>, Readable.toWeb(this.process.stdout) as ReadableStream<Uint8Array>));
     this.initialized = await this.withinExit(
       this.connection.agent.request(methods.agent.initialize, {
@@ -282,12 +220,13 @@ export class AcpClientSession {
     return 'continued';
   }
 
-  /** One turn: the prompt, then the updates settled. */
-  async prompt(text: string): Promise<TurnResult> {
+  /** One turn: the prompt, then the updates settled; its requests work with `binding` (default the options'). */
+  async prompt(text: string, binding?: AgentTurnBinding): Promise<TurnResult> {
     const sessionId = this.sessionId;
     if (!sessionId) throw new Error('no session');
     const updates: SessionUpdate[] = [];
     this.turnUpdates = updates;
+    this.bound = binding;
     try {
       const asked = this.agent().request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
       this.answering = asked.then(
@@ -303,6 +242,7 @@ export class AcpClientSession {
     } finally {
       this.turnUpdates = undefined;
       this.answering = undefined;
+      this.bound = undefined;
     }
   }
 
@@ -318,7 +258,7 @@ export class AcpClientSession {
     await this.cancel();
     if (answering !== undefined) await Promise.race([answering, this.process.exited, new Promise((r) => setTimeout(r, graceMs).unref())]);
     this.closing.abort();
-    for (const t of this.terminals.values()) t.abort.abort();
+    this.terminals.abortAll();
     await this.process.stop();
     this.connection?.close();
   }
@@ -329,15 +269,16 @@ export class AcpClientSession {
    * permission request of the agent's was allowed for it). Answers given without asking are told.
    */
   private async decided(operation: AgentOperation, toolCallId: string, signal: AbortSignal, allowedBefore: boolean, content?: string): Promise<Verdict> {
-    const o = this.options;
-    const context = { threadId: o.threadId ?? '', mode: o.mode?.() ?? 'ask', rules: o.rules(), sandboxAvailable: o.sandboxAvailable?.() ?? true, backend: o.backend, agent: o.agent, reviewing: o.reviewing?.() === true };
+    const o = this.turn();
+    const { agent, threadId = '', agentConfig } = this.options;
+    const context = { threadId, mode: o.mode?.() ?? 'ask', rules: this.options.rules(), sandboxAvailable: o.sandboxAvailable?.() ?? true, backend: o.backend, agent, reviewing: o.reviewing?.() === true, ...(agentConfig ? { agentConfig } : {}) };
     const args = content !== undefined ? { ...operation.args, content } : operation.args;
     const each = operation.tool !== 'execute' && operation.paths.length > 1 ? operation.paths.map((file_path) => ({ ...args, file_path })) : [args];
     const outside = operation.tool !== 'execute' ? operation.outside : [];
     const all = await Promise.all(each.map((args) => decide({ id: toolCallId, tool: operation.tool, args, outside }, context)));
     const decided = (['deny', 'refuse', 'ask'] as const).map((d) => all.find((a) => a.decision === d)).find((a) => a !== undefined) ?? all[0]!;
     const diff = decided.decision === 'ask' ? decided.question.diff : undefined;
-    const request: AgentApprovalRequest = { agent: o.agent, toolCallId, operation, reason: decided.reason, why: decided.why, ...(diff !== undefined ? { diff } : {}) };
+    const request: AgentApprovalRequest = { agent, toolCallId, operation, reason: decided.reason, why: decided.why, ...(diff !== undefined ? { diff } : {}) };
     // An allowed permission request never showed the write's effect: a sensitive write is asked about with its diff.
     if (decided.decision === 'ask' && (!allowedBefore || diff !== undefined)) {
       const answer = await o.ask(request, signal).catch(() => false);
@@ -360,7 +301,7 @@ export class AcpClientSession {
     }
     if (update.sessionUpdate === 'config_option_update') this.sessionModel = modelOf(update) ?? this.sessionModel;
     this.turnUpdates?.push(update);
-    this.options.onUpdate?.(update);
+    (this.bound ?? this.options).onUpdate?.(update);
   }
 
   /** Resolves once no update came for 150 ms after the prompt's answer (at most MAX_SETTLE_MS in all). */
@@ -380,10 +321,61 @@ export class AcpClientSession {
     return virtual;
   }
 
-  private terminal(id: string): Terminal {
-    const t = this.terminals.get(id);
-    if (!t) throw RequestError.invalidParams(undefined, `no terminal ${id}`);
-    return t;
+  /** What the turn under way works with (the options' outside a turn, when they give it). */
+  private turn(): AgentTurnBinding {
+    const bound = this.bound ?? this.options;
+    if (bound.backend === undefined || bound.execute === undefined || bound.ask === undefined) throw RequestError.invalidRequest(undefined, 'no turn is going');
+    return bound as AgentTurnBinding;
+  }
+
+  private async permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    const told = toldMore({ ...this.toolCalls.get(params.toolCall.toolCallId) }, params.toolCall);
+    const operation = operationOfRequest(told, this.options.folder, this.options.describeRequest);
+    // The text a write will leave, when the agent shows it: a sensitive write is reviewed by its effect.
+    const written = told.content?.find((c) => c.type === 'diff')?.newText;
+    const verdict = await this.decided(operation, params.toolCall.toolCallId, signal, false, operation.paths.length === 1 ? written : undefined);
+    if (verdict.allowed) for (const key of coverKeys(operation)) this.allowedOnce.add(key);
+    return permissionAnswer(params.options, verdict.allowed);
+  }
+
+  private async readText(params: ReadTextFileRequest): Promise<{ content: string }> {
+    const path = this.virtual(params.path);
+    const read = await this.turn().backend.readRaw(path);
+    if (read.error !== undefined || !read.data) throw RequestError.resourceNotFound(params.path);
+    let content = Buffer.from(read.data).toString('utf8');
+    if (params.line != null || params.limit != null) {
+      const lines = content.split('\n');
+      const start = Math.max(0, (params.line ?? 1) - 1);
+      content = lines.slice(start, params.limit != null ? start + params.limit : undefined).join('\n');
+    }
+    // Told as a call of its own (`fs_read_N`, `fs_write_N`), so the thread's record has every read and write.
+    this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_read_${++this.readCount}`, kind: 'read', title: `Read ${path}`, rawInput: { file_path: path }, status: 'completed' } });
+    return { content };
+  }
+
+  private async writeText(params: WriteTextFileRequest, signal: AbortSignal): Promise<Record<string, never>> {
+    const path = this.virtual(params.path);
+    const operation: AgentOperation = { tool: 'write_file', args: { file_path: path }, paths: [path], outside: [], title: `Write ${params.path}` };
+    // Decided on where the path leads now; a link met when the backend writes is decided again there.
+    const callId = `write_${++this.writeCount}`;
+    const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`), params.content);
+    if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
+    const wrote = await withTargetGuard(verdict.guard, () => this.turn().backend.write(path, params.content));
+    if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
+    this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_${callId}`, kind: 'edit', title: `Write ${path}`, rawInput: { file_path: path }, status: 'completed' } });
+    return {};
+  }
+
+  private async createTerminal(params: CreateTerminalRequest, signal: AbortSignal): Promise<{ terminalId: string }> {
+    const cwd = params.cwd ? this.virtual(params.cwd) : '/';
+    // The line the person is shown is the line that runs; the environment is the process's.
+    const line = `${cwd !== '/' ? `cd ${shellWord(this.options.folder + cwd)} && ` : ''}${params.args && params.args.length > 0 ? commandLine([params.command, ...params.args]) : params.command}`;
+    const env = Object.fromEntries((params.env ?? []).filter((v) => !CONTAINMENT_VARIABLES.has(v.name)).map((v) => [v.name, v.value]));
+    const terminalId = this.terminals.newId();
+    const operation: AgentOperation = { tool: 'execute', args: { command: line }, paths: [], outside: [], command: line, title: line };
+    const verdict = await this.decided(operation, terminalId, signal, this.allowedOnce.delete(`execute\0${line}`));
+    if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
+    return { terminalId: this.terminals.create(terminalId, line, env, this.turn().execute) };
   }
 
   private agent(): ClientConnection['agent'] {

@@ -118,12 +118,67 @@ function requestFacts(path: string, body: Buffer): { model: string; maxOutput: n
   return { model, maxOutput };
 }
 
+/** One request of the agent's forwarded upstream and its answer streamed back; a model call's usage read from the answer and reported to `metered`. */
+function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> {
+  const { upstream, basePath, options } = to;
+  return new Promise<void>((resolve) => {
+    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
+    const headers: IncomingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
+    // The agent's own placeholder key never goes upstream: the person's, where given.
+    for (const [name, value] of Object.entries(options.upstreamHeaders ?? {})) headers[name.toLowerCase()] = value;
+    headers['content-length'] = String(body.length);
+    // Asked uncompressed, so that its usage can be read (an answer compressed anyway is decoded).
+    headers['accept-encoding'] = 'identity';
+    // The agent was given `http://127.0.0.1:PORT` (its base); its path goes after the upstream's base path.
+    const path = `${basePath}${req.url ?? '/'}`;
+    const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+    const up = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port || undefined, method: req.method, path, headers }, (answer) => {
+      const status = answer.statusCode ?? 502;
+      res.writeHead(status, answer.headers);
+      // From its first byte of an answer the call is billed; an error answer is not.
+      if (status < 400) metered?.answered();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      answer.on('data', (chunk: Buffer) => {
+        if (size < MAX_METERED_BODY) chunks.push(chunk);
+        size += chunk.length;
+        res.write(chunk);
+      });
+      answer.on('end', () => {
+        res.end();
+        // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
+        const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
+        const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
+        if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
+        const model = (usage as Partial<MeteredUsage> | undefined)?.model;
+        done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
+      });
+      answer.on('error', () => {
+        res.destroy();
+        done({ error: 'the answer broke off' });
+      });
+    });
+    up.on('error', (err) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `Deepdesk's metering proxy could not reach the model: ${err.message}` } }));
+      done({ error: err.message });
+    });
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      up.destroy();
+      done({ error: 'the agent closed the stream' });
+    });
+    up.end(body);
+  });
+}
+
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
   // Named after this process: one SIGKILLed leaves it to the next process's sweep.
   const dir = makeRunFolder('deepdesk-proxy-');
   const socket = join(dir, 'meter.sock');
   const upstream = new URL(options.upstream);
-  const basePath = upstream.pathname.replace(/\/$/, '');
+  const to = { upstream, basePath: upstream.pathname.replace(/\/$/, ''), options };
   let spent = options.budget?.spentUsd ?? 0;
   let refused = 0;
   let told = false;
@@ -131,58 +186,6 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   let queue: Promise<void> = Promise.resolve();
 
   const reachedBudget = (): boolean => options.budget !== undefined && spent >= options.budget.limitUsd;
-
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
-      const headers: IncomingHttpHeaders = {};
-      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
-      // The agent's own placeholder key never goes upstream: the person's, where given.
-      for (const [name, value] of Object.entries(options.upstreamHeaders ?? {})) headers[name.toLowerCase()] = value;
-      headers['content-length'] = String(body.length);
-      // Asked uncompressed, so that its usage can be read (an answer compressed anyway is decoded).
-      headers['accept-encoding'] = 'identity';
-      // The agent was given `http://127.0.0.1:PORT` (its base); its path goes after the upstream's base path.
-      const path = `${basePath}${req.url ?? '/'}`;
-      const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-      const up = send({ protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port || undefined, method: req.method, path, headers }, (answer) => {
-        const status = answer.statusCode ?? 502;
-        res.writeHead(status, answer.headers);
-        // From its first byte of an answer the call is billed; an error answer is not.
-        if (status < 400) metered?.answered();
-        const chunks: Buffer[] = [];
-        let size = 0;
-        answer.on('data', (chunk: Buffer) => {
-          if (size < MAX_METERED_BODY) chunks.push(chunk);
-          size += chunk.length;
-          res.write(chunk);
-        });
-        answer.on('end', () => {
-          res.end();
-          // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
-          const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
-          const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
-          if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
-          const model = (usage as Partial<MeteredUsage> | undefined)?.model;
-          done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
-        });
-        answer.on('error', () => {
-          res.destroy();
-          done({ error: 'the answer broke off' });
-        });
-      });
-      up.on('error', (err) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `Deepdesk's metering proxy could not reach the model: ${err.message}` } }));
-        done({ error: err.message });
-      });
-      res.on('close', () => {
-        if (res.writableFinished) return;
-        up.destroy();
-        done({ error: 'the agent closed the stream' });
-      });
-      up.end(body);
-    });
 
   const refuse = (res: ServerResponse, why = "this thread's budget is spent; no further model calls"): void => {
     refused++;
@@ -196,7 +199,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
 
   /** A model call: held in the shared budget first (where there is one) and this proxy's, observed through the metering point, forwarded. */
   const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
-    if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forward(req, res, body);
+    if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forwardCall(to, req, res, body);
     const { model, maxOutput } = requestFacts(req.url ?? '/', body);
     // Its prompt from the request's size, four characters a token (for JSON, a generous count).
     const promptTokens = Math.ceil(body.length / 4);
@@ -217,7 +220,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
       },
     };
     const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
-    return forward(req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
+    return forwardCall(to, req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
   };
 
   const server = createServer((req, res) => {

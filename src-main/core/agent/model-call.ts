@@ -23,8 +23,11 @@ export interface MeteredCall {
   onUsage?: (usage: Usage, costUsd: number | undefined) => void;
 }
 
+/** What a metered call needs of its run: the model, the observer and budget, and (through `parent`) the run whose tally it adds to. */
+export type MeteredRun = Pick<RunContext, 'model' | 'observer' | 'budget' | 'countRequestTokens'> & { readonly parent?: RunContext };
+
 /** Streams one model call through the metering point: the budget held first, the call measured and reported when it ends. */
-export async function* meteredStream(ctx: RunContext, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
+export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
   // Held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
   const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
@@ -44,7 +47,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
         const costUsd = costAt(modelPrice(ctx.model), usage);
         metered.usage(usage, costUsd);
         if (counted !== undefined && call.purpose === 'agent') REPORTED.set(ctx, { lastMessage: request.messages.at(-1), counted, usage });
-        TALLIES.get(rootRun(ctx))?.add(usage, costUsd);
+        TALLIES.get(ctx.parent ? rootRun(ctx.parent) : ctx)?.add(usage, costUsd);
         call.onUsage?.(usage, costUsd);
       }
       yield event;
@@ -64,7 +67,7 @@ interface ReportedCall {
   usage: Usage;
 }
 
-const REPORTED = new WeakMap<RunContext, ReportedCall>();
+const REPORTED = new WeakMap<MeteredRun, ReportedCall>();
 
 /**
  * The prompt tokens of the call about to be made on `messages` (`counted` by our tokenizer):
@@ -73,7 +76,7 @@ const REPORTED = new WeakMap<RunContext, ReportedCall>();
  * Never less than our own count; our count alone (so scaled) when the history was rewritten
  * since (a summary) or the call is no step of the agent.
  */
-function promptEstimate(ctx: RunContext, messages: readonly ChatMessage[], counted: number): number {
+function promptEstimate(ctx: MeteredRun, messages: readonly ChatMessage[], counted: number): number {
   const last = REPORTED.get(ctx);
   if (last === undefined || last.usage.inputTokens <= 0) return counted;
   const ratio = last.counted > 0 ? Math.max(1, last.usage.inputTokens / last.counted) : 1;
@@ -90,7 +93,7 @@ export function modelName(id: string): string {
 }
 
 /** Adds one call's usage to the thread's totals and tells the window (summaries' calls too: `contextTokens` unchanged). */
-export function recordUsage(ctx: RunContext, usage: Usage, cost: number | undefined, contextTokens?: number): void {
+export function recordUsage(ctx: Pick<RunContext, 'state' | 'emit'> & { model: Pick<RunContext['model'], 'contextWindow'> }, usage: Usage, cost: number | undefined, contextTokens?: number): void {
   const total = ctx.state.usage;
   total.inputTokens += usage.inputTokens;
   total.outputTokens += usage.outputTokens;
@@ -131,7 +134,7 @@ class RunTally {
   }
 }
 
-const TALLIES = new WeakMap<RunContext, RunTally>();
+const TALLIES = new WeakMap<object, RunTally>();
 
 /** Starts counting what a run of the thread's own agent uses (subagents count into it). */
 export function startRunTally(ctx: RunContext): void {

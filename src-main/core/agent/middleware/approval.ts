@@ -4,7 +4,8 @@
 // guard around the tool (a link made after the check is decided again when it is touched).
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { ask, decide, linkTargets, reviewLayerWrites, type ApprovalBroker } from '../decision';
+import { askAndTell, tellRuled, type AskedCall, type Telling } from '../asking';
+import { decide, linkTargets, reviewLayerWrites, type ApprovalBroker } from '../decision';
 import { PLAN_MODE_REFUSAL, type ApprovalMode } from '../permissions/modes';
 import type { PermissionRule } from '../permissions/rules';
 import { withTargetGuard } from '../../backends/target-guard';
@@ -13,7 +14,7 @@ import { canonicalJson } from '../../text/canonical-json';
 import type { Middleware } from '../middleware';
 import { handOn, rootRun, taskPath } from '../run-context';
 import { hookPermission } from '../../extensions/hooks/call-permission';
-import { runAnswerer, type ReviewSetup } from '../review/answerer';
+import { answererFor, answeringOf, type ReviewSetup } from '../review/answerer';
 
 export type { ApprovalBroker } from '../decision';
 
@@ -29,6 +30,8 @@ export interface ApprovalOptions {
   readOnlyTool?: (name: string) => boolean;
   /** The reviewer the run's settings name (SPEC §23), read on every call; absent or undefined: the person answers. */
   review?: () => ReviewSetup | undefined;
+  /** Other agents' configuration in a folder (their vendors'): a write there is sensitive. */
+  agentConfig?: readonly string[];
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -50,19 +53,19 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         sandboxAvailable: options.sandboxAvailable?.() ?? false,
         backend: ctx.backend,
         ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
+        ...(options.agentConfig ? { agentConfig: options.agentConfig } : {}),
       };
-      const answerer = runAnswerer(ctx, options.broker, review, context);
+      const answerer = answererFor(answeringOf(ctx), options.broker, review, context);
       const reviewing = answerer.kind === 'reviewer';
       const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing });
-      const observed = ctx.toolObserver?.(call.id);
+      const tell: Telling = { emit: (event) => ctx.emit(event), span: ctx.toolObserver?.(call.id) };
       if (decided.decision === 'refuse') {
-        observed?.decided('refuse', decided.decidedBy);
+        tell.span?.decided('refuse', decided.decidedBy);
         return { ...errorText(PLAN_MODE_REFUSAL), rejected: { by: 'mode' }, decided: { by: decided.decidedBy } };
       }
-      const base = { id: call.id, name: call.name, args, reason: decided.reason, why: decided.why } as const;
+      const asking: AskedCall = { id: call.id, name: call.name, args, reason: decided.reason, why: decided.why };
       if (decided.decision === 'deny') {
-        observed?.decided('deny', decided.decidedBy);
-        ctx.emit({ type: 'approval', ...base, status: 'denied', decidedBy: decided.decidedBy });
+        tellRuled(tell, asking, 'denied', decided.decidedBy);
         return { ...errorText(`this ${call.name} call is not allowed: ${decided.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' }, decided: { by: decided.decidedBy } };
       }
       // The call's stored record says who let it run (SPEC §23: `threads export` shows it per call).
@@ -71,30 +74,21 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         if (!reviewing || call.name !== 'execute') return { ...(await go()), decided: by };
         // What the command wrote that later runs or steers a program is asked about before its layer is applied.
         const question = { threadId: rootRun(ctx).threadId, toolCallId: call.id, toolName: call.name, args: (toRun.args ?? {}) as Record<string, unknown>, ...asked };
-        return { ...(await handOn(ctx, call.id, { reviewLayer: (writes) => reviewLayerWrites(question, writes, answerer, ctx.signal) }, go)), decided: by };
+        return { ...(await handOn(ctx, call.id, { reviewLayer: (writes) => reviewLayerWrites(question, writes, answerer, ctx.signal, options.agentConfig) }, go)), decided: by };
       };
       if (decided.decision === 'allow') {
-        observed?.decided('allow', decided.decidedBy);
+        tell.span?.decided('allow', decided.decidedBy);
         return run(call, { by: decided.decidedBy });
       }
-      const { decision, decidedBy, where, review: verdict, reviewFailed } = await ask({ ...decided.question, ...asked }, answerer, ctx.signal, (by, failed) =>
-        ctx.emit({ type: 'approval', ...base, status: by === 'reviewer' ? 'reviewing' : 'pending', ...(failed !== undefined ? { reviewFailed: failed } : {}) }),
-      );
-      observed?.decided(decision.type, decidedBy);
-      const who = { decidedBy, ...(verdict !== undefined ? { review: verdict } : {}), ...(reviewFailed !== undefined ? { reviewFailed } : {}), ...where };
+      const { decision: answer, decidedBy, review: verdict } = await askAndTell({ ...decided.question, ...asked }, asking, answerer, ctx.signal, tell);
       const by = { by: decidedBy, ...(verdict !== undefined ? { review: verdict } : {}) };
-      if (decidedBy === 'reviewer' && decision.type === 'reject') {
-        ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
-        return { ...errorText(`denied by the reviewer: ${decision.message ?? ''}`), rejected: { by: 'reviewer', ...(decision.message !== undefined ? { message: decision.message } : {}) }, decided: by };
+      if (decidedBy === 'reviewer' && answer.type === 'reject') {
+        return { ...errorText(`denied by the reviewer: ${answer.message ?? ''}`), rejected: { by: 'reviewer', ...(answer.message !== undefined ? { message: answer.message } : {}) }, decided: by };
       }
-      // An edit that changes no argument is an approval.
-      const answer = decision.type === 'edit' && canonicalJson(decision.args) === canonicalJson(args) ? { type: 'approve' as const } : decision;
       switch (answer.type) {
         case 'approve':
-          ctx.emit({ type: 'approval', ...base, status: 'approved', ...who });
           return run(call, by);
         case 'edit': {
-          ctx.emit({ type: 'approval', ...base, args: answer.args, status: 'edited', ...who });
           // The person wrote these arguments: where they lead now is what they approved.
           decided.guard.approve((await linkTargets(ctx.backend, call.name, answer.args)).inside);
           // The history will show the edited call (the loop rewrites it); the result says so too.
@@ -102,13 +96,11 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
           return { ...output, text: `${editNote(args, answer.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
-          ctx.emit({ type: 'approval', ...base, status: 'rejected', ...who });
           const message = answer.message?.trim() ?? '';
           const said = message !== '' ? ` They said: ${message}` : '';
           return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) }, decided: by };
         }
         case 'respond':
-          ctx.emit({ type: 'approval', ...base, status: 'responded', ...who });
           return { ...text(`The person did not run this ${call.name} call and answered instead:\n${answer.message}`), rejected: { by: 'person', answered: true, message: answer.message }, decided: by };
       }
     },

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { errorText, isErrorOutput, type ToolOutput } from '../../tools/tool';
+import { tellApproval, tellRuled } from '../asking';
 import { PromptRefusedError, type Middleware } from '../middleware';
 import { rootRun, type RunContext } from '../run-context';
 import { matchesClaudeRule, parseClaudeRule } from '../../config/claude-rule';
@@ -192,14 +193,13 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
         if (permission?.decision === 'deny') {
           const why = { kind: 'hook', outcome: 'blocked', message: permission.reason } as const;
           const reason = reasonWords(why);
-          ctx.emit({ type: 'approval', id: call.id, name: call.name, args: call.args ?? {}, status: 'denied', reason, why, hook: permission.hook });
-          ctx.toolObserver?.(call.id)?.decided('deny', 'hook');
+          tellRuled({ emit: (event) => ctx.emit(event), span: ctx.toolObserver?.(call.id) }, { id: call.id, name: call.name, args: (call.args ?? {}) as Record<string, unknown>, reason, why, hook: permission.hook }, 'denied', 'hook');
           return { ...errorText(reason), rejected: { by: 'hook' } };
         }
         if (outcome.updatedInput) {
           // The hook wrote Claude Code's fields and real paths: what runs is Deepdesk's arguments, checked as any call's.
           const args = deepdeskToolArgs(call.name, outcome.updatedInput.args, paths);
-          ctx.emit({ type: 'approval', id: call.id, name: call.name, args, status: 'edited', reason: 'edited by hook', why: { kind: 'hook', outcome: 'edited', message: '' }, hook: outcome.updatedInput.hook });
+          tellApproval({ emit: (event) => ctx.emit(event) }, { id: call.id, name: call.name, args, reason: 'edited by hook', why: { kind: 'hook', outcome: 'edited', message: '' }, hook: outcome.updatedInput.hook }, 'edited');
           toRun = { ...call, args, argsText: JSON.stringify(args), editedBy: 'hook' };
         }
         if (permission) toRun = withHookPermission(toRun, { decision: permission.decision as 'allow' | 'ask', reason: permission.reason, hook: permission.hook });
