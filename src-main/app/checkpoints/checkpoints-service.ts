@@ -49,6 +49,8 @@ export interface CheckpointsServiceOptions {
   conversation: ThreadConversation;
   /** The person's Reviewed marks, kept with the thread. */
   threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed'>;
+  /** Other agents' configuration in a folder (their vendors'): a change there is marked sensitive. */
+  agentConfig?: readonly string[];
 }
 
 export class CheckpointsService {
@@ -62,7 +64,7 @@ export class CheckpointsService {
 
   changes(threadId: string): ThreadChanges {
     const reviewed = this.options.threads.reviewedHunks(threadId);
-    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed));
+    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed, this.options.agentConfig));
     const undo = this.history.undoableRestore(threadId);
     let turn: number | null = null;
     if (undo?.messageIndex != null) {
@@ -179,11 +181,11 @@ export class CheckpointsService {
 }
 
 
-function toDto(f: FileChange, reviewed: ReadonlySet<string>): ChangedFile {
+function toDto(f: FileChange, reviewed: ReadonlySet<string>, agentConfig: readonly string[] | undefined): ChangedFile {
   const { hunks, ...file } = f;
   const path = toVirtual(f.path);
   const contents = f.before !== undefined || f.after !== undefined ? { before: f.before ?? null, after: f.after ?? null } : undefined;
-  const sensitive = f.type === 'i' ? null : sensitiveWrite(path, contents);
+  const sensitive = f.type === 'i' ? null : sensitiveWrite(path, contents, agentConfig);
   return { ...file, path, ...(hunks ? { hunks: hunks.map((h) => ({ ...h, reviewed: reviewed.has(h.id) })) } : {}), ...(sensitive ? { sensitive } : {}) };
 }
 

@@ -34,6 +34,7 @@ import type { GoalPlace } from '../../core/goals/evidence';
 import { goalJson, resumeGoal, type GoalDraft } from '../../core/goals/goal';
 import { draftGoal } from '../../core/agent/goal-draft';
 import type { ExternalAgentRunner, ExternalTurnControls } from '../agents/agent-runner';
+import { AGENT_CONFIG_PATHS } from '../agents/vendors/catalog';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -267,6 +268,7 @@ export class RunAssembly {
       // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
       rules: () => [...this.options.rules(), ...(plan.turn()?.allow?.() ?? []), ...DEFAULT_RULES],
       broker,
+      agentConfig: AGENT_CONFIG_PATHS,
       ...(this.options.reviewer ? { review: () => this.options.reviewer!(model, settings.reviewer) } : {}),
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),

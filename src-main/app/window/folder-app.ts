@@ -23,6 +23,7 @@ import type { Handlers, WindowServices } from './handlers';
 import { mountHandlers } from './mount-handlers';
 import { sandboxHandlers } from './sandbox-handlers';
 import { settingsHandlers } from './settings-handlers';
+import { AGENT_CONFIG_PATHS } from '../agents/vendors/catalog';
 import { threadHandlers } from './thread-handlers';
 import { openWindowSession, type AppOptions } from './window-session';
 import { workspaceHandlers } from './workspace-handlers';
@@ -91,6 +92,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       rewinds: (threadId) => threads.rewinds(threadId),
     },
     threads: new ThreadStore(db),
+    agentConfig: AGENT_CONFIG_PATHS,
   });
   checkpoints.collectGarbage();
 

@@ -18,6 +18,7 @@ import { ReadGuard } from '../tools/read-guard';
 import type { Sandbox } from '../sandbox/types';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace.test-support';
 import { createAgentDefinition } from './create-agent';
+import { AGENT_CONFIG } from './permissions/agent-config.test-support';
 import { runAgent, type RunOptions, type RunResult } from './loop';
 import type { Middleware } from './middleware';
 import type { ApprovalBroker } from './middleware/approval';
@@ -108,6 +109,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     backend: ws.mounts.backend,
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
+    agentConfig: AGENT_CONFIG,
     ...(options.reviewer ? { review: () => reviewSetup(options.reviewer!, options.prices) } : {}),
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),

@@ -57,6 +57,8 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   agent?: string;
   /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
   reviewing?: boolean;
+  /** Other agents' configuration in a folder (their vendors'): a write there is sensitive. */
+  agentConfig?: readonly string[];
 }
 
 export interface DecisionRequest {
@@ -115,7 +117,7 @@ export async function decide(request: DecisionRequest, context: DecisionContext)
   const outside = request.outside?.[0];
   if (outside !== undefined && verdict.decision === 'allow') verdict = modeDecision('ask', { kind: 'not-allowed', subject: { tool, paths: [outside] } });
   // What would run unasked and writes a file that later runs or steers a program asks the run's reviewer, with its diff.
-  const sensitive = verdict.decision === 'allow' && context.reviewing === true ? await sensitiveFileWrite(context.backend, tool, args, links) : null;
+  const sensitive = verdict.decision === 'allow' && context.reviewing === true ? await sensitiveFileWrite(context, tool, args, links) : null;
   if (sensitive !== null) verdict = modeDecision('ask', sensitive.why);
 
   const { reason, why } = verdict;
@@ -192,12 +194,12 @@ function personOnly(question: ApprovalRequest): boolean {
  * layer is applied: the command is the action, the file's diff what is shown. The refused
  * paths, each with why (its blocked line's words).
  */
-export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason' | 'why'>, writes: readonly LayerWrite[], answerer: Answerer, signal: AbortSignal): Promise<Map<string, string>> {
+export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason' | 'why'>, writes: readonly LayerWrite[], answerer: Answerer, signal: AbortSignal, agentConfig?: readonly string[]): Promise<Map<string, string>> {
   const refused = new Map<string, string>();
   for (const write of writes) {
-    if (sensitiveWrite(write.path) === null) continue;
+    if (sensitiveWrite(write.path, undefined, agentConfig) === null) continue;
     const contents = write.contents();
-    const found = sensitiveWrite(write.path, contents);
+    const found = sensitiveWrite(write.path, contents, agentConfig);
     if (found === null) continue;
     const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: write.path, what: found.what });
     // The person's allowance of the command once is not one of what it writes.
@@ -210,14 +212,14 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
 }
 
 /** The sensitive write (SPEC §23 (5)) a file tool's call would make, with its diff; null when it makes none. */
-async function sensitiveFileWrite(backend: DecisionContext['backend'], tool: string, args: Record<string, unknown>, links: CallLinks): Promise<{ why: ApprovalWhy; diff: string } | null> {
+async function sensitiveFileWrite({ backend, agentConfig }: DecisionContext, tool: string, args: Record<string, unknown>, links: CallLinks): Promise<{ why: ApprovalWhy; diff: string } | null> {
   const operation = operationOf(tool);
   for (const { path, file } of changedPaths(tool, args, links.inside)) {
-    if (sensitiveWrite(path) === null) continue;
+    if (sensitiveWrite(path, undefined, agentConfig) === null) continue;
     const before = await backend?.readRaw?.(file).then((r) => (r.data === undefined ? null : Buffer.from(r.data).toString('utf8')), () => null) ?? null;
     const edited = operation === 'edit' ? applyEdit(before ?? '', String(args.old_string ?? ''), String(args.new_string ?? ''), args.replace_all === true) : null;
     const after = operation === 'delete' ? null : operation === 'write' ? String(args.content ?? '') : edited?.ok === true ? edited.content : before;
-    const found = sensitiveWrite(path, { before, after });
+    const found = sensitiveWrite(path, { before, after }, agentConfig);
     if (found !== null) return { why: { kind: 'sensitive-write', path, what: found.what }, diff: writeDiff(path, { before, after }) };
   }
   return null;

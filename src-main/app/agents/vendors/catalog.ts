@@ -14,6 +14,12 @@ export type { AddedAgent, AgentVendor, KnownAgent };
 
 export const KNOWN_AGENTS: readonly KnownAgent[] = [claudeCode, codex, gemini, opencode];
 
+/** Agents Deepdesk does not run whose configuration in a project folder steers them (in an editor, or the person's own terminal). */
+const OTHER_AGENTS_CONFIG = ['/.cursor', '/.zed', '/.continue', '/.goose', '/.windsurfrules'];
+
+/** Every agent's configuration in a project folder, by its vendor: a write there is sensitive (SPEC §23 (5)). */
+export const AGENT_CONFIG_PATHS: readonly string[] = [...KNOWN_AGENTS.flatMap((a) => a.configPaths ?? []), ...OTHER_AGENTS_CONFIG];
+
 export function knownAgent(name: string): KnownAgent | undefined {
   return KNOWN_AGENTS.find((a) => a.name === name);
 }

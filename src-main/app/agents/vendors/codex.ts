@@ -16,6 +16,7 @@ export const codex: KnownAgent = {
   ...OPENAI,
   defaultModels: ['gpt-5.5'],
   loginEntries: ['.codex'],
+  configPaths: ['/.codex'],
   signInElsewhere: "ChatGPT's own endpoint",
   env: () => ({ OPENAI_API_KEY: PLACEHOLDER_KEY }),
   // Its rules files allow a command prefix unless they say otherwise: left out whole (Deepdesk's rules decide).

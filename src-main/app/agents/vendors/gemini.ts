@@ -15,6 +15,7 @@ export const gemini: KnownAgent = {
   // Its default model, and the one its router picks for a simple turn.
   defaultModels: ['gemini-2.5-pro', 'gemini-2.5-flash'],
   loginEntries: ['.gemini'],
+  configPaths: ['/.gemini'],
   signInElsewhere: "Google's Code Assist endpoint",
   env: (base) => ({ GOOGLE_GEMINI_BASE_URL: base, GEMINI_API_KEY: PLACEHOLDER_KEY, GEMINI_CLI_NO_RELAUNCH: 'true' }),
   withoutAllowRules: (home) => {

@@ -20,6 +20,7 @@ export const opencode: KnownAgent = {
   // Its model, and the small one of its title calls.
   defaultModels: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
   loginEntries: ['.config/opencode', '.local/share/opencode/auth.json'],
+  configPaths: ['/.opencode', '/opencode.json', '/opencode.jsonc'],
   env: (base, personKey) => ({
     OPENCODE_CONFIG_CONTENT: JSON.stringify({
       model: 'anthropic/claude-sonnet-4-5',

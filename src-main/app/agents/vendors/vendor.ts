@@ -30,6 +30,8 @@ export interface AgentVendor {
   droppedEnv?: readonly string[];
   /** How its `session/request_permission` names the command and the paths. */
   describeRequest(call: RequestToolCall): RequestedOperation;
+  /** Its configuration in a project folder (`/.codex`): what steers its next run there, so a write to it is sensitive (SPEC §23 (5)). */
+  configPaths?: readonly string[];
 }
 
 /** The model endpoint an agent calls, which the metering proxy stands for. */

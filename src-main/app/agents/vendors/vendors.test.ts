@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolvePrice } from '../../../core/models/model-info';
-import { KNOWN_AGENTS, knownAgent, vendorOf, type AgentVendor } from './catalog';
+import { AGENT_CONFIG } from '../../../core/agent/permissions/agent-config.test-support';
+import { sensitiveWrite } from '../../../core/agent/permissions/sensitive-writes';
+import { AGENT_CONFIG_PATHS, KNOWN_AGENTS, knownAgent, vendorOf, type AgentVendor } from './catalog';
 import { inEveryShape } from './generic';
 
 /** How the agent of this id names a request's command and paths; an id the catalog lacks is read in every vendor's shape. */
@@ -38,6 +40,12 @@ describe('the catalog', () => {
     const unpriced = KNOWN_AGENTS.flatMap((a) => a.defaultModels.map((m) => `${a.priceProvider}:${m}`)).filter((id) => resolvePrice(id) === null);
     expect(unpriced).toEqual([]);
     expect(knownAgent('codex')?.defaultModels).toContain('gpt-5.5');
+  });
+
+  it("names every agent's configuration in a project folder, each from its vendor: a write there is sensitive (as core's tests take it)", () => {
+    expect([...AGENT_CONFIG_PATHS].sort()).toEqual([...AGENT_CONFIG].sort());
+    for (const path of ['/.codex/config.toml', '/.gemini/settings.json', '/opencode.json', '/.cursor/mcp.json']) expect(sensitiveWrite(path, undefined, AGENT_CONFIG_PATHS)?.kind, path).toBe('agent-instructions');
+    expect(sensitiveWrite('/.codex/config.toml')).toBeNull();
   });
 
   it('chooses a vendor by id; one module each, with its row', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AGENT_CONFIG } from './agent-config.test-support';
 import { sensitiveWrite } from './sensitive-writes';
 
 describe('sensitive writes inside the folder (SPEC §23)', () => {
@@ -28,7 +29,7 @@ describe('sensitive writes inside the folder (SPEC §23)', () => {
     ['/.cursor/mcp.json', 'agent-instructions'],
     ['/Makefile.', 'build-scripts'],
   ])('%s is %s', (path, kind) => {
-    expect(sensitiveWrite(path)?.kind).toBe(kind);
+    expect(sensitiveWrite(path, undefined, AGENT_CONFIG)?.kind).toBe(kind);
   });
 
   it.each(['/src/index.ts', '/README.md', '/docs/github.md', '/src/.github.ts', '/notes/AGENTS.md.bak', '/test/app.test.py'])('%s is ordinary', (path) => {

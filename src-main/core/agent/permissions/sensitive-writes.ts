@@ -27,9 +27,10 @@ const BY_PATH: ReadonlyArray<{ kind: SensitiveKind; what: string; patterns: read
   { kind: 'editor-tasks', what: 'editor tasks or settings', patterns: ['/.vscode', '/.idea', '**/.vscode/tasks.json', '**/.vscode/launch.json', '**/.vscode/settings.json'] },
   { kind: 'environment', what: 'an environment file', patterns: ['**/.env*', '**/.envrc'] },
   { kind: 'agent-instructions', what: 'agent instructions', patterns: ['**/AGENTS.md', '**/AGENTS.override.md', '**/CLAUDE.md', '**/CLAUDE.local.md', '**/GEMINI.md', '/.cursorrules', '/.cursor/rules', '/.clinerules', '/.github/copilot-instructions.md'] },
-  // What steers another agent's next run, here or in the person's own terminal (its servers, hooks, allow lists).
-  { kind: 'agent-instructions', what: "another agent's configuration", patterns: ['/.gemini', '/.codex', '/.cursor', '/.opencode', '/opencode.json', '/opencode.jsonc', '/.zed', '/.continue', '/.goose', '/.windsurfrules'] },
 ];
+
+/** What steers another agent's next run, here or in the person's own terminal (its servers, hooks, allow lists): its folder's configuration, as its vendor says (app/agents/vendors). */
+const AGENT_CONFIGURATION = "another agent's configuration";
 
 /** `package.json` fields that run programs: scripts (the lifecycle ones among them), bins, native builds, git hooks. */
 const PACKAGE_RUN_FIELDS = ['scripts', 'bin', 'gypfile', 'husky', 'simple-git-hooks', 'pre-commit', 'lint-staged', 'config', 'packageManager', 'workspaces'];
@@ -37,8 +38,12 @@ const PACKAGE_RUN_FIELDS = ['scripts', 'bin', 'gypfile', 'husky', 'simple-git-ho
 /** pyproject.toml tables that build, install entry points or steer the test runner. */
 const PYPROJECT_RUN_TABLE = /^(build-system|project\.(scripts|gui-scripts|entry-points)|tool\.(poetry\.(scripts|plugins|build)|setuptools|hatch|pdm\.(scripts|build)|pytest|flit|maturin|scikit-build|uv))(\.|$)/;
 
-/** Why a write to `path` is sensitive, or null. With `contents`, package.json and pyproject.toml count only when a field that runs something changes. */
-export function sensitiveWrite(path: string, contents?: WriteContents): SensitiveWrite | null {
+/**
+ * Why a write to `path` is sensitive, or null. With `contents`, package.json and pyproject.toml
+ * count only when a field that runs something changes. `agents`: other agents' configuration in
+ * a folder (`/.codex`, `/opencode.json`), from their vendors.
+ */
+export function sensitiveWrite(path: string, contents?: WriteContents, agents: readonly string[] = []): SensitiveWrite | null {
   const name = path.replaceAll('\\', '/').split('/').filter(Boolean).pop()?.replace(/[. ]+$/, '').toLowerCase() ?? '';
   if (name === 'package.json' && protectedPattern(path, ['**/package.json']) !== null) {
     return changedFields(contents, packageRunFields) ? { kind: 'build-scripts', what: 'package scripts (package.json scripts, bin or lifecycle fields)' } : null;
@@ -46,7 +51,7 @@ export function sensitiveWrite(path: string, contents?: WriteContents): Sensitiv
   if (name === 'pyproject.toml') {
     return changedFields(contents, pyprojectRunTables) ? { kind: 'build-scripts', what: 'build sections of pyproject.toml' } : null;
   }
-  for (const entry of BY_PATH) {
+  for (const entry of [...BY_PATH, { kind: 'agent-instructions' as const, what: AGENT_CONFIGURATION, patterns: agents }]) {
     const pattern = protectedPattern(path, entry.patterns);
     if (pattern !== null) return { kind: entry.kind, what: `${entry.what} (${pattern.replace(/^\*\*\//, '').replace(/^\//, '')})` };
   }

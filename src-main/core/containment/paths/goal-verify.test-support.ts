@@ -8,6 +8,7 @@
 import { gzipSync } from 'node:zlib';
 import { LocalShellBackend } from '../../backends/filesystem/local-shell';
 import { createAgentDefinition } from '../../agent/create-agent';
+import { AGENT_CONFIG } from '../../agent/permissions/agent-config.test-support';
 import { runAgent } from '../../agent/loop';
 import { DEFAULT_RULES } from '../../agent/permissions/rules';
 import { newThreadState } from '../../agent/types';
@@ -59,6 +60,7 @@ export function goalVerifyPath(): ExecutionPath {
         model: DONE,
         backend,
         rules: () => DEFAULT_RULES,
+        agentConfig: AGENT_CONFIG,
         mode: () => 'auto',
         sandboxAvailable: () => true,
         // Whatever would still ask is refused: nobody is there.
