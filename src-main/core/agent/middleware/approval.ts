@@ -56,7 +56,8 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(options.agentConfig ? { agentConfig: options.agentConfig } : {}),
       };
       const answerer = answererFor(answeringOf(ctx), options.broker, review, context);
-      const reviewing = answerer.kind === 'reviewer';
+      // What must be gated comes from the run's review setup, never from who answers (SPEC §23: a tripped breaker changes only who).
+      const reviewing = review !== undefined;
       const decided = await decide({ id: call.id, tool: call.name, args, ...(hook ? { hook } : {}) }, { ...context, reviewing });
       const tell: Telling = { emit: (event) => ctx.emit(event), span: ctx.toolObserver?.(call.id) };
       if (decided.decision === 'refuse') {
