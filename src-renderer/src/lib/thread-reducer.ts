@@ -4,11 +4,16 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { approvalWhySchema, reviewVerdictSchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView, type GoalJsonDto, goalJsonSchema, type AgentEventDto } from '../../../src-main/app/contract';
-import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
+import type { AgentEventTable, AgentEventType, ApprovalWhyDto, ToolResultFactsDto, DisplayItem, SentAttachment, FileChangeDto, PendingApproval, QueuedMessageDto, ThreadPage, ThreadView, GoalJsonDto, AgentEventDto } from '../../../src-main/app/contract';
+import type { RawAgentEvent, Todo, UsageTotals } from './agent-event';
+import { approvalEvents, withApproval } from './thread-reducer/approvals';
+import { push, updateTool, withParent, type EventReducer } from './thread-reducer/items';
+import { messageEvents, withUserMessage } from './thread-reducer/messages';
+import { runEvents } from './thread-reducer/run';
+import { factsOf, fromDecided, toolEvents, unfinished } from './thread-reducer/tools';
 
-export type ApprovalStatus = 'pending' | 'reviewing' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
 type ApprovalEvent = Extract<AgentEventDto, { type: 'approval' }>;
+export type ApprovalStatus = ApprovalEvent['status'];
 /** Who decided a call (SPEC §23): `rule`, `mode`, `sandbox`, `hook`, `reviewer` or `person`. */
 export type DecidedBy = NonNullable<ApprovalEvent['decidedBy']>;
 export type ReviewVerdictDto = NonNullable<ApprovalEvent['review']>;
@@ -168,22 +173,7 @@ export type ThreadAction =
   | { type: 'costs'; usage: ThreadView['usage']; lastRun: ThreadView['lastRun'] };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
-  return {
-    threadId,
-    items: [],
-    todos: [],
-    subTodos: {},
-    usage: null,
-    lastRun: null,
-    contextTokens: 0,
-    contextWindow: 0,
-    running: false,
-    seq: 0,
-    textSeen: {},
-    queued: [],
-    retry: null,
-    page: { cursor: 0, turnsBefore: 0 },
-  };
+  return { threadId, items: [], todos: [], subTodos: {}, usage: null, lastRun: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {}, queued: [], retry: null, page: { cursor: 0, turnsBefore: 0 } };
 }
 
 export function threadReducer(state: ThreadDisplayState, action: ThreadAction): ThreadDisplayState {
@@ -195,28 +185,15 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'earlier':
       return prependEarlier(state, action);
     case 'event':
-      if (state.threadId !== null && action.event.threadId !== state.threadId) return state;
       return applyEvent(state, action.event);
     case 'events':
-      return action.events.reduce((acc, event) => (acc.threadId !== null && event.threadId !== acc.threadId ? acc : applyEvent(acc, event)), state);
-    case 'local_user': {
-      const next = finishStreaming(state, undefined, true);
-      return {
-        ...push(next, { kind: 'user', key: '', text: action.text, ...(action.attachments?.length ? { attachments: action.attachments } : {}) }),
-        running: true,
-        textSeen: { ...next.textSeen, '': false },
-      };
-    }
+      return action.events.reduce(applyEvent, state);
+    case 'local_user':
+      return { ...withUserMessage(state, action.text, action.attachments), running: true };
     case 'local_error':
       return push(state, { kind: 'error', key: '', message: action.message, local: true, ...(action.settings ? { settings: true } : {}) });
     case 'local_approval':
-      return updateTool(
-        state,
-        action.toolCallId,
-        action.parent,
-        (tool) => ({ ...withApproval(tool, action.status, action.args), ...(action.status === 'approved' || action.status === 'edited' ? { startedAt: Date.now() } : {}) }),
-        (t) => t.output === undefined,
-      );
+      return updateTool(state, action.toolCallId, action.parent, (tool) => withApproval(tool, action.status, action.args), unfinished);
     case 'unlocal_user': {
       const index = state.items.findLastIndex((i) => i.kind === 'user' && i.parent === undefined && i.text === action.text);
       return index < 0 ? state : { ...state, items: state.items.filter((_, i) => i !== index) };
@@ -237,12 +214,8 @@ export function groupItems(items: readonly ConvItem[]): { top: ConvItem[]; child
   const top: ConvItem[] = [];
   const children = new Map<string, ConvItem[]>();
   for (const item of items) {
-    if (item.parent === undefined) {
-      top.push(item);
-      continue;
-    }
-    const list = children.get(item.parent);
-    if (list) list.push(item);
+    if (item.parent === undefined) top.push(item);
+    else if (children.has(item.parent)) children.get(item.parent)?.push(item);
     else children.set(item.parent, [item]);
   }
   return { top, children };
@@ -251,18 +224,9 @@ export function groupItems(items: readonly ConvItem[]): { top: ConvItem[]; child
 // ------------------------------------------------------------------ loading
 
 function loadView(view: ThreadView): ThreadDisplayState {
-  let state: ThreadDisplayState = {
-    ...emptyThreadState(view.thread.id),
-    todos: view.todos,
-    usage: view.usage,
-    lastRun: view.lastRun ?? null,
-    contextTokens: view.contextTokens,
-    contextWindow: view.contextWindow,
-    running: view.thread.running,
-    queued: view.queued,
-    page: view.page,
-    goal: view.goal ?? null,
-  };
+  const { todos, usage, contextTokens, contextWindow, queued, page } = view;
+  const shown = { todos, usage, contextTokens, contextWindow, queued, page, lastRun: view.lastRun ?? null, running: view.thread.running, goal: view.goal ?? null };
+  let state: ThreadDisplayState = { ...emptyThreadState(view.thread.id), ...shown };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
   // A stall stopped the run with an error the history does not keep: said again, as the run said it (SPEC §21).
   if (view.goal?.state === 'stalled' && !view.thread.running) state = push(state, { kind: 'error', key: '', message: `The goal stopped: ${view.goal.reason ?? 'stalled'}` });
@@ -302,17 +266,12 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
     case 'assistant':
       return withParent({ kind: 'assistant', key: '', text: item.text, streaming: false }, item.parentToolCallId);
     case 'tool': {
-      const tool: ToolItem = { kind: 'tool', key: '', id: item.id, name: item.name, args: item.args };
+      const tool: ToolItem = { kind: 'tool', key: '', id: item.id, name: item.name, args: item.args, ...factsOf(item) };
       if (item.output !== undefined) tool.output = item.output;
       if (item.isError !== undefined) tool.isError = item.isError;
-      Object.assign(tool, factsOf(item));
       if (item.change !== undefined) tool.change = item.change;
       if (item.omitted !== undefined) tool.omitted = { index: item.index, ...item.omitted };
-      if (item.edited) {
-        tool.edited = true;
-        tool.originalArgs = item.originalArgs;
-        if (item.editedByHook) tool.editedByHook = true;
-      }
+      if (item.edited) Object.assign(tool, { edited: true, originalArgs: item.originalArgs, ...(item.editedByHook ? { editedByHook: true } : {}) });
       return withParent(fromDecided(tool), item.parentToolCallId);
     }
     case 'summary':
@@ -324,315 +283,15 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
 
 // ------------------------------------------------------------------ live events
 
+/** One reducer per kind, in families as the contract groups them (a new kind does not compile until it has one). */
+const REDUCERS: AgentEventTable<EventReducer> = { ...runEvents, ...toolEvents, ...approvalEvents, ...messageEvents };
+const PROGRESS: ReadonlySet<string> = new Set<AgentEventType>(['text', 'tool_call', 'error', 'done', 'usage']);
+
 function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisplayState {
+  if (state.threadId !== null && event.threadId !== state.threadId) return state;
   const parent = typeof event.parentToolCallId === 'string' && event.parentToolCallId !== '' ? event.parentToolCallId : undefined;
   // Anything the model produced (or the run ending) means the retry wait is over.
   if (state.retry !== null && parent === undefined && PROGRESS.has(event.type)) state = { ...state, retry: null };
-  const scope = parent ?? '';
-  // Every kind of the contract's union has its case (a new kind does not compile until it has one); an unknown one changes nothing.
-  const type = event.type as AgentEventType;
-  switch (type) {
-    case 'text': {
-      const text = str(event.text);
-      if (text === '') return state;
-      const seen = { ...state.textSeen, [scope]: true };
-      const index = lastIndexInScope(state.items, parent);
-      const last = index >= 0 ? state.items[index] : undefined;
-      if (last?.kind === 'assistant' && last.streaming) {
-        return { ...replaceAt(state, index, { ...last, text: last.text + text }), textSeen: seen };
-      }
-      return { ...push(state, withParent({ kind: 'assistant', key: '', text, streaming: true }, parent)), textSeen: seen };
-    }
-    case 'tool_call': {
-      const id = str(event.id);
-      const next = finishStreaming(state, parent);
-      const existing = findTool(next.items, id, parent, (t) => t.output === undefined, true);
-      const tool: ToolItem = { kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args, startedAt: Date.now() };
-      if (typeof event.parseError === 'string') tool.parseError = event.parseError;
-      if (existing >= 0) {
-        const old = next.items[existing] as ToolItem;
-        return replaceAt(next, existing, { ...old, name: tool.name, args: tool.args, ...(tool.parseError ? { parseError: tool.parseError } : {}) });
-      }
-      return push(next, withParent(tool, parent));
-    }
-    case 'tool_result': {
-      const id = str(event.id);
-      const patch = (tool: ToolItem): ToolItem => {
-        const next: ToolItem = { ...tool, output: str(event.output), isError: event.isError === true };
-        Object.assign(next, factsOf(event));
-        const change = fileChangeSchema.safeParse(event.change);
-        if (change.success) next.change = change.data;
-        const image = event.image as { mimeType?: unknown } | undefined;
-        if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
-        if (next.approval === 'pending') delete next.approval;
-        delete next.liveOutput;
-        return fromDecided(next);
-      };
-      if (findTool(state.items, id, parent, () => true) < 0) {
-        state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: undefined }, parent));
-      }
-      return updateTool(state, id, parent, patch, (t) => t.output === undefined);
-    }
-    case 'approval': {
-      const id = str(event.id);
-      const status = APPROVAL_STATUSES.has(str(event.status)) ? (event.status as ApprovalStatus) : 'pending';
-      const reason = str(event.reason);
-      if (findTool(state.items, id, parent, () => true) < 0) {
-        state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args }, parent));
-      }
-      const restart = status === 'approved' || status === 'edited';
-      // A hook's decision (SPEC §11): its `updatedInput` is an edit of its own; its deny names it.
-      const hook = hookCommand(event.hook);
-      return updateTool(state, id, parent, (tool) => ({
-        ...withApproval(tool, status, event.args),
-        approvalReason: reason || tool.approvalReason,
-        ...whyOf(event.why, reason, tool),
-        ...(restart ? { startedAt: Date.now() } : {}),
-        ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
-        ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
-        ...reviewOf(event),
-        ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
-        ...(event.answeredIn === 'protocol' ? { answeredOverProtocol: str(event.answeredBy) } : {}),
-      }));
-    }
-    case 'tool_output': {
-      // Streamed output of a running call, if the harness sends it: keep the end only.
-      const chunk = str(event.chunk, str(event.text, str(event.output)));
-      if (chunk === '') return state;
-      return updateTool(state, str(event.id), parent, (tool) => ({ ...tool, liveOutput: ((tool.liveOutput ?? '') + chunk).slice(-LIVE_OUTPUT_CHARS) }), (t) => t.output === undefined);
-    }
-    case 'retry': {
-      if (parent !== undefined) return state;
-      return {
-        ...state,
-        retry: { attempt: num(event.attempt, 2), maxAttempts: num(event.maxAttempts, 0), at: Date.now() + num(event.delayMs), message: str(event.message) },
-      };
-    }
-    case 'queued':
-      return parent === undefined ? { ...state, queued: queuedOf(event.queued) } : state;
-    case 'user_message': {
-      if (parent !== undefined) return state;
-      const next = finishStreaming(state, undefined, true);
-      const queuedId = str(event.queuedId);
-      const { text, attachments } = splitAttachmentLines(str(event.text));
-      return {
-        ...push(next, { kind: 'user', key: '', text, ...(attachments.length > 0 ? { attachments } : {}) }),
-        queued: next.queued.filter((q) => q.id !== queuedId),
-        textSeen: { ...next.textSeen, '': false },
-      };
-    }
-    case 'note': {
-      // A note the agent was given (a restore of files): shown where it went into the history.
-      if (parent !== undefined) return state;
-      const checkpointId = str(event.checkpointId);
-      const about = event.kind === 'reviewer' ? { reviewer: true } : { restore: checkpointId !== '' ? { checkpointId } : {} };
-      return push(finishStreaming(state, undefined), { kind: 'notice', key: '', text: str(event.text), ...about });
-    }
-    case 'todos': {
-      const todos = todosOf(event.todos);
-      if (parent === undefined) return { ...state, todos };
-      return { ...state, subTodos: { ...state.subTodos, [parent]: todos } };
-    }
-    case 'summarized': {
-      const next = finishStreaming(state, parent);
-      return push(next, withParent({
-        kind: 'summary',
-        key: '',
-        archivePath: str(event.archivePath),
-        summarizedMessages: num(event.summarizedMessages),
-        text: str(event.summary),
-      }, parent));
-    }
-    case 'usage':
-      if (parent !== undefined) return state;
-      return {
-        ...state,
-        usage: usageOf(event.total ?? event.usage),
-        contextTokens: num(event.contextTokens, state.contextTokens),
-        contextWindow: num(event.contextWindow, state.contextWindow),
-      };
-    case 'hook': {
-      // A hook that failed is told (nothing was blocked); a refused message leaves the conversation (it was not sent).
-      if (str(event.outcome) === 'error') return push(state, withParent({ kind: 'notice', key: '', text: str(event.message) }, parent));
-      if (str(event.event) === 'UserPromptSubmit' && parent === undefined) {
-        const last = state.items.map((item) => item.kind).lastIndexOf('user');
-        if (last >= 0) return { ...state, items: state.items.filter((_, i) => i !== last) };
-      }
-      return state;
-    }
-    case 'error':
-      return push(
-        state,
-        withParent(
-          {
-            kind: 'error',
-            key: '',
-            message: str(event.message, 'Unknown error'),
-            ...(parent === undefined && event.refused !== true ? { retryable: true } : {}),
-            // The app says when the fix is in Settings (a server not reached, a refused key); a 401 or 403 always is,
-            // and so is a budget's stop (budgets and prices are set there).
-            ...(event.settings === true || event.budget === true || event.status === 401 || event.status === 403 ? { settings: true } : {}),
-            ...(event.budget === true ? { budget: true } : {}),
-            ...(typeof event.detail === 'string' && event.detail !== '' ? { detail: event.detail } : {}),
-          },
-          parent,
-        ),
-      );
-    case 'done': {
-      let next = finishStreaming(state, parent, parent === undefined);
-      const text = str(event.text);
-      // Nothing streamed in this window — but a thread loaded mid-run (its host's check waiting) may already show the answer.
-      if (!next.textSeen[scope] && text.trim() !== '' && !answeredSinceAsked(next.items, parent, text)) {
-        next = push(next, withParent({ kind: 'assistant', key: '', text, streaming: false }, parent));
-      }
-      next = { ...next, textSeen: { ...next.textSeen, [scope]: false } };
-      if (parent !== undefined) return next;
-      const reason = str(event.reason);
-      // A stop is told by the note the app keeps in the thread (a reload shows it too).
-      if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
-      if (event.usage !== undefined) next = { ...next, lastRun: usageOf(event.usage) };
-      // A budget's stop: its `error` event has said so in one line (with Open settings); only if none came, it is said here, once.
-      const said = next.items.findLast((i) => i.parent === undefined);
-      if (reason === 'budget' && !(said?.kind === 'error' && said.budget === true)) {
-        next = push(next, { kind: 'error', key: '', message: 'Stopped: the budget was reached.', settings: true, budget: true });
-      }
-      return { ...next, running: false };
-    }
-    // The thread header shows the goal's state (SPEC §21).
-    case 'goal':
-      if (parent !== undefined) return state;
-      {
-        const goal = goalJsonSchema.safeParse(event.goal);
-        return goal.success ? { ...state, goal: goal.data } : state;
-      }
-    // Told elsewhere: the Changes region follows checkpoints, the session reloads a rewound thread.
-    case 'checkpoint':
-    case 'rewound':
-      return state;
-    default:
-      unhandledEvent(type);
-      return state;
-  }
-}
-
-/** An approval's reason as data, kept with its words: a new reason without valid data leaves none (its words are shown as written). */
-function whyOf(value: unknown, reason: string, tool: ToolItem): { approvalWhy: ApprovalWhyDto | undefined } {
-  const why = approvalWhySchema.safeParse(value);
-  return { approvalWhy: why.success ? why.data : reason === '' ? tool.approvalWhy : undefined };
-}
-
-/** Who decided as the stored result says it (a result's facts, a loaded call's), as the approval events say it. */
-function fromDecided(tool: ToolItem): ToolItem {
-  const { decided } = tool;
-  return decided === undefined ? tool : { ...tool, decidedBy: decided.by, ...(decided.review !== undefined ? { review: decided.review } : {}) };
-}
-
-/** Who decided, the reviewer's verdict and why it could not answer, as far as they are well formed. */
-function reviewOf(event: RawAgentEvent): Pick<ToolItem, 'decidedBy' | 'review' | 'reviewFailed'> {
-  const decidedBy = str(event.decidedBy);
-  const review = reviewVerdictSchema.safeParse(event.review);
-  return {
-    ...(DECIDED_BY.has(decidedBy) ? { decidedBy: decidedBy as DecidedBy } : {}),
-    ...(review.success ? { review: review.data } : {}),
-    ...(typeof event.reviewFailed === 'string' && event.reviewFailed !== '' ? { reviewFailed: event.reviewFailed } : {}),
-  };
-}
-const DECIDED_BY: ReadonlySet<string> = new Set<DecidedBy>(['rule', 'mode', 'sandbox', 'hook', 'reviewer', 'person']);
-
-/** The facts a result carries (none when they are malformed). */
-function factsOf(source: unknown): ToolResultFactsDto {
-  const facts = toolResultFactsSchema.safeParse(source);
-  return facts.success ? Object.fromEntries(Object.entries(facts.data).filter(([, value]) => value !== undefined)) : {};
-}
-
-const PROGRESS: ReadonlySet<string> = new Set<AgentEventType>(['text', 'tool_call', 'error', 'done', 'usage']);
-const LIVE_OUTPUT_CHARS = 8000;
-
-const APPROVAL_STATUSES = new Set(['pending', 'reviewing', 'approved', 'edited', 'rejected', 'responded', 'denied']);
-
-function hookCommand(value: unknown): string | undefined {
-  const command = (value as { command?: unknown } | null)?.command;
-  return typeof command === 'string' ? command : undefined;
-}
-
-/** An "edited" decision: the card shows the arguments that run, and keeps what the agent proposed. */
-function withApproval(tool: ToolItem, status: ApprovalStatus, args: unknown): ToolItem {
-  if (status !== 'edited' || args === undefined) return { ...tool, approval: status };
-  return { ...tool, approval: status, edited: true, originalArgs: tool.edited ? tool.originalArgs : tool.args, args };
-}
-
-function queuedOf(value: unknown): QueuedMessageDto[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((q: unknown) => {
-    const item = q as { id?: unknown; text?: unknown; createdAt?: unknown };
-    return typeof item.id === 'string' && typeof item.text === 'string' ? [{ id: item.id, text: item.text, createdAt: str(item.createdAt) }] : [];
-  });
-}
-
-// ------------------------------------------------------------------ helpers
-
-function withParent<T extends ConvItem>(item: T, parent: string | undefined): T {
-  return parent === undefined ? item : { ...item, parent };
-}
-
-function push(state: ThreadDisplayState, item: ConvItem): ThreadDisplayState {
-  return { ...state, items: [...state.items, { ...item, key: `i${state.seq}` }], seq: state.seq + 1 };
-}
-
-function replaceAt(state: ThreadDisplayState, index: number, item: ConvItem): ThreadDisplayState {
-  const items = state.items.slice();
-  items[index] = item;
-  return { ...state, items };
-}
-
-/** Whether this answer is shown in the scope already, after the person's latest message. */
-function answeredSinceAsked(items: readonly ConvItem[], parent: string | undefined, text: string): boolean {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i]!;
-    if (item.parent !== parent) continue;
-    if (item.kind === 'user') return false;
-    if (item.kind === 'assistant' && item.text.trim() === text.trim()) return true;
-  }
-  return false;
-}
-
-function lastIndexInScope(items: readonly ConvItem[], parent: string | undefined): number {
-  for (let i = items.length - 1; i >= 0; i--) if (items[i]?.parent === parent) return i;
-  return -1;
-}
-
-/** The latest tool item with this id in this scope (ids can repeat with some providers). */
-function findTool(items: readonly ConvItem[], id: string, parent: string | undefined, accept: (tool: ToolItem) => boolean, strict = false): number {
-  let fallback = -1;
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i];
-    if (item?.kind !== 'tool' || item.id !== id) continue;
-    if (item.parent === parent && accept(item)) return i;
-    if (fallback < 0) fallback = i;
-  }
-  return strict ? -1 : fallback;
-}
-
-function updateTool(
-  state: ThreadDisplayState,
-  id: string,
-  parent: string | undefined,
-  patch: (tool: ToolItem) => ToolItem,
-  prefer: (tool: ToolItem) => boolean = () => true,
-): ThreadDisplayState {
-  const index = findTool(state.items, id, parent, prefer);
-  if (index < 0) return state;
-  return replaceAt(state, index, patch(state.items[index] as ToolItem));
-}
-
-/** Marks streaming text as finished: in one scope, or everywhere. */
-function finishStreaming(state: ThreadDisplayState, parent: string | undefined, everywhere = false): ThreadDisplayState {
-  let changed = false;
-  const items = state.items.map((item) => {
-    if (item.kind !== 'assistant' || !item.streaming) return item;
-    if (!everywhere && item.parent !== parent) return item;
-    changed = true;
-    return { ...item, streaming: false };
-  });
-  return changed ? { ...state, items } : state;
+  // An unknown kind changes nothing.
+  return Object.hasOwn(REDUCERS, event.type) ? REDUCERS[event.type as AgentEventType](state, event, parent) : state;
 }
