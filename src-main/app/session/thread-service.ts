@@ -222,11 +222,6 @@ export class ThreadService {
     return draft;
   }
 
-  /** The draft waiting on the thread, if any. */
-  goalDraft(threadId: string): GoalDraft | undefined {
-    return this.goalDrafts.get(threadId);
-  }
-
   /** The person put the draft aside: no card for it any more. */
   dismissGoalDraft(threadId: string): void {
     this.book.require(threadId);

@@ -117,11 +117,6 @@ export class SettingsService {
     return () => this.listeners.delete(listener);
   }
 
-  /** Every problem with settings.json so far (at once) and from now on. */
-  onProblem(listener: (problem: JsonFileProblem) => void): () => void {
-    return this.store.onProblem(listener);
-  }
-
   /** The settings without secrets. */
   raw(): Omit<Settings, 'apiKeys'> {
     return { ...DEFAULTS, ...this.store.current() };

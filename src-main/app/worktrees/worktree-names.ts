@@ -4,7 +4,7 @@
 // `wt-` and five random characters; a few random characters keep it unique.
 
 
-export const WORKTREE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const WORKTREE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const BRANCH_PREFIX = 'deepdesk/';
 
 /** Why `name` cannot be a worktree's name, or undefined when it can. */

@@ -19,7 +19,8 @@ import { recorderFor } from '../../core/checkpoints/recorder';
 import { newThreadState } from '../../core/agent/types';
 import { RecentFolders } from '../places/recent-folders';
 import { ThreadStore } from '../threads/thread-store';
-import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
+import { WorktreeError, WorktreeService } from './worktree-service';
+import { generateName, nameProblem } from './worktree-names';
 
 let root: string;
 let repo: string;

@@ -29,12 +29,11 @@ import { RunRecords } from '../threads/run-records';
 import { TrustStore } from '../../core/trust/store';
 import { isPathInside } from '../../core/fs/path-inside';
 
-export { WorktreeError, type WorktreeErrorCode } from './worktree-git';
+export { WorktreeError } from './worktree-git';
 export type { WorktreeRecord } from './worktree-store';
 export type { ChangedFile, ChangeKind } from './changes';
-export type { ConflictedFile, ConflictHunk } from './conflicts';
+export type { ConflictedFile } from './conflicts';
 export { changeCountsText } from './changes';
-export { nameProblem, generateName, WORKTREE_NAME_PATTERN } from './worktree-names';
 
 export interface WorktreeServiceOptions {
   dataDir: string;

@@ -50,13 +50,9 @@ export const NOT_IN_FOLDER = 'not a path inside the folder: never restored';
 /** A parent folder of the path is a symbolic link (or became one while the operation ran). */
 export class ThroughLinkError extends Error {
   readonly code = 'ETHROUGHLINK';
-  readonly rel: string;
-  /** The folder-relative path of the link. */
-  readonly link: string;
+  /** `link`: the folder-relative path of the link. */
   constructor(rel: string, link: string) {
     super(`${rel}: ${THROUGH_LINK} (${link})`);
-    this.rel = rel;
-    this.link = link;
   }
 }
 

@@ -19,10 +19,6 @@ export class ByteBudget {
     this.used += bytes;
     return this.used <= this.limit;
   }
-
-  get spent(): number {
-    return this.used;
-  }
 }
 
 export type Inflated =

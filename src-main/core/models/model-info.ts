@@ -88,21 +88,15 @@ const anthropic = (input: number, output: number): ModelPrice => ({
   cacheWrite: input * 1.25,
   cacheRead: input * 0.1,
 });
-// OpenAI: cached input is discounted, cache writes cost nothing extra.
+// OpenAI: cached input is discounted, cache writes cost nothing extra. Google: cached input
+// (implicit caching) costs a tenth or a quarter of input; no write charge here.
 const openai = (input: number, cachedInput: number, output: number): ModelPrice => ({
   input,
   output,
   cacheRead: cachedInput,
   cacheWrite: input,
 });
-
-// Google: cached input (implicit caching) costs a tenth or a quarter of input; no write charge here.
-const google = (input: number, cachedInput: number, output: number): ModelPrice => ({
-  input,
-  output,
-  cacheRead: cachedInput,
-  cacheWrite: input,
-});
+const google = openai;
 
 // List prices of common paid models; unknown, self-hosted and local models have no price.
 const PRICE_RULES: PriceRule[] = [

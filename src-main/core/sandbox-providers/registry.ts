@@ -4,10 +4,8 @@
 // Each factory loads its adapter, and so its SDK, only when it is called: naming a provider
 // costs nothing until a sandbox is made or found.
 
-import { SANDBOX_PROVIDER_TABLE, type SandboxProviderName, type SandboxProviderRow } from '../process/sandbox-provider-table';
+import type { SandboxProviderName } from '../process/sandbox-provider-table';
 import type { ProviderCredentials, SandboxProvider } from './provider';
-
-export { SANDBOX_PROVIDER_TABLE, type SandboxProviderRow };
 
 type Factory = (credentials: ProviderCredentials) => Promise<SandboxProvider>;
 

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closedLoopbackPort } from '../models/testing/loopback';
 import type { CodingTraceContext } from './coding-context';
-import { langsmithConfig, langsmithTelemetry } from './langsmith';
+import { langsmithTelemetry } from './langsmith';
+import { langsmithConfig } from './langsmith-config';
 import type { AgentRunInfo, Telemetry } from './observer';
 import { withClockStopped } from './stopped-clock.test-support';
 import { startLangSmithReceiver as startReceiver, type LangSmithReceiver as Receiver, type WireRun } from './langsmith-receiver.test-support';

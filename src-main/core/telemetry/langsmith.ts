@@ -34,8 +34,6 @@ import {
   type ToolCallOutcome,
 } from './observer';
 
-export { langsmithConfig, type LangSmithConfig };
-
 export interface LangSmithOptions {
   /** LANGSMITH_TRACING, LANGSMITH_API_KEY, LANGSMITH_ENDPOINT, LANGSMITH_PROJECT (or their LANGCHAIN_ names, as the SDK reads them). */
   env: NodeJS.ProcessEnv;

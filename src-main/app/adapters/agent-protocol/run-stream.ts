@@ -163,10 +163,6 @@ export class RunStream {
     this.wake();
   }
 
-  get done(): boolean {
-    return this.ended;
-  }
-
   /** Drops every kept part: the run is forgotten (a join then answers from its record and thread). */
   dispose(): void {
     this.unpause();

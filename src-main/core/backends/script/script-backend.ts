@@ -126,11 +126,6 @@ export class ScriptBackend implements Backend {
     this.ops = OPS[place.transfer];
   }
 
-  /** The place as messages name it (`dev@box:2222`). */
-  get label(): string {
-    return this.place.label;
-  }
-
   private get bytes(): boolean {
     return this.place.transfer === 'bytes';
   }
