@@ -17,7 +17,7 @@ import type { AgentTurnBinding } from '../../core/acp-client/acp-client';
 import { isShellBackend, type Backend } from '../../core/backends/protocol';
 import type { ChatModel } from '../../core/models/types';
 import { keepReport } from './agent-report';
-import { askRequest, closeOpenCalls, flush, lastAnswer, newTurn, ownChanges, STAND_IN_CONTEXT_WINDOW, tellRuledRequest, translate, type AgentTurn } from './agent-turn';
+import { askRequest, closeOpenCalls, flush, lastAnswer, layerReview, newTurn, ownChanges, STAND_IN_CONTEXT_WINDOW, tellRuledRequest, translate, type AgentTurn } from './agent-turn';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
 import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
@@ -164,7 +164,11 @@ export class ExternalAgentRunner {
     const { backend } = controls;
     return {
       backend,
-      execute: (command, options) => (isShellBackend(backend) ? backend.execute(command, options) : Promise.reject(new Error('this folder runs no commands'))),
+      // Its terminals' commands: with review on, their layer's sensitive writes are reviewed before it is applied.
+      execute: (command, options) => {
+        const review = layerReview(turn, command);
+        return isShellBackend(backend) ? backend.execute(command, { ...options, ...(review ? { reviewLayer: review } : {}) }) : Promise.reject(new Error('this folder runs no commands'));
+      },
       mode: () => controls.mode?.() ?? 'ask',
       sandboxAvailable: () => controls.sandboxAvailable?.() ?? false,
       reviewing: () => controls.review !== undefined,

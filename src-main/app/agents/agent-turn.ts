@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { askAndTell, tellApproval, tellRuled, type AskedCall, type Telling } from '../../core/agent/asking';
 import type { RunBudget } from '../../core/agent/budget';
-import type { ApprovalBroker, DecisionContext } from '../../core/agent/decision';
+import { reviewLayerWrites, type Answerer, type ApprovalBroker, type DecisionContext } from '../../core/agent/decision';
 import { answererFor, type ReviewSetup } from '../../core/agent/review/answerer';
 import type { AgentEventBody, ThreadState } from '../../core/agent/types';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
@@ -14,7 +14,9 @@ import { hostToVirtual } from '../../core/acp-client/paths';
 import { toolOfKind } from '../../core/acp-client/permission-map';
 import type { ChangeStatus } from '../../core/checkpoints/types';
 import type { ToolCall } from '../../core/models/types';
-import { NOOP_RUN, type RunObserver } from '../../core/telemetry/observer';
+import { NOOP_RUN, type RunObserver, type ToolCallObserver } from '../../core/telemetry/observer';
+import type { ReviewLayer } from '../../core/sandbox/types';
+import { AGENT_CONFIG_PATHS } from './vendors/catalog';
 import { describeChange } from '../../core/tools/file-change';
 
 /** A call of the agent's in this turn: where its message is in the history, and what it was told with. */
@@ -202,16 +204,9 @@ function askedCall(turn: AgentTurn, request: AgentApprovalRequest, verb: string)
  * under the agent's turn: a `reviewer` ledger row in the thread's budget, a review span under the request's).
  */
 export async function askRequest(turn: AgentTurn, request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean | string> {
-  const { state, answering } = turn;
+  const { state } = turn;
   const call = askedCall(turn, request, 'asks');
-  const observer = answering.review !== undefined ? answering.observer() : undefined;
-  const span = observer?.toolCall(call);
-  const answerer = answererFor(
-    { state, persist: async () => turn.persist(), emit: turn.emit, meter: { observer: observer ?? NOOP_RUN, ...(answering.review?.budget ? { budget: answering.review.budget } : {}) }, contextWindow: () => STAND_IN_CONTEXT_WINDOW, span: () => span },
-    answering.broker,
-    answering.review?.setup,
-    answering.decided(),
-  );
+  const { answerer, span } = answererOf(turn, call);
   const tell: Telling = { emit: turn.emit, span };
   try {
     const question = { threadId: state.id, toolCallId: call.id, toolName: call.name, args: call.args, reason: request.reason, ...(request.why !== undefined ? { why: request.why } : {}), agent: request.agent, ...(request.diff !== undefined ? { diff: request.diff } : {}) };
@@ -225,6 +220,33 @@ export async function askRequest(turn: AgentTurn, request: AgentApprovalRequest,
   } finally {
     span?.end({ output: '', isError: false });
   }
+}
+
+/** Who answers a question of the turn about `call`, and its span (with a reviewer: its call and span go under the agent's turn). */
+function answererOf(turn: AgentTurn, call: AskedCall): { answerer: Answerer; span?: ToolCallObserver } {
+  const { state, answering } = turn;
+  const observer = answering.review !== undefined ? answering.observer() : undefined;
+  const span = observer?.toolCall(call);
+  const meter = { observer: observer ?? NOOP_RUN, ...(answering.review?.budget ? { budget: answering.review.budget } : {}) };
+  const context = { state, persist: async () => turn.persist(), emit: turn.emit, meter, contextWindow: () => STAND_IN_CONTEXT_WINDOW, span: () => span };
+  return { answerer: answererFor(context, answering.broker, answering.review?.setup, answering.decided()), ...(span ? { span } : {}) };
+}
+
+/**
+ * With review on (SPEC §23 (5)), the sensitive writes in the write layer of a command the agent's
+ * terminal ran are asked about before the layer is applied, as Deepdesk's own command's are.
+ */
+export function layerReview(turn: AgentTurn, command: string): ReviewLayer | undefined {
+  if (turn.answering.review === undefined) return undefined;
+  const call: AskedCall = { id: turn.idOf(`layer-${randomUUID().slice(0, 8)}`), name: 'execute', args: { command }, reason: `${turn.label}'s command wrote files that steer programs` };
+  return async (writes) => {
+    const { answerer, span } = answererOf(turn, call);
+    try {
+      return await reviewLayerWrites({ threadId: turn.state.id, toolCallId: call.id, toolName: 'execute', args: call.args, agent: turn.label }, writes, answerer, turn.signal, AGENT_CONFIG_PATHS);
+    } finally {
+      span?.end({ output: '', isError: false });
+    }
+  };
 }
 
 /** A request the rules answered without asking, told in the thread's history. */

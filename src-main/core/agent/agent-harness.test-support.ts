@@ -156,7 +156,7 @@ function reviewSetup(reviewer: NonNullable<HarnessOptions['reviewer']>, prices: 
 }
 
 /** A reviewer's model that answers each review prompt with `decide`'s verdict (a `review_decision` call). */
-function answeringReviewer(decide: (prompt: string) => 'allow' | 'deny'): ChatModel {
+export function answeringReviewer(decide: (prompt: string) => 'allow' | 'deny'): ChatModel {
   return {
     id: 'openai-compatible:reviewer-model',
     provider: 'openai-compatible',
