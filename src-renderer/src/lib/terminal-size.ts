@@ -5,7 +5,7 @@
 
 export const TERMINAL_FONT = { family: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace', size: 13, lineHeight: 1.15 };
 
-/** What a view loses to its host's left padding (app.css `.terminal-host`) and xterm's scroll bar. */
+/** What a view loses to its host's left padding (terminal.css `.terminal-host`) and xterm's scroll bar. */
 const HOST_CHROME_PX = 10 + 14;
 /** Rows of a collapsed panel: it has no height to measure. */
 const COLLAPSED_ROWS = 24;

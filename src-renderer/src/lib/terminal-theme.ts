@@ -1,6 +1,6 @@
 // The terminal's colours in each theme. Every colour a program may write text in reads at
 // 4.5:1 or more on the terminal's background (but black on the dark one, which programs use
-// as a background); dim text is drawn in the window's muted colour (app.css).
+// as a background); dim text is drawn in the window's muted colour (terminal.css).
 // src-renderer/src/styles/theme-contrast.test.ts holds them to it.
 
 import type { ITheme } from '@xterm/xterm';

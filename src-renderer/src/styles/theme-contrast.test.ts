@@ -85,7 +85,7 @@ describe.each(Object.entries(TERMINAL_THEMES))('the terminal in the %s theme', (
     const background = parse(palette.background!);
     const ink = Object.entries(palette).filter(([key]) => !['background', 'cursor', 'selectionBackground'].includes(key) && !(name === 'dark' && key === 'black'));
     expect(below(4.5, ink.map(([key, value]): [string, Rgba, string, Rgba] => [key, parse(value as string), 'background', background]))).toEqual([]);
-    // app.css draws .xterm-dim in --muted.
+    // terminal.css draws .xterm-dim in --muted.
     const muted = parse((name === 'dark' ? THEMES.dark : THEMES.light).muted!);
     expect(contrast(muted, background)).toBeGreaterThanOrEqual(4.5);
   });
