@@ -78,7 +78,7 @@ const ONE_CALL = costAt(PRICE, usageOfBody(sseText(STREAM.sse))!)!;
 const REQUEST = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
 
 /** A provider that bills every call it answers: gzip whatever it was asked, or a stream it never ends (the client must cut it). */
-async function billingProvider(kind: 'gzip' | 'endless'): Promise<{ url: string; billed(): number; encodings: Array<string | undefined>; close(): Promise<void> }> {
+async function billingProvider(kind: 'gzip' | 'endless' | 'large-prompt'): Promise<{ url: string; billed(): number; encodings: Array<string | undefined>; close(): Promise<void> }> {
   let billed = 0;
   const encodings: Array<string | undefined> = [];
   const server = createServer((req, res) => {
@@ -93,7 +93,8 @@ async function billingProvider(kind: 'gzip' | 'endless'): Promise<{ url: string;
       }
       // Its input's usage at the start; the last usage event never comes before the client goes.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(sseText(STREAM.sse.slice(0, 3)));
+      const start = kind === 'large-prompt' ? [{ type: 'message_start', message: { model: 'claude-sonnet-4-5', usage: { input_tokens: 100_000, output_tokens: 1 } } }] : STREAM.sse.slice(0, 3);
+      res.write(sseText(start));
     });
   });
   const { origin, close } = await listenOnLoopback(server);
@@ -147,6 +148,18 @@ describe('every call the provider bills is counted (issue 78)', () => {
       expect(row.costUsd).toBeGreaterThanOrEqual(ONE_CALL);
     }
     expect(rows().reduce((sum, r) => sum + r.costUsd!, 0)).toBeGreaterThanOrEqual(2 * ONE_CALL);
+  });
+
+  it('a stream cut after message_start reported a large prompt settles at that prompt, not at a guess from the request: under $0.50 at most one call past the cap', async () => {
+    const provider = await billingProvider('large-prompt');
+    cleanups.push(() => provider.close());
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 0.5, spentUsd: 0 } });
+    for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
+    await expect.poll(() => rows()).toHaveLength(provider.billed());
+    // Each call bills $0.30 of input: two reach the cap, the rest are refused before they go.
+    expect(provider.billed()).toBe(2);
+    expect(rows().map((r) => r.inputTokens)).toEqual([100_000, 100_000]);
+    expect(rows().reduce((sum, r) => sum + r.costUsd!, 0)).toBeGreaterThanOrEqual(0.6);
   });
 
   it('a call of another agent is one ledger row and one chat span naming the agent, under its turn', async () => {

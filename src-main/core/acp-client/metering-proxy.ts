@@ -10,10 +10,9 @@
 import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
-import { makeRunFolder } from '../sandbox/run-folders';
+import { makeSocketFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
 import { NOOP_RUN, safely, type RunObserver } from '../telemetry/observer';
 
@@ -106,8 +105,22 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 const MAX_METERED_BODY = 64 * 1024 * 1024;
 /** Requests that count tokens: not billed, not metered (every other POST is a model call). */
 const NOT_A_CALL = /count_tokens|:countTokens|\/input_tokens/;
+/** Decoded as far as it goes: an answer cut short is read up to where it broke off. */
+const FLUSHED = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
 // Read off the namespace: a Node before 22.15 has no zstd (its answer is then kept at its estimate).
-const DECODERS: Readonly<Record<string, ((body: Buffer) => Buffer) | undefined>> = { gzip: zlib.gunzipSync, 'x-gzip': zlib.gunzipSync, br: zlib.brotliDecompressSync, deflate: zlib.inflateSync, zstd: zlib.zstdDecompressSync };
+const DECODERS: Readonly<Record<string, ((body: Buffer) => Buffer) | undefined>> = {
+  gzip: (body) => zlib.gunzipSync(body, FLUSHED),
+  'x-gzip': (body) => zlib.gunzipSync(body, FLUSHED),
+  br: (body) => zlib.brotliDecompressSync(body, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
+  deflate: (body) => zlib.inflateSync(body, FLUSHED),
+  zstd: zlib.zstdDecompressSync,
+};
+
+/** The usage an answer reported so far (undefined: none), its body decoded as far as it goes. */
+function usageHeard(answer: IncomingMessage, chunks: readonly Buffer[]): MeteredUsage | undefined {
+  const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
+  return usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
+}
 
 /** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
 function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
@@ -118,11 +131,26 @@ function requestFacts(path: string, body: Buffer): { model: string; maxOutput: n
   return { model, maxOutput };
 }
 
-/** One request of the agent's forwarded upstream and its answer streamed back; a model call's usage read from the answer and reported to `metered`. */
-function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> {
+/**
+ * One request of the agent's forwarded upstream and its answer streamed back; a model call's
+ * usage read from the answer and reported to `metered` (`mostOutput`: the most it may answer).
+ */
+function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: { call: MeteredModelCall; mostOutput: number }): Promise<void> {
   const { upstream, basePath, options } = to;
   return new Promise<void>((resolve) => {
-    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
+    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.call.end(outcome), resolve());
+    // What a billed answer has said so far. Cut short (SPEC §26), the call settles at the input it
+    // reported and the most it could answer (its last output count never came); with none, it keeps its hold.
+    let heard: { answer: IncomingMessage; chunks: Buffer[] } | undefined;
+    const cut = (error: string): void => {
+      const usage = heard && usageHeard(heard.answer, heard.chunks);
+      if (usage && metered) {
+        const settled = { ...usage, outputTokens: Math.max(usage.outputTokens, metered.mostOutput) };
+        metered.call.usage(settled, options.price?.(settled));
+        return done({ error: `${error} before its last usage: counted at its estimate (the input it reported, the most it could answer)` });
+      }
+      done({ error });
+    };
     const headers: IncomingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
     // The agent's own placeholder key never goes upstream: the person's, where given.
@@ -137,8 +165,9 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
       const status = answer.statusCode ?? 502;
       res.writeHead(status, answer.headers);
       // From its first byte of an answer the call is billed; an error answer is not.
-      if (status < 400) metered?.answered();
+      if (status < 400) metered?.call.answered();
       const chunks: Buffer[] = [];
+      if (status < 400) heard = { answer, chunks };
       let size = 0;
       answer.on('data', (chunk: Buffer) => {
         if (size < MAX_METERED_BODY) chunks.push(chunk);
@@ -148,15 +177,14 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
       answer.on('end', () => {
         res.end();
         // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
-        const decode = DECODERS[String(answer.headers['content-encoding'] ?? '').trim().toLowerCase()] ?? ((bytes: Buffer) => bytes);
-        const usage = status >= 400 ? ZERO_USAGE : usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
-        if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
+        const usage = status >= 400 ? ZERO_USAGE : usageHeard(answer, chunks);
+        if (usage !== undefined) metered?.call.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
         const model = (usage as Partial<MeteredUsage> | undefined)?.model;
         done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
       });
       answer.on('error', () => {
         res.destroy();
-        done({ error: 'the answer broke off' });
+        cut('the answer broke off');
       });
     });
     up.on('error', (err) => {
@@ -167,7 +195,7 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
     res.on('close', () => {
       if (res.writableFinished) return;
       up.destroy();
-      done({ error: 'the agent closed the stream' });
+      cut('the agent closed the stream');
     });
     up.end(body);
   });
@@ -175,8 +203,7 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
 
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
   // Named after this process: one SIGKILLed leaves it to the next process's sweep.
-  const dir = makeRunFolder('deepdesk-proxy-');
-  const socket = join(dir, 'meter.sock');
+  const { dir, socket } = makeSocketFolder('meter.sock');
   const upstream = new URL(options.upstream);
   const to = { upstream, basePath: upstream.pathname.replace(/\/$/, ''), options };
   let spent = options.budget?.spentUsd ?? 0;
@@ -220,7 +247,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
       },
     };
     const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
-    return forwardCall(to, req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
+    return forwardCall(to, req, res, body, { call: meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold), mostOutput: maxOutput ?? longest });
   };
 
   const server = createServer((req, res) => {
