@@ -155,14 +155,10 @@ export interface WindowFoldersOptions {
 }
 
 export interface WindowFolders extends WindowApi {
-  /** The open folder (a path or an `ssh://` URL), or null. */
-  readonly folder: string | null;
   /** Whether the window shows `folder`'s threads: the open folder, or the one open beside it. */
   shows(folder: string): boolean;
   /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
   notice(message: string): void;
-  /** Whether a thread of the open folder is working. */
-  busy(): boolean;
   close(): Promise<void>;
 }
 
@@ -409,14 +405,10 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
   };
 
   return {
-    get folder() {
-      return current?.folder ?? null;
-    },
     shows: (folder) => folder === current?.folder || folder === beside?.folder,
     notice(message) {
       addNotice({ message });
     },
-    busy: () => current?.app.busy() ?? false,
     async handle(method, params) {
       const answer = own[method];
       if (answer !== undefined) return answer(params);

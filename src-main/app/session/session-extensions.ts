@@ -45,8 +45,6 @@ export interface SessionExtensionsOptions {
 export interface SessionExtensions {
   /** trust.json: what the person trusted (the window's trust question writes here). */
   trustStore: TrustStore;
-  /** What this session trusts: the store, and `--trust`'s grants. */
-  gate: SessionTrust;
   extensions: ExtensionsService;
   mcp: McpService;
   /** The servers as the agent and slash commands see them: a project server whose trust is revoked, or whose entry changed, is gone from the next use. */
@@ -84,7 +82,6 @@ export async function openSessionExtensions(options: SessionExtensionsOptions): 
     });
     return {
       trustStore,
-      gate,
       extensions,
       mcp,
       hub,

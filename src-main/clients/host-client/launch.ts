@@ -65,7 +65,6 @@ export function cliEntry(): string {
 }
 
 export interface LaunchedHost {
-  pid: number | undefined;
   /** Settles when the process ends: whether it exited 0, and how it ended in words. */
   ended: Promise<{ ok: boolean; how: string }>;
 }
@@ -85,7 +84,7 @@ export function launchHost(launch: HostLaunch, paths: HostPaths): LaunchedHost {
     child.once('exit', (code, signal) => resolve({ ok: code === 0, how: signal !== null ? `it was ended by ${signal}` : `it exited with status ${code ?? '?'}` }));
   });
   child.unref();
-  return { pid: child.pid, ended };
+  return { ended };
 }
 
 function sizeOf(path: string): number {

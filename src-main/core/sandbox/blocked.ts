@@ -141,7 +141,6 @@ const CONNECT_TARGET: RegExp[] = [
 interface ConnectAttempt {
   host: string;
   port?: number;
-  refused: boolean;
 }
 
 function networkAttempts(line: string): { items: BlockedItem[]; refused: ConnectAttempt[] } {
@@ -164,7 +163,7 @@ function networkAttempts(line: string): { items: BlockedItem[]; refused: Connect
   for (const pattern of CONNECT_TARGET) {
     const m = pattern.exec(line);
     if (m?.[1]) {
-      target = { host: m[1], port: m[2] ? Number(m[2]) : undefined, refused: isRefused && !unreachable };
+      target = { host: m[1], port: m[2] ? Number(m[2]) : undefined };
       break;
     }
   }
