@@ -30,14 +30,14 @@ export function privateFolderProblem(path: string, create: boolean): string | un
 const chosenFolders = new Map<string, string>();
 
 /**
- * This user's private folder `name` in the temp folder (made 0700 when missing), the one chosen
- * kept while it is still a folder and no link; `fallback()` when the shared one cannot be used
- * (someone else's, a link, open to others).
+ * This user's private folder `name` in `root`, the temp folder by default (made 0700 when
+ * missing), the one chosen kept while it is still a folder and no link; `fallback()` when the
+ * shared one cannot be used (someone else's, a link, open to others).
  */
-export function sharedPrivateFolder(name: string, fallback: () => string): string {
+export function sharedPrivateFolder(name: string, fallback: () => string, root = tmpdir()): string {
   const kept = chosenFolders.get(name);
   if (kept !== undefined && isFolderNotLink(kept)) return kept;
-  const shared = join(tmpdir(), name);
+  const shared = join(root, name);
   const folder = privateFolderProblem(shared, true) === undefined ? shared : fallback();
   chosenFolders.set(name, folder);
   return folder;

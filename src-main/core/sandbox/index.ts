@@ -55,7 +55,7 @@ import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
-import { makeRunFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
+import { makeRunFolder, makeSocketFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
 import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -300,8 +300,8 @@ class OsSandbox implements Sandbox {
       const relayed = resolved.forwards.map((f) => [String(f.port), f.socket]);
       if (resolved.allowedDomains.length > 0) {
         // Made after the policy was resolved: other runs hide it, this one reaches it.
-        proxyDir = realPathOf(makeRunFolder('deepdesk-proxy-'));
-        const socket = join(proxyDir, 'proxy.sock');
+        const { dir, socket } = makeSocketFolder('proxy.sock');
+        proxyDir = dir;
         proxy = await startDomainProxy(resolved.allowedDomains, { path: socket });
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
         relayed.push([String(BRIDGE_PORT), socket]);

@@ -11,15 +11,18 @@
 //   too: a folder of them loose in /tmp was hidden from every command with its own mount
 //   until someone removed it, and a killed process never did. The sandbox hides this folder
 //   whole from a command, but for the command's own folders (index.ts).
-// The shared folder is used only when it is this user's own, private and no link; otherwise
-// (someone else made the name first) the system temp folder, as before.
+// It is in the temp folder, or in /tmp when a proxy's socket would not fit there (a long TMPDIR:
+// core/fs/socket-path.ts); it is used only when it is this user's own, private and no link;
+// otherwise (someone else made the name first) loose in that folder.
 
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { privateFolderProblem, sharedPrivateFolder } from '../fs/private-folder';
+import { realPathOf } from '../fs/real-path';
+import { socketPathFits, socketPathLimit, socketTempDir } from '../fs/socket-path';
 import { isProcessAlive } from '../process/process-tree';
 
 /** What a run folder is for: the name it starts with. */
@@ -45,19 +48,31 @@ const pidNamespace = ((): string => {
   }
 })();
 
+const RUNS = `deepdesk-runs-${process.getuid?.() ?? 'user'}`;
+
 /** The folder run folders are made in (see above). */
 export function runFoldersDir(): string {
-  return sharedPrivateFolder(`deepdesk-runs-${process.getuid?.() ?? 'user'}`, () => tmpdir());
+  const root = socketTempDir(join(RUNS, `deepdesk-proxy-${pidNamespace}.${process.pid}-XXXXXX`, 'proxy.sock'));
+  return sharedPrivateFolder(RUNS, () => root, root);
 }
 
 /** A new private folder for one run (0700, mkdtemp), named after this process. */
 export function makeRunFolder(kind: RunFolderKind): string {
   const parent = runFoldersDir();
-  if (!swept && parent !== tmpdir()) {
+  if (!swept && basename(parent) === RUNS) {
     swept = true;
     void sweepRunFolders(parent);
   }
   return mkdtempSync(join(parent, `${kind}${pidNamespace}.${process.pid}-`));
+}
+
+/** A new proxy's run folder (its real path) and where its socket `name` is bound there, a path that fits a socket's. */
+export function makeSocketFolder(name: 'meter.sock' | 'proxy.sock'): { dir: string; socket: string } {
+  const dir = realPathOf(makeRunFolder('deepdesk-proxy-'));
+  const socket = join(dir, name);
+  if (socketPathFits(socket)) return { dir, socket };
+  rmdirSync(dir);
+  throw new Error(`a socket cannot be bound at ${socket}: longer than ${socketPathLimit()} bytes`);
 }
 
 /** Removes the run folders of processes of this pid namespace that are gone; returns their names. */
