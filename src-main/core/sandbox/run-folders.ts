@@ -11,9 +11,8 @@
 //   too: a folder of them loose in /tmp was hidden from every command with its own mount
 //   until someone removed it, and a killed process never did. The sandbox hides this folder
 //   whole from a command, but for the command's own folders (index.ts).
-// It is in the temp folder, or in /tmp when a proxy's socket would not fit there (a long TMPDIR:
-// core/fs/socket-path.ts); it is used only when it is this user's own, private and no link;
-// otherwise (someone else made the name first) loose in that folder.
+// It is in the temp folder, or /tmp where a proxy's socket would not fit (core/fs/socket-path.ts),
+// used only when it is this user's own, private and no link; else (another's) loose there.
 
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
