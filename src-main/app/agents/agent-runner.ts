@@ -16,8 +16,10 @@ import type { AgentEvent, AgentEventBody, ThreadAgentRecord, ThreadState } from 
 import type { AgentTurnBinding } from '../../core/acp-client/acp-client';
 import { isShellBackend, type Backend } from '../../core/backends/protocol';
 import type { ChatModel } from '../../core/models/types';
+import { CheckpointHistory } from '../../core/checkpoints/history';
+import type { Change, Checkpoint } from '../../core/checkpoints/types';
 import { keepReport } from './agent-report';
-import { askRequest, closeOpenCalls, flush, lastAnswer, layerReview, newTurn, ownChanges, STAND_IN_CONTEXT_WINDOW, tellRuledRequest, translate, type AgentTurn } from './agent-turn';
+import { askRequest, closeOpenCalls, flush, lastAnswer, layerReview, newTurn, ownChanges, reviewOwnChanges, STAND_IN_CONTEXT_WINDOW, tellRuledRequest, translate, type AgentTurn } from './agent-turn';
 import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
 import { installDir, knownAgent, vendorOf, type AddedAgent } from './vendors/catalog';
 
@@ -139,7 +141,8 @@ export class ExternalAgentRunner {
       // Only a stop of ours is a stop: an agent that ends its turn itself (Codex, after a refusal) answered.
       if (signal.aborted) return ended(turn, 'aborted', true);
       if (answer.checkpoint) {
-        ownChanges(turn, asked, answer.files ?? []);
+        const refused = await this.reviewedOwnChanges(turn, asked, answer.checkpoint, answer.changes ?? []);
+        ownChanges(turn, asked, answer.files ?? [], refused);
         turn.emit({ type: 'checkpoint', id: answer.checkpoint.id, files: answer.files ?? [] });
       }
       const final = lastAnswer(state);
@@ -157,6 +160,15 @@ export class ExternalAgentRunner {
       // A stopped or budget-ended agent is gone: the next turn starts it again.
       if (signal.aborted || thread.budgetReached()) this.forget();
     }
+  }
+
+  /** The sensitive changes of the agent's own process this turn, reviewed now (with review on); those refused put back. */
+  private async reviewedOwnChanges(turn: AgentTurn, asked: number, checkpoint: Checkpoint, changes: readonly Change[]): Promise<ReadonlyMap<string, string>> {
+    const recorder = this.context.checkpoints;
+    if (recorder === undefined || turn.answering.review === undefined) return new Map();
+    const text = (state: Change['before']): string | null => (state?.type === 'f' ? (recorder.store.blob(state.hash)?.toString('utf8') ?? null) : null);
+    const putBack = async (rels: string[]): Promise<void> => void (await new CheckpointHistory(recorder.store).putBack(checkpoint, rels));
+    return reviewOwnChanges(turn, asked, changes, text, putBack);
   }
 
   /** What the agent's requests in this turn work with: the turn's backend, its mode and sandbox, its answerers and its record. */

@@ -11,7 +11,7 @@ import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
 import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
 import type { CheckpointRecorder, StepInfo } from '../../core/checkpoints/recorder';
-import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
+import { changeStatus, toVirtual, type Change, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
 import { AGENT_CONFIG_PATHS, agentCommand, privateHome, vendorOf, type AddedAgent, type KnownAgent } from './vendors/catalog';
 
@@ -54,7 +54,7 @@ export interface AgentThread {
   readonly session: AcpClientSession;
   readonly sessionId: string;
   /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. `binding`: what its requests work with (default the options'). */
-  prompt(text: string, messageIndex?: number, binding?: AgentTurnBinding): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
+  prompt(text: string, messageIndex?: number, binding?: AgentTurnBinding): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[]; changes?: Change[] }>;
   /** `stop`: cancel, then the tree. */
   stop(): Promise<void>;
   /** The turn under way's observer (the audit's): what is metered in the turn besides the agent's own calls goes under it. */
@@ -192,7 +192,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       return answer;
     });
     const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
-    return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
+    return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files, changes: outcome.changes } : {}) };
   };
   let continuation: SessionContinuation | undefined;
   try {

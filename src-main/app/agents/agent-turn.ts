@@ -12,7 +12,7 @@ import type { AgentEventBody, ThreadState } from '../../core/agent/types';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { hostToVirtual } from '../../core/acp-client/paths';
 import { toolOfKind } from '../../core/acp-client/permission-map';
-import type { ChangeStatus } from '../../core/checkpoints/types';
+import { toVirtual, type Change, type ChangeStatus } from '../../core/checkpoints/types';
 import type { ToolCall } from '../../core/models/types';
 import { NOOP_RUN, type RunObserver, type ToolCallObserver } from '../../core/telemetry/observer';
 import type { ReviewLayer } from '../../core/sandbox/types';
@@ -164,8 +164,8 @@ export function closeOpenCalls(turn: AgentTurn, stopped: boolean): void {
 /** A change of the agent's own process as the file tool that would have made it. */
 const OWN_CHANGE_TOOLS: Readonly<Record<ChangeStatus, string>> = { added: 'write_file', modified: 'edit_file', deleted: 'delete_file' };
 
-/** The turn's changes no call of it names (made in the agent's own process), each recorded as a call of its own: the audit record says what it changed. */
-export function ownChanges(turn: AgentTurn, from: number, files: ReadonlyArray<{ path: string; status: ChangeStatus }>): void {
+/** The paths the turn's calls (from history message `from` on) name as changed: what went through Deepdesk. */
+function namedPaths(turn: AgentTurn, from: number): Set<string> {
   const named = new Set<string>();
   for (const m of turn.state.messages.slice(from)) {
     if (m.role === 'tool' && m.change) named.add(m.change.path);
@@ -174,14 +174,36 @@ export function ownChanges(turn: AgentTurn, from: number, files: ReadonlyArray<{
       if (typeof path === 'string' && Object.values(OWN_CHANGE_TOOLS).includes(call.name)) named.add(hostToVirtual(turn.folder, path) ?? path);
     }
   }
+  return named;
+}
+
+/**
+ * SPEC §23 (5) for what the agent's own process wrote (Codex, Gemini CLI and OpenCode write files
+ * themselves, where no request of theirs was decided): with review on, the turn's sensitive
+ * changes no call named are asked about at its end, as a command's layer is; those refused are
+ * put back as they were before the turn (`putBack`). The refused paths, each with why.
+ */
+export async function reviewOwnChanges(turn: AgentTurn, from: number, changes: readonly Change[], text: (state: Change['before']) => string | null, putBack: (rels: string[]) => Promise<void>): Promise<ReadonlyMap<string, string>> {
+  const review = layerReview(turn, `(${turn.label}'s own process)`);
+  const named = namedPaths(turn, from);
+  const writes = changes.filter((c) => !named.has(toVirtual(c.path)) && c.after?.type !== 'd').map((c) => ({ path: toVirtual(c.path), contents: () => ({ before: text(c.before), after: text(c.after) }) }));
+  const refused = review && writes.length > 0 ? await review(writes) : new Map<string, string>();
+  if (refused.size > 0) await putBack([...refused.keys()].map((path) => path.slice(1)));
+  return refused;
+}
+
+/** The turn's changes no call of it names (made in the agent's own process), each recorded as a call of its own: the audit record says what it changed (or why it was put back). */
+export function ownChanges(turn: AgentTurn, from: number, files: ReadonlyArray<{ path: string; status: ChangeStatus }>, refused: ReadonlyMap<string, string> = new Map()): void {
+  const named = namedPaths(turn, from);
   for (const [i, file] of files.filter((f) => !named.has(f.path)).entries()) {
     const name = OWN_CHANGE_TOOLS[file.status];
     const args = { file_path: file.path, title: `${file.status} in its own process` };
     const call: ToolCall = { id: turn.idOf(`own-${i}`), name, args, argsText: JSON.stringify(args) };
-    const output = `${file.status[0]!.toUpperCase()}${file.status.slice(1)} by ${turn.label} in its own process`;
-    turn.state.messages.push({ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, toolName: name, content: output });
+    const why = refused.get(file.path);
+    const output = why !== undefined ? `Error: put back as it was before the turn: ${why}` : `${file.status[0]!.toUpperCase()}${file.status.slice(1)} by ${turn.label} in its own process`;
+    turn.state.messages.push({ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, toolName: name, content: output, ...(why !== undefined ? { isError: true } : {}) });
     turn.emit({ type: 'tool_call', id: call.id, name, args });
-    turn.emit({ type: 'tool_result', id: call.id, name, output, isError: false });
+    turn.emit({ type: 'tool_result', id: call.id, name, output, isError: why !== undefined });
   }
 }
 

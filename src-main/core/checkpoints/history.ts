@@ -174,6 +174,11 @@ export class CheckpointHistory {
     return this.restore(restore.folder, [restore], resolution, { threadId: restore.threadId, messageIndex: restore.messageIndex, messageLine: restore.messageLine });
   }
 
+  /** Puts `rels` back as they were before checkpoint `checkpoint` (a change refused after it was made), as a step of its thread. */
+  putBack(checkpoint: Checkpoint, rels: readonly string[]): Promise<RestoreOutcome> {
+    return this.restore(checkpoint.folder, [checkpoint], 'take-restore', { threadId: checkpoint.threadId, messageIndex: checkpoint.messageIndex, messageLine: `Put back ${rels.join(', ')}` }, new Set(rels));
+  }
+
   /** Reverts every change the thread's agent made to one path. */
   async revertFile(threadId: string, rel: string, resolution: Resolution): Promise<RestoreOutcome | null> {
     const all = this.threadCheckpoints(threadId);
