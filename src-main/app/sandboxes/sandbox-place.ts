@@ -62,9 +62,6 @@ export interface SandboxPlaceState {
 export interface OpenedSandboxPlace {
   shell: ShellBackend;
   sandbox: ProviderSandbox;
-  provider: SandboxProvider;
-  /** `Daytona`. */
-  label: string;
   /** What went up when the sandbox was made, and what was left out. */
   uploadSummary?: string;
   /** Where the sandbox stands now (gone: every call refuses with the ways forward). */
@@ -327,8 +324,6 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   return {
     shell,
     sandbox,
-    provider,
-    label,
     ...(summary !== undefined ? { uploadSummary: summary } : {}),
     state: () => (lost !== undefined ? { state: lost.state, message: lost.error.message } : { state: stoppedForIdle || stoppedElsewhere ? 'stopped' : 'running' }),
     close: async () => {

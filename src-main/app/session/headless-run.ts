@@ -34,7 +34,6 @@ export type { HeadlessRunContext, HeadlessRunIo, HeadlessRunRequest };
 export const CANDIDATE_INSTRUCTION = 'Instruction for this attempt: ';
 
 export interface HeadlessRun {
-  threadId: string;
   /** The folder as the thread records it. */
   folder: string;
   /** How the run ended; everything it opened is closed by then. */
@@ -135,7 +134,6 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
           },
         );
       return {
-        threadId,
         folder: place.text,
         result,
         stop: (by) => threads.stop(threadId, by),
