@@ -52,7 +52,7 @@ export interface DecisionContext extends Omit<ModeContext, 'resolvedTargets'> {
   /** The thread the person sees (a subagent's calls too): the question names it. */
   threadId: string;
   /** Where named paths lead through symlinks, and which changes always ask: the run's backend. */
-  backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason'> & Partial<Pick<Backend, 'readRaw'>>;
+  backend?: Pick<Backend, 'linkTarget' | 'alwaysAskReason' | 'linkedNames'> & Partial<Pick<Backend, 'readRaw'>>;
   /** Another agent asks (SPEC §22): its name, for the question. A protected path answers it no. */
   agent?: string;
   /** A reviewer answers this run's questions (SPEC §23): sensitive writes inside the folder then ask it. */
@@ -197,11 +197,12 @@ function personOnly(question: ApprovalRequest): boolean {
 export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason' | 'why'>, writes: readonly LayerWrite[], answerer: Answerer, signal: AbortSignal, agentConfig?: readonly string[]): Promise<Map<string, string>> {
   const refused = new Map<string, string>();
   for (const write of writes) {
-    if (sensitiveWrite(write.path, undefined, agentConfig) === null) continue;
+    const name = await sensitiveName(write.path, async () => write.names?.() ?? [], agentConfig);
+    if (name === undefined) continue;
     const contents = write.contents();
-    const found = sensitiveWrite(write.path, contents, agentConfig);
+    const found = sensitiveWrite(name, contents, agentConfig);
     if (found === null) continue;
-    const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: write.path, what: found.what });
+    const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: name, what: throughLink(found.what, write.path, name) });
     // The person's allowance of the command once is not one of what it writes.
     const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, { ...answerer, allowedOnce: async () => false }, signal);
     if (decision.type === 'approve') continue;
@@ -211,16 +212,31 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
   return refused;
 }
 
+/**
+ * The name a write is sensitive by (SPEC §23 (5)): its own, else another name in the folder
+ * that leads to it through a link (a link at a sensitive name makes its target sensitive, for
+ * as long as it exists). Undefined when none is.
+ */
+async function sensitiveName(path: string, names: () => Promise<readonly string[]>, agentConfig: readonly string[] | undefined): Promise<string | undefined> {
+  if (sensitiveWrite(path, undefined, agentConfig) !== null) return path;
+  return (await names()).find((name) => sensitiveWrite(name, undefined, agentConfig) !== null);
+}
+
+function throughLink(what: string, path: string, name: string): string {
+  return name === path ? what : `${what}, through the link ${name} that leads to ${path}`;
+}
+
 /** The sensitive write (SPEC §23 (5)) a file tool's call would make, with its diff; null when it makes none. */
 async function sensitiveFileWrite({ backend, agentConfig }: DecisionContext, tool: string, args: Record<string, unknown>, links: CallLinks): Promise<{ why: ApprovalWhy; diff: string } | null> {
   const operation = operationOf(tool);
-  for (const { path, file } of changedPaths(tool, args, links.inside)) {
-    if (sensitiveWrite(path, undefined, agentConfig) === null) continue;
+  for (const { path: named, file } of changedPaths(tool, args, links.inside)) {
+    const path = await sensitiveName(named, async () => (await backend?.linkedNames?.(file).catch(() => [])) ?? [], agentConfig);
+    if (path === undefined) continue;
     const before = await backend?.readRaw?.(file).then((r) => (r.data === undefined ? null : Buffer.from(r.data).toString('utf8')), () => null) ?? null;
     const edited = operation === 'edit' ? applyEdit(before ?? '', String(args.old_string ?? ''), String(args.new_string ?? ''), args.replace_all === true) : null;
     const after = operation === 'delete' ? null : operation === 'write' ? String(args.content ?? '') : edited?.ok === true ? edited.content : before;
     const found = sensitiveWrite(path, { before, after }, agentConfig);
-    if (found !== null) return { why: { kind: 'sensitive-write', path, what: found.what }, diff: writeDiff(path, { before, after }) };
+    if (found !== null) return { why: { kind: 'sensitive-write', path, what: throughLink(found.what, file, path) }, diff: writeDiff(file, { before, after }) };
   }
   return null;
 }

@@ -181,6 +181,8 @@ export interface Backend {
    * the model). Absent on backends without links.
    */
   linkTarget?(path: string): Promise<LinkTarget | null>;
+  /** The other names `path` has: the paths in the backend that lead to it through symlinks. Absent on backends without links. */
+  linkedNames?(path: string): Promise<string[]>;
   /**
    * Why a change at `path` must always ask, whatever the mode and the rules (it would
    * change what other programs run later, such as git's hooks and config), or null.

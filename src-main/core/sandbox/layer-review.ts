@@ -6,6 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { linksInto } from '../fs/links-into';
 import { isPathInside, isSlashPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import type { BlockedItem } from './blocked';
@@ -17,9 +18,11 @@ import type { LayerEntry, WriteLayer } from './write-layer';
 export async function reviewedVerdict(layer: WriteLayer, verdict: LayerVerdict, review: ReviewLayer): Promise<LayerVerdict> {
   const root = layer.projectDir;
   const upper = path.join(layer.dir, 'upper');
-  const writes: LayerWrite[] = verdict.apply
-    .filter((e) => e.kind !== 'dir' || e.opaque === true)
-    .map((e) => ({ path: `/${e.rel}`, contents: () => ({ before: folderText(root, e.rel), after: layerText(upper, e) }) }));
+  const entries = verdict.apply.filter((e) => e.kind !== 'dir' || e.opaque === true);
+  // Found once, when first asked: the links of the folder that lead to what the layer writes.
+  let aliases: Map<string, string[]> | undefined;
+  const names = (rel: string): string[] => (aliases ??= linksInto(root, entries.map((e) => e.rel))).get(rel)?.map((name) => `/${name}`) ?? [];
+  const writes: LayerWrite[] = entries.map((e) => ({ path: `/${e.rel}`, contents: () => ({ before: folderText(root, e.rel), after: layerText(root, upper, e) }), names: () => names(e.rel) }));
   if (writes.length === 0) return verdict;
   let refused: ReadonlyMap<string, string>;
   try {
@@ -40,11 +43,17 @@ function folderText(root: string, rel: string): string | null {
   return readText(file);
 }
 
-/** What the layer leaves there: a file's text, a link's target, null for a removal. */
-function layerText(upper: string, entry: LayerEntry): string | null {
+/**
+ * What the layer leaves there: a file's text, null for a removal; a link, with the text it
+ * leads to (the layer's, else the folder's): a link at a name is a write of its target's content.
+ */
+function layerText(root: string, upper: string, entry: LayerEntry): string | null {
   const file = path.join(upper, entry.rel);
-  if (entry.kind === 'link') return `(a symbolic link to ${fs.readlinkSync(file)})`;
-  return entry.kind === 'file' ? readText(file) : null;
+  if (entry.kind !== 'link') return entry.kind === 'file' ? readText(file) : null;
+  const target = path.resolve(path.dirname(path.join(root, entry.rel)), fs.readlinkSync(file));
+  const inside = isPathInside(root, target) ? path.relative(root, target) : undefined;
+  const text = inside === undefined ? null : (readText(path.join(upper, inside)) ?? folderText(root, inside));
+  return `(a symbolic link to ${fs.readlinkSync(file)})${text !== null ? `\n${text}` : ''}`;
 }
 
 /** A plain file's text (not through a link), or null. */

@@ -43,6 +43,8 @@ export interface SandboxPolicy {
 export interface LayerWrite {
   path: string;
   contents(): { before: string | null; after: string | null };
+  /** Its other names in the folder: the virtual paths that lead to it through a link (it is judged on each). */
+  names?(): readonly string[];
 }
 
 /** Reviews a layer's writes before it is applied: the virtual paths refused, each with why (for the blocked line). */

@@ -29,6 +29,7 @@ import { entryFilesReason } from '../../sandbox/protected-entry-files';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';
+import { linksInto } from '../../fs/links-into';
 
 export interface FilesystemBackendOptions {
   rootDir: string;
@@ -103,6 +104,13 @@ export class FilesystemBackend implements Backend {
     const checked = normalizeVirtualPath(inputPath);
     if (!checked.ok || !this.virtualMode) return null;
     return linkTargetOf(this.rootDir, checked.path);
+  }
+
+  async linkedNames(inputPath: string): Promise<string[]> {
+    const checked = normalizeVirtualPath(inputPath);
+    if (!checked.ok || !this.virtualMode) return [];
+    const rel = checked.path.slice(1);
+    return (linksInto(this.rootDir, [rel]).get(rel) ?? []).map((name) => `/${name}`);
   }
 
   async alwaysAskReason(inputPath: string): Promise<string | null> {

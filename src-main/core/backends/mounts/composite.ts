@@ -112,6 +112,13 @@ export class CompositeBackend implements Backend {
     return target !== null && 'virtual' in target ? { virtual: base + (base !== '' && target.virtual === '/' ? '' : target.virtual) } : target;
   }
 
+  async linkedNames(path: string): Promise<string[]> {
+    const p = normalizeVirtualPath(path);
+    if (!p.ok) return [];
+    const { backend, base, inner } = this.split(p.path);
+    return ((await backend.linkedNames?.(inner)) ?? []).map((name) => base + name);
+  }
+
   async alwaysAskReason(path: string): Promise<string | null> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return null;
