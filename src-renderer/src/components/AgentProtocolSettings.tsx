@@ -5,8 +5,10 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { AgentProtocolStatus } from '../../../src-main/app/contract';
 import type { AgentProtocolDraft } from '../lib/agent-protocol-settings';
+import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { CopyButton } from './CopyButton';
+import { TextField } from './TextField';
 
 interface AgentProtocolSettingsProps {
   draft: AgentProtocolDraft;
@@ -24,18 +26,7 @@ export function AgentProtocolSettings({ draft, onChange }: AgentProtocolSettings
         prints it too); whoever holds it can reach every folder you opened and your memories.
       </p>
       <ProtocolNow />
-      <div className="field">
-        <label htmlFor={`${ids}-listen`}>Listen on</label>
-        <input
-          id={`${ids}-listen`}
-          value={draft.protocolListenText}
-          placeholder="127.0.0.1:2024"
-          spellCheck={false}
-          autoComplete="off"
-          aria-describedby={`${ids}-about`}
-          onChange={(e) => onChange({ protocolListenText: e.target.value })}
-        />
-      </div>
+      <TextField id={`${ids}-listen`} label="Listen on" value={draft.protocolListenText} placeholder="127.0.0.1:2024" spellCheck={false} autoComplete="off" aria-describedby={`${ids}-about`} onValue={(text) => onChange({ protocolListenText: text })} />
       <label className="checkbox">
         <input type="checkbox" checked={draft.protocolAllowRemote} onChange={(e) => onChange({ protocolAllowRemote: e.target.checked })} />
         Allow other computers
@@ -56,23 +47,14 @@ export function AgentProtocolSettings({ draft, onChange }: AgentProtocolSettings
           One a line, as the browser sends it (scheme://host[:port]).
         </p>
       </div>
-      <div className="field">
-        <label htmlFor={`${ids}-folder`}>Default folder</label>
-        <input
-          id={`${ids}-folder`}
-          className="mono"
-          value={draft.protocolFolderText}
-          placeholder="/path/to/project"
-          spellCheck={false}
-          autoComplete="off"
-          aria-describedby={`${ids}-folder-note`}
-          onChange={(e) => onChange({ protocolFolderText: e.target.value })}
-        />
-        <p className="muted small" id={`${ids}-folder-note`}>
-          Where a run works when its request names no folder (an absolute path; <code>deepdesk host --folder</code> wins). Deep Agents&apos; async subagents name none: they
-          need it.
-        </p>
-      </div>
+      <TextField id={`${ids}-folder`} label="Default folder" className="mono" value={draft.protocolFolderText} placeholder="/path/to/project" spellCheck={false} autoComplete="off" onValue={(text) => onChange({ protocolFolderText: text })} linkHelp
+        help={
+          <>
+            Where a run works when its request names no folder (an absolute path; <code>deepdesk host --folder</code> wins). Deep Agents&apos; async subagents name none: they
+            need it.
+          </>
+        }
+      />
     </fieldset>
   );
 }
@@ -93,7 +75,7 @@ function ProtocolNow(): React.JSX.Element {
           return true;
         },
         (err: unknown) => {
-          setProblem(err instanceof Error ? err.message : String(err));
+          setProblem(errorMessage(err));
           return false;
         },
       ),

@@ -10,6 +10,7 @@ import { whileCurrent } from '../lib/while-current';
 import { useEvent } from '../state/transport-context';
 import { TransportError } from '../transport/errors';
 import { VisibleText } from './VisibleText';
+import { TextField } from './TextField';
 import { ErrorAlert } from './ErrorText';
 
 /** The external agents (the catalog and the added commands), loaded and kept here. */
@@ -151,14 +152,8 @@ export function AgentsSettings(): React.JSX.Element {
         </ul>
       ) : null}
       <div className="agents-add">
-        <div className="field">
-          <label htmlFor={`${titleId}-name`}>Agent name</label>
-          <input id={`${titleId}-name`} value={name} onChange={(e) => setName(e.target.value)} placeholder="my-agent" />
-        </div>
-        <div className="field">
-          <label htmlFor={`${titleId}-command`}>Agent command</label>
-          <input id={`${titleId}-command`} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="npx my-agent --acp" />
-        </div>
+        <TextField id={`${titleId}-name`} label="Agent name" value={name} onValue={setName} placeholder="my-agent" />
+        <TextField id={`${titleId}-command`} label="Agent command" value={command} onValue={setCommand} placeholder="npx my-agent --acp" />
         <button type="button" className="btn btn-small" onClick={() => void add()}>
           Add agent
         </button>

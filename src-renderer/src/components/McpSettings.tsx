@@ -9,6 +9,7 @@ import { useApi } from '../state/use-api';
 import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
 import { McpServerTrust } from './McpServerTrust';
+import { TextField } from './TextField';
 import { VisibleText } from './VisibleText';
 import { ErrorAlert, ProblemLines } from './ErrorText';
 
@@ -69,14 +70,8 @@ export function McpSettings(): React.JSX.Element {
       ) : null}
       <ProblemLines problems={list?.problems} />
       <div className="mcp-add">
-        <div className="field">
-          <label htmlFor={`${titleId}-name`}>Server name</label>
-          <input id={`${titleId}-name`} value={name} placeholder="github" onChange={(e) => setName(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${titleId}-target`}>Command or URL</label>
-          <input id={`${titleId}-target`} className="mono" value={target} placeholder="npx -y @modelcontextprotocol/server-github  or  https://…/mcp" onChange={(e) => setTarget(e.target.value)} />
-        </div>
+        <TextField id={`${titleId}-name`} label="Server name" value={name} placeholder="github" onValue={setName} />
+        <TextField id={`${titleId}-target`} label="Command or URL" className="mono" value={target} placeholder="npx -y @modelcontextprotocol/server-github  or  https://…/mcp" onValue={setTarget} />
         <label className="checkbox">
           <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Run a command in the sandbox
         </label>

@@ -2,6 +2,7 @@
 
 import { useId, useState } from 'react';
 import { Spinner } from './Icon';
+import { TextField } from './TextField';
 import { VisibleText } from './VisibleText';
 
 interface MemoryEditorProps {
@@ -57,10 +58,7 @@ export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDel
   return (
     <div className="memory-detail editing" role="group" aria-label={mode === 'new' ? 'New memory' : `Editing ${path}`}>
       {mode === 'new' ? (
-        <div className="field">
-          <label htmlFor={pathId}>Memory path</label>
-          <input id={pathId} className="mono" value={draftPath} onChange={(e) => setDraftPath(e.target.value)} placeholder="/memories/notes.md" autoFocus />
-        </div>
+        <TextField id={pathId} label="Memory path" className="mono" value={draftPath} onValue={setDraftPath} placeholder="/memories/notes.md" autoFocus />
       ) : (
         <span className="mono memory-detail-path" title={path}>
           <VisibleText text={path} />

@@ -13,6 +13,7 @@ import { useModelList } from '../state/use-model-list';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import { ModelPicker } from './ModelPicker';
+import { TextField } from './TextField';
 import type { SettingsDraft } from '../lib/settings-draft';
 
 interface ModelSettingsProps {
@@ -104,20 +105,19 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
           </p>
         </div>
       </div>
-      <div className="field">
-        <label htmlFor="settings-base-url">Base URL</label>
-        <input
-          id="settings-base-url"
-          className="mono"
-          placeholder={provider === 'ollama' ? 'http://127.0.0.1:11434' : provider === 'openai-compatible' ? 'http://127.0.0.1:1234/v1' : 'the provider’s default'}
-          value={draft.baseUrl}
-          spellCheck={false}
-          disabled={overridden.baseUrl === true}
-          aria-describedby={overridden.baseUrl ? 'settings-base-url-flag' : undefined}
-          onChange={(e) => onChange({ baseUrl: e.target.value })}
-        />
+      <TextField
+        id="settings-base-url"
+        label="Base URL"
+        className="mono"
+        placeholder={provider === 'ollama' ? 'http://127.0.0.1:11434' : provider === 'openai-compatible' ? 'http://127.0.0.1:1234/v1' : 'the provider’s default'}
+        value={draft.baseUrl}
+        spellCheck={false}
+        disabled={overridden.baseUrl === true}
+        aria-describedby={overridden.baseUrl ? 'settings-base-url-flag' : undefined}
+        onValue={(baseUrl) => onChange({ baseUrl })}
+      >
         {overridden.baseUrl ? <FlagNote id="settings-base-url-flag" field="baseUrl" /> : null}
-      </div>
+      </TextField>
       <div className="field">
         <label htmlFor="settings-api-key">API key for {PROVIDER_LABELS[provider]}</label>
         <div className="field-inline">

@@ -12,6 +12,7 @@ import { useLiveValue } from '../state/use-live-value';
 import { useEvent } from '../state/transport-context';
 import { FlagNote } from './FlagNote';
 import { VisibleText } from './VisibleText';
+import { TextField } from './TextField';
 import { capitalized } from '../lib/format';
 import { ErrorAlert } from './ErrorText';
 
@@ -60,20 +61,8 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
         </ul>
       ) : null}
       <div className="mcp-add">
-        <div className="field">
-          <label htmlFor={`${titleId}-prefix`}>Mount prefix</label>
-          <input id={`${titleId}-prefix`} className="mono" value={prefix} placeholder="/docs/" onChange={(e) => setPrefix(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${titleId}-spec`}>Mount source</label>
-          <input
-            id={`${titleId}-spec`}
-            className="mono"
-            value={spec}
-            placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main"
-            onChange={(e) => setSpec(e.target.value)}
-          />
-        </div>
+        <TextField id={`${titleId}-prefix`} label="Mount prefix" className="mono" value={prefix} placeholder="/docs/" onValue={setPrefix} />
+        <TextField id={`${titleId}-spec`} label="Mount source" className="mono" value={spec} placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main" onValue={setSpec} />
         <button type="button" className="btn" onClick={() => void add()}>
           Add mount
         </button>

@@ -11,6 +11,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
+import { TextField } from './TextField';
 import { VisibleText } from './VisibleText';
 
 interface ReviewerSettingsProps {
@@ -70,29 +71,12 @@ export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onCha
       <p className="muted small">
         A reviewer model answers what would ask you, after the deny rules, protected paths and the sandbox, and sensitive writes in the folder (CI, hooks, package scripts, editor tasks, environment files, agent instructions). What it cannot answer, and protected paths, still ask you. Off: you answer everything.
       </p>
-      <div className="field">
-        <label htmlFor="settings-reviewer-model">Reviewer</label>
-        <input
-          id="settings-reviewer-model"
-          placeholder={modelInUse ? `the thread's model (${modelInUse})` : "the thread's model"}
-          value={draft.reviewerModelText}
-          onChange={(e) => onChange({ reviewerModelText: e.target.value })}
-        />
-        <p className="muted small">Its model, PROVIDER:MODEL. Empty: the thread&apos;s own model.</p>
-      </div>
-      <div className="field">
-        <label htmlFor="settings-reviewer-timeout">Reviewer timeout (seconds)</label>
-        <input
-          id="settings-reviewer-timeout"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          placeholder={String(REVIEW_TIMEOUT_DEFAULT)}
-          value={draft.reviewerTimeoutText}
-          onChange={(e) => onChange({ reviewerTimeoutText: e.target.value })}
-        />
-        <p className="muted small">Each try&apos;s limit; a reviewer that does not answer in time asks you instead.</p>
-      </div>
+      <TextField id="settings-reviewer-model" label="Reviewer" placeholder={modelInUse ? `the thread's model (${modelInUse})` : "the thread's model"} value={draft.reviewerModelText} onValue={(text) => onChange({ reviewerModelText: text })}
+        help="Its model, PROVIDER:MODEL. Empty: the thread's own model."
+      />
+      <TextField id="settings-reviewer-timeout" label="Reviewer timeout (seconds)" type="number" inputMode="numeric" min={1} placeholder={String(REVIEW_TIMEOUT_DEFAULT)} value={draft.reviewerTimeoutText} onValue={(text) => onChange({ reviewerTimeoutText: text })}
+        help="Each try's limit; a reviewer that does not answer in time asks you instead."
+      />
       <div className="field-inline">
         <button type="button" className="btn" onClick={() => void runTest()} disabled={test === 'running'}>
           Test reviewer

@@ -11,6 +11,7 @@ import { offersSize, type SandboxesDraft } from '../lib/sandbox-settings';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { TextField } from './TextField';
 
 interface SandboxSettingsProps {
   draft: SandboxesDraft;
@@ -29,19 +30,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
   const cpu = offersSize(draft.provider, 'cpu');
   const memory = offersSize(draft.provider, 'memory');
   const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload' | 'backFile' | 'backStep', label: string, placeholder: string, numeric = true) => (
-    <div className="field">
-      <label htmlFor={`${ids}-${key}`}>{label}</label>
-      <input
-        id={`${ids}-${key}`}
-        className={numeric ? undefined : 'mono'}
-        inputMode={numeric ? 'decimal' : undefined}
-        value={draft[key]}
-        placeholder={placeholder}
-        spellCheck={false}
-        autoComplete="off"
-        onChange={(e) => set({ [key]: e.target.value })}
-      />
-    </div>
+    <TextField id={`${ids}-${key}`} label={label} className={numeric ? undefined : 'mono'} inputMode={numeric ? 'decimal' : undefined} value={draft[key]} placeholder={placeholder} spellCheck={false} autoComplete="off" onValue={(value) => set({ [key]: value })} />
   );
   return (
     <fieldset className="settings-section">
@@ -85,10 +74,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
 function ServiceFieldsOf({ provider, ids, price, onPrice, keys }: { provider: SandboxProvider; ids: string; price: string; onPrice(value: string): void; keys: Record<string, boolean> }): React.JSX.Element {
   return (
     <div className="sandbox-service" role="group" aria-label={SANDBOX_PROVIDER_LABELS[provider]}>
-      <div className="field">
-        <label htmlFor={`${ids}-price-${provider}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[provider]} (USD)</label>
-        <input id={`${ids}-price-${provider}`} inputMode="decimal" value={price} placeholder="not priced" autoComplete="off" onChange={(e) => onPrice(e.target.value)} />
-      </div>
+      <TextField id={`${ids}-price-${provider}`} label={`Price per hour for ${SANDBOX_PROVIDER_LABELS[provider]} (USD)`} inputMode="decimal" value={price} placeholder="not priced" autoComplete="off" onValue={onPrice} />
       {Object.entries(keys).map(([variable, saved]) => (
         <SandboxKey key={variable} provider={provider} variable={variable} saved={saved} />
       ))}

@@ -12,6 +12,7 @@ import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { TextField } from './TextField';
 import { FormMessage } from './ErrorText';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
 
@@ -107,10 +108,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
           </select>
         </div>
         {kind === 'new' ? (
-          <div className="field">
-            <label htmlFor={`${id}-name`}>Name (optional)</label>
-            <input id={`${id}-name`} className="mono" value={name} placeholder="made up when empty" spellCheck={false} autoComplete="off" maxLength={63} readOnly={working} onChange={(e) => setName(e.target.value)} />
-          </div>
+          <TextField id={`${id}-name`} label="Name (optional)" className="mono" value={name} placeholder="made up when empty" spellCheck={false} autoComplete="off" maxLength={63} readOnly={working} onValue={setName} />
         ) : null}
         <SandboxTerms provider={provider} folder={folder} />
         <FormMessage error={why} live>

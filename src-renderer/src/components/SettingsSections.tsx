@@ -20,6 +20,7 @@ import { AgentProtocolSettings } from './AgentProtocolSettings';
 import { SandboxSettings } from './SandboxSettings';
 import { ProvenanceSettings } from './ProvenanceSettings';
 import type { SettingsSectionRef } from './SettingsNav';
+import { TextField } from './TextField';
 
 interface SectionProps {
   draft: SettingsDraft;
@@ -75,23 +76,16 @@ function ContextWindowSettings({ draft, settings, change }: SectionProps): React
   return (
     <fieldset className="settings-section">
       <legend>Context window</legend>
-      <div className="field">
-        <label htmlFor="settings-context-window">Context window override (tokens)</label>
-        <input
-          id="settings-context-window"
-          inputMode="numeric"
-          placeholder="the model's own window"
-          value={draft.contextWindowText}
-          disabled={flag}
-          aria-describedby={flag ? 'settings-context-window-flag' : undefined}
-          onChange={(e) => change({ contextWindowText: e.target.value })}
-        />
+      <TextField id="settings-context-window" label="Context window override (tokens)" inputMode="numeric" placeholder="the model's own window" value={draft.contextWindowText} disabled={flag} aria-describedby={flag ? 'settings-context-window-flag' : undefined} onValue={(text) => change({ contextWindowText: text })}
+        help={
+          <>
+            History is summarized when a request passes 85% of this.
+            {settings.contextWindow !== undefined && draft.contextWindowText.trim() === '' ? ` The stored override (${settings.contextWindow}) stays until you enter another number.` : ''}
+          </>
+        }
+      >
         {flag ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
-        <p className="muted small">
-          History is summarized when a request passes 85% of this.
-          {settings.contextWindow !== undefined && draft.contextWindowText.trim() === '' ? ` The stored override (${settings.contextWindow}) stays until you enter another number.` : ''}
-        </p>
-      </div>
+      </TextField>
     </fieldset>
   );
 }

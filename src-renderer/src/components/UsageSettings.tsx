@@ -5,6 +5,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { emptyPriceRow, MAX_RUNS_AT_ONCE, type PriceRow } from '../lib/usage-settings';
 import { Icon } from './Icon';
+import { TextField } from './TextField';
 import '../styles/usage.css';
 
 const AMOUNTS = [
@@ -58,8 +59,6 @@ export function PricesSettings({ modelInUse, rows, onRowsChange, budgetText, onB
     setFocusTo({ key: row.key, empty: true });
   };
 
-  const budgetId = `${ids}-budget`;
-  const runsId = `${ids}-runs`;
   return (
     <fieldset className="settings-section">
       <legend>Prices</legend>
@@ -74,30 +73,9 @@ export function PricesSettings({ modelInUse, rows, onRowsChange, budgetText, onB
               <li key={row.key} data-price-key={row.key}>
                 <fieldset className="price-row">
                   <legend className="visually-hidden">Price of {name}</legend>
-                  <div className="field price-model">
-                    <label htmlFor={`${ids}-${row.key}-model`}>Model (provider:model)</label>
-                    <input
-                      id={`${ids}-${row.key}-model`}
-                      className="mono"
-                      value={row.model}
-                      placeholder="openai:gpt-4o"
-                      spellCheck={false}
-                      autoComplete="off"
-                      onChange={(e) => change(row.key, { model: e.target.value })}
-                    />
-                  </div>
+                  <TextField id={`${ids}-${row.key}-model`} fieldClass="price-model" label="Model (provider:model)" className="mono" value={row.model} placeholder="openai:gpt-4o" spellCheck={false} autoComplete="off" onValue={(model) => change(row.key, { model })} />
                   {AMOUNTS.map(([field, label]) => (
-                    <div key={field} className="field price-amount">
-                      <label htmlFor={`${ids}-${row.key}-${field}`}>{label}</label>
-                      <input
-                        id={`${ids}-${row.key}-${field}`}
-                        inputMode="decimal"
-                        value={row[field]}
-                        placeholder={field === 'input' || field === 'output' ? '0.00' : 'optional'}
-                        autoComplete="off"
-                        onChange={(e) => change(row.key, { [field]: e.target.value })}
-                      />
-                    </div>
+                    <TextField key={field} id={`${ids}-${row.key}-${field}`} fieldClass="price-amount" label={label} inputMode="decimal" value={row[field]} placeholder={field === 'input' || field === 'output' ? '0.00' : 'optional'} autoComplete="off" onValue={(amount) => change(row.key, { [field]: amount })} />
                   ))}
                   <button type="button" className="icon-btn price-remove" aria-label={`Remove price of ${name}`} title="Remove" onClick={() => remove(i)}>
                     <Icon name="trash" size={14} />
@@ -114,31 +92,23 @@ export function PricesSettings({ modelInUse, rows, onRowsChange, budgetText, onB
         <Icon name="plus" size={14} />
         Add price
       </button>
-      <div className="field price-budget">
-        <label htmlFor={budgetId}>Budget per thread (USD)</label>
-        <input id={budgetId} inputMode="decimal" value={budgetText} placeholder="no budget" autoComplete="off" aria-describedby={`${budgetId}-help`} onChange={(e) => onBudgetChange(e.target.value)} />
-        <p className="muted small" id={`${budgetId}-help`}>
-          A run stops before the model call that would take its thread&apos;s cost past this, and says so. A model with no known price cannot be held to a budget: give it a price
-          above. Empty: no budget.
-          {savedBudget !== undefined && budgetText.trim() === '' ? ` The budget of $${savedBudget} goes when you save.` : ''}
-        </p>
-      </div>
-      <div className="field price-budget">
-        <label htmlFor={runsId}>Runs at once</label>
-        <input
-          id={runsId}
-          inputMode="numeric"
-          value={runsText}
-          placeholder="the default"
-          autoComplete="off"
-          aria-describedby={`${runsId}-help`}
-          onChange={(e) => onRunsChange(e.target.value)}
-        />
-        <p className="muted small" id={`${runsId}-help`}>
-          How many threads may work at the same time (1 to {MAX_RUNS_AT_ONCE}); a run beyond it waits, shown as Queued, until one ends. Empty: the default for this machine.
-          {savedRuns !== undefined && runsText.trim() === '' ? ` The limit of ${savedRuns} goes when you save.` : ''}
-        </p>
-      </div>
+      <TextField id={`${ids}-budget`} fieldClass="price-budget" label="Budget per thread (USD)" inputMode="decimal" value={budgetText} placeholder="no budget" autoComplete="off" onValue={onBudgetChange} linkHelp
+        help={
+          <>
+            A run stops before the model call that would take its thread&apos;s cost past this, and says so. A model with no known price cannot be held to a budget: give it a price
+            above. Empty: no budget.
+            {savedBudget !== undefined && budgetText.trim() === '' ? ` The budget of $${savedBudget} goes when you save.` : ''}
+          </>
+        }
+      />
+      <TextField id={`${ids}-runs`} fieldClass="price-budget" label="Runs at once" inputMode="numeric" value={runsText} placeholder="the default" autoComplete="off" onValue={onRunsChange} linkHelp
+        help={
+          <>
+            How many threads may work at the same time (1 to {MAX_RUNS_AT_ONCE}); a run beyond it waits, shown as Queued, until one ends. Empty: the default for this machine.
+            {savedRuns !== undefined && runsText.trim() === '' ? ` The limit of ${savedRuns} goes when you save.` : ''}
+          </>
+        }
+      />
     </fieldset>
   );
 }
@@ -157,18 +127,7 @@ export function TelemetrySettings({ endpoint, captureContent, onChange }: Teleme
       <p className="muted small" id={`${ids}-about`}>
         Nothing leaves this machine unless an endpoint is set here (or the OTEL_* or LANGSMITH_* variables are set where Deepdesk starts).
       </p>
-      <div className="field">
-        <label htmlFor={`${ids}-endpoint`}>OTLP endpoint</label>
-        <input
-          id={`${ids}-endpoint`}
-          value={endpoint}
-          placeholder="http://localhost:4318"
-          spellCheck={false}
-          autoComplete="off"
-          aria-describedby={`${ids}-about`}
-          onChange={(e) => onChange({ endpoint: e.target.value })}
-        />
-      </div>
+      <TextField id={`${ids}-endpoint`} label="OTLP endpoint" value={endpoint} placeholder="http://localhost:4318" spellCheck={false} autoComplete="off" aria-describedby={`${ids}-about`} onValue={(value) => onChange({ endpoint: value })} />
       <label className="usage-checkbox">
         <input type="checkbox" checked={captureContent} onChange={(e) => onChange({ captureContent: e.target.checked })} />
         Send message content with traces
