@@ -15,6 +15,7 @@ import { costText, ledgerPrices } from '../app/usage/usage-report';
 import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
+import { base64Bytes } from '../core/media/kinds';
 import { ledgerReader, type LedgerReader, type ModelCallRecord, type UsageGroup, type UsageSums } from '../core/telemetry/usage-ledger';
 import { fence, inlineCode, oneLine } from '../core/text/markdown-code';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -213,11 +214,6 @@ function approvalLine({ pending, decision }: StoredApproval): Record<string, unk
 function withoutData(part: MediaPart): Omit<MediaPart, 'data'> & { omitted: true } {
   const { data, ...rest } = part;
   return { ...rest, bytes: part.bytes ?? base64Bytes(data), omitted: true };
-}
-
-function base64Bytes(data: string): number {
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
 // ---- Markdown --------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import type {
 import { SandboxProviderError, credential, missingCredentials, providerText, requireDeepdesksSandbox } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { shQuote } from '../../text/shell-quote';
+import { byteGroups } from '../../text/byte-groups';
 import { sleep as delay } from '../../models/retry';
 
 const DEFAULT_API_URL = 'https://app.daytona.io/api';
@@ -319,7 +320,7 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
         return false;
       });
       try {
-        for (const batch of batches(valid)) {
+        for (const batch of byteGroups(valid, UPLOAD_BATCH_BYTES, (f) => f.content.byteLength)) {
           signal?.throwIfAborted();
           const errors = await uploadBatch(sb, batch);
           batch.forEach((f) => results.set(f, errors.get(f.path)));
@@ -417,35 +418,10 @@ function downloadError(code: string | undefined, status: number | undefined, mes
   return 'invalid_path';
 }
 
-function* batches(files: readonly SandboxFileUpload[]): Generator<SandboxFileUpload[]> {
-  let batch: SandboxFileUpload[] = [];
-  let bytes = 0;
-  for (const f of files) {
-    if (batch.length > 0 && bytes + f.content.byteLength > UPLOAD_BATCH_BYTES) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(f);
-    bytes += f.content.byteLength;
-  }
-  if (batch.length > 0) yield batch;
-}
 
 function chmodLines(mode: number, paths: readonly string[]): string[] {
   const head = `chmod ${mode.toString(8).padStart(4, '0')} --`;
-  const lines: string[] = [];
-  let line = head;
-  for (const p of paths) {
-    const arg = ' ' + shQuote(p);
-    if (line !== head && line.length + arg.length > CHMOD_LINE) {
-      lines.push(line);
-      line = head;
-    }
-    line += arg;
-  }
-  lines.push(line);
-  return lines;
+  return byteGroups(paths.map((p) => ' ' + shQuote(p)), CHMOD_LINE - head.length, (arg) => arg.length).map((args) => head + args.join(''));
 }
 
 /** The toolbox answered the session call as one it does not have. */
