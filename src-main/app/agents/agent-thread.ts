@@ -120,6 +120,18 @@ function meteringProxyFor(
   });
 }
 
+/** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
+async function checkpointed(recorder: CheckpointRecorder, session: AcpClientSession, info: StepInfo, text: string, binding: AgentTurnBinding | undefined) {
+  const outcome = await recorder.step(info, 'all', async () => {
+    const answer = await session.prompt(text, binding);
+    // The model the agent says it used (SPEC §24), as it says it at the turn's end.
+    if (session.model !== undefined) info.model = session.model;
+    return answer;
+  });
+  const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
+  return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files, changes: outcome.changes } : {}) };
+}
+
 export async function startAgentThread(options: AgentThreadOptions): Promise<AgentThread> {
   const spec = options.agent;
   const vendor = vendorOf(spec);
@@ -181,19 +193,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       await proxy?.close();
     })());
   ref.stop = stop;
-  /** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
-  const checkpointed = async (recorder: CheckpointRecorder, text: string, messageIndex: number | undefined, binding: AgentTurnBinding | undefined) => {
-    const line = text.split('\n')[0] ?? '';
-    const info: StepInfo = { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` };
-    const outcome = await recorder.step(info, 'all', async () => {
-      const answer = await session.prompt(text, binding);
-      // The model the agent says it used (SPEC §24), as it says it at the turn's end.
-      if (session.model !== undefined) info.model = session.model;
-      return answer;
-    });
-    const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
-    return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files, changes: outcome.changes } : {}) };
-  };
   let continuation: SessionContinuation | undefined;
   try {
     await session.initialize(120_000);
@@ -210,7 +209,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       turn++;
       telemetry = (await options.telemetry?.()) ?? telemetry;
       const observer = (run = telemetry?.turn({ ...turnInfo(), input: { role: 'user', content: text } }));
-      const result = (options.checkpoints ? checkpointed(options.checkpoints, text, messageIndex, binding) : session.prompt(text, binding)).finally(() => (run = undefined));
+      const result = (options.checkpoints ? checkpointed(options.checkpoints, session, { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: text.split('\n')[0] ?? '', tool: `agent:${name}` }, text, binding) : session.prompt(text, binding)).finally(() => (run = undefined));
       void result.then(
         (r) => observer?.end({ reason: r.stopReason === 'cancelled' ? 'aborted' : 'completed', text: '' }),
         (err: unknown) => observer?.end({ reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
