@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import type { FolderPluginRequestDto, PluginPreviewDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { PluginPreview } from './PluginPreview';
 import { VisibleText } from './VisibleText';
 
@@ -14,15 +15,7 @@ export function FolderPluginOffer({ requests }: { requests: readonly FolderPlugi
   const api = useApi();
   const [preview, setPreview] = useState<PluginPreviewDto | null>(null);
   const [market, setMarket] = useState<FolderPluginRequestDto | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (work: () => Promise<unknown>): Promise<void> => {
-    setBusy(true);
-    try {
-      await work();
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [busy, run] = useBusy();
   const showPreview = (request: FolderPluginRequestDto): void =>
     void run(async () => {
       setMarket(null);

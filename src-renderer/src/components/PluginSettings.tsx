@@ -6,6 +6,7 @@
 import { useId, useState } from 'react';
 import { pluginPartCounts, type PluginPreviewDto, type PluginsListDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { useLiveValue } from '../state/use-live-value';
 import { PluginPreview, pluginContentLines, type PluginVerb } from './PluginPreview';
 import { VisibleText } from './VisibleText';
@@ -17,15 +18,7 @@ export function PluginSettings(): React.JSX.Element {
   const [list, setList] = useLiveValue('plugins.list', 'plugins.changed');
   const [source, setSource] = useState('');
   const [preview, setPreview] = useState<(PluginPreviewDto & { verb: PluginVerb }) | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async <T,>(work: () => Promise<T | undefined>): Promise<T | undefined> => {
-    setBusy(true);
-    try {
-      return await work();
-    } finally {
-      setBusy(false);
-    }
-  };
+  const [busy, run] = useBusy();
   const took = (next: PluginsListDto | undefined): void => {
     if (next) setList(next);
   };

@@ -5,6 +5,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { Settings } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import { whileCurrent } from '../lib/while-current';
 
 type Provenance = NonNullable<Settings['provenance']>;
 type Choices = Omit<Provenance, 'folders'>;
@@ -21,15 +22,7 @@ export function ProvenanceSettings({ value, onChange }: { value: Settings['prove
   const api = useApi();
   const ids = useId();
   const [folder, setFolder] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    void api.safe('app.info', {}).then((info) => {
-      if (live && info) setFolder(info.folder);
-    });
-    return () => {
-      live = false;
-    };
-  }, [api]);
+  useEffect(() => whileCurrent(api.safe('app.info', {}), (info) => info && setFolder(info.folder)), [api]);
   const own = folder !== null ? value?.folders?.[folder] : undefined;
   const set = (key: Key, on: boolean): void => onChange({ ...value, [key]: on });
   /** The folder's entry with `key` its own (`undefined`: as the global one); an empty entry goes. */

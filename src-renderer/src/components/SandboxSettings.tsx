@@ -11,6 +11,7 @@ import { offersSize, type SandboxesDraft } from '../lib/sandbox-settings';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { TextField } from './TextField';
 
 interface SandboxSettingsProps {
@@ -86,18 +87,11 @@ function ServiceFieldsOf({ provider, ids, price, onPrice, keys }: { provider: Sa
 /** `Test key`: one cheap authenticated call to the service, with the key stored or in the environment. */
 function TestKey({ provider }: { provider: SandboxProvider }): React.JSX.Element {
   const api = useApi();
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useBusy();
   const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
   const test = async (): Promise<void> => {
-    setBusy(true);
     setResult(null);
-    try {
-      setResult(await api.call('sandboxes.testKey', { provider }));
-    } catch (err) {
-      setResult({ ok: false, message: errorMessage(err) });
-    } finally {
-      setBusy(false);
-    }
+    setResult(await run(() => api.call('sandboxes.testKey', { provider }).catch((err: unknown) => ({ ok: false, message: errorMessage(err) }))));
   };
   return (
     <div className="field-inline sandbox-test-key">
@@ -117,19 +111,14 @@ function SandboxKey({ provider, variable, saved }: { provider: SandboxProvider; 
   const { replace } = useSettings();
   const id = useId();
   const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useBusy();
   const [error, setError] = useState<string | null>(null);
   const store = async (text: string): Promise<void> => {
-    setBusy(true);
     setError(null);
-    try {
-      replace(await api.call('settings.setSandboxKey', { variable, value: text }));
-      setValue('');
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    const saved = await run(() => api.call('settings.setSandboxKey', { variable, value: text }).catch((err: unknown) => void setError(errorMessage(err))));
+    if (saved === undefined) return;
+    replace(saved);
+    setValue('');
   };
   return (
     <div className="field">

@@ -8,11 +8,11 @@
 // servers start in the background (Settings › MCP servers shows how they are doing). After
 // either answer the keyboard goes to the message box (the prompt's buttons are gone).
 
-import { useState } from 'react';
 import type { TrustStateDto } from '../../../src-main/app/contract';
 import { focusMessageBox } from '../lib/focus';
 import { useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { useLiveValue } from '../state/use-live-value';
 import { FolderPluginOffer } from './FolderPluginOffer';
 import { VisibleText } from './VisibleText';
@@ -29,26 +29,21 @@ export function TrustPrompt(): React.JSX.Element | null {
   const api = useApi();
   const { push } = useToasts();
   const [state, set] = useLiveValue('trust.get', 'trust.changed');
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useBusy();
   if (!state || (state.untrusted.length === 0 && state.plugins.length === 0) || state.dismissed) return null;
   const untrusted = state.untrusted.length > 0;
 
   const act = async (method: 'trust.grant' | 'trust.dismiss'): Promise<void> => {
     const shown = state.untrusted;
-    setBusy(true);
-    try {
-      const next = method === 'trust.grant' ? await api.safe('trust.grant', { digest: state.digest }) : await api.safe('trust.dismiss', {});
-      if (!next) return;
-      set(next);
-      const gone = (next.untrusted.length === 0 && next.plugins.length === 0) || next.dismissed;
-      if (method === 'trust.grant' && next.untrusted.length === 0) {
-        const note = serversStartingNote(shown);
-        if (note !== null) push(note, 'info');
-      }
-      if (gone) focusMessageBox();
-    } finally {
-      setBusy(false);
+    const next = await run(() => (method === 'trust.grant' ? api.safe('trust.grant', { digest: state.digest }) : api.safe('trust.dismiss', {})));
+    if (!next) return;
+    set(next);
+    const gone = (next.untrusted.length === 0 && next.plugins.length === 0) || next.dismissed;
+    if (method === 'trust.grant' && next.untrusted.length === 0) {
+      const note = serversStartingNote(shown);
+      if (note !== null) push(note, 'info');
     }
+    if (gone) focusMessageBox();
   };
 
   return (
