@@ -12,6 +12,7 @@ import { TransportError } from '../transport/errors';
 import { VisibleText } from './VisibleText';
 import { TextField } from './TextField';
 import { ErrorAlert } from './ErrorText';
+import { commandWords } from './McpSettings';
 
 /** The external agents (the catalog and the added commands), loaded and kept here. */
 /** Every open list of agents hears of an install or an added command (the thread list's *New thread with…* too). */
@@ -34,11 +35,6 @@ export function useExternalAgents(): [ExternalAgentDto[] | null, (list: External
     for (const listener of agentListeners) listener();
   }, []);
   return [list, replace];
-}
-
-/** The words of a command line (quotes kept together). */
-function words(line: string): string[] {
-  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!)));
 }
 
 export function AgentsSettings(): React.JSX.Element {
@@ -75,7 +71,7 @@ export function AgentsSettings(): React.JSX.Element {
   );
 
   const add = async (): Promise<void> => {
-    const [cmd, ...args] = words(command.trim());
+    const [cmd, ...args] = commandWords(command.trim());
     if (name.trim() === '') return setError('Give the agent a name.');
     if (cmd === undefined) return setError('Enter the command that starts the agent (it speaks ACP on its stdio).');
     setError(null);

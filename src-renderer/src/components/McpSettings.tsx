@@ -15,13 +15,17 @@ import { ErrorAlert, ProblemLines } from './ErrorText';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
 
+/** The words of a command line (quotes kept together). */
+export function commandWords(line: string): string[] {
+  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!)));
+}
+
 /** A new entry from what the Add form holds: a URL is a remote server, anything else a command line. */
 export function entryFromForm(target: string, sandbox: boolean): Record<string, unknown> | string {
   const text = target.trim();
   if (text === '') return 'Enter the command that starts the server, or its URL.';
   if (/^https?:\/\//i.test(text)) return { type: 'http', url: text };
-  const words = [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!)));
-  const [command, ...args] = words;
+  const [command, ...args] = commandWords(text);
   return { command, args, ...(sandbox ? {} : { sandbox: false }) };
 }
 
@@ -129,6 +133,12 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
     if (await run(() => api.call('mcp.save', { name: server.name, entry: entry as Record<string, unknown> }))) setEditing(null);
   };
 
+  const action = (method: 'mcp.signIn' | 'mcp.restart' | 'mcp.remove', label: string): React.JSX.Element => (
+    <button type="button" className="btn btn-small" onClick={() => void run(() => api.call(method, { name: server.name }))}>
+      {label}
+    </button>
+  );
+
   return (
     <li className="mcp-server" aria-label={server.name}>
       <div className="mcp-server-head">
@@ -183,26 +193,14 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
           </label>
         ) : null}
         {server.status === 'not-trusted' && server.source === 'project' ? <McpServerTrust entry={trustEntry} onTrusted={trusted} /> : null}
-        {server.status === 'needs-sign-in' ? (
-          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.signIn', { name: server.name }))}>
-            Sign in
-          </button>
-        ) : null}
-        {server.status === 'failed' ? (
-          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.restart', { name: server.name }))}>
-            Restart
-          </button>
-        ) : null}
+        {server.status === 'needs-sign-in' ? action('mcp.signIn', 'Sign in') : null}
+        {server.status === 'failed' ? action('mcp.restart', 'Restart') : null}
         {server.source === 'user' && editing === null ? (
           <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>
             Edit
           </button>
         ) : null}
-        {server.source === 'user' ? (
-          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.remove', { name: server.name }))}>
-            Remove
-          </button>
-        ) : null}
+        {server.source === 'user' ? action('mcp.remove', 'Remove') : null}
       </div>
     </li>
   );

@@ -62,9 +62,9 @@ export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps
     offer('shown');
   }, [offered, waiting, state, offer]);
 
-  /** The keyboard goes back to what had it; else to the button (still there), else the message box. */
-  const giveBackFocus = useCallback(() => {
-    const target = stillFocusable(returnTo.current) ?? stillFocusable(button.current);
+  /** The keyboard goes back to what had it; else to the button (while it stays), else the message box. */
+  const giveBackFocus = useCallback((buttonStays: boolean) => {
+    const target = stillFocusable(returnTo.current) ?? (buttonStays ? stillFocusable(button.current) : null);
     returnTo.current = null;
     if (target && target !== document.body) target.focus();
     else focusMessageBox();
@@ -76,7 +76,7 @@ export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps
   const close = useCallback(() => {
     const hadFocus = panel.current?.contains(document.activeElement) === true;
     setOpen(false);
-    if (hadFocus || document.activeElement === document.body) giveBackFocus();
+    if (hadFocus || document.activeElement === document.body) giveBackFocus(true);
   }, [giveBackFocus]);
 
   /** The offer is answered: the button goes away with it, so the keyboard cannot go back to it. */
@@ -85,12 +85,7 @@ export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps
     if (returnTo.current === button.current) returnTo.current = null;
     setOpen(false);
     then();
-    if (hadFocus) {
-      const target = stillFocusable(returnTo.current);
-      returnTo.current = null;
-      if (target && target !== document.body) target.focus();
-      else focusMessageBox();
-    }
+    if (hadFocus) giveBackFocus(false);
   };
 
   useEffect(() => {

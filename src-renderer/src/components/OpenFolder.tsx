@@ -11,8 +11,7 @@ import { whileCurrent } from '../lib/while-current';
 import { Icon } from './Icon';
 import { RecentFolderList } from './RecentFolderLabel';
 import { FormMessage } from './ErrorText';
-import { RemoteFolderDialog } from './RemoteFolderDialog';
-import { capitalized } from '../lib/format';
+import { RemoteFolderDialog, useFolderOpening } from './RemoteFolderDialog';
 
 interface OpenFolderProps {
   info: AppInfo;
@@ -30,8 +29,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
   const messageId = useId();
   const [recent, setRecent] = useState<RecentFolder[] | null>(null);
   const [path, setPath] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [opening, setOpening] = useState<string | null>(null);
+  const { error, setError, opening, open: openWith } = useFolderOpening(onOpened);
   const [remote, setRemote] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
@@ -41,20 +39,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
 
   useEffect(() => whileCurrent(api.call('app.recentFolders', {}), setRecent, () => setRecent([])), [api]);
 
-  const open = async (target: string): Promise<void> => {
-    if (opening !== null) return;
-    setError(null);
-    setOpening(target);
-    try {
-      onOpened(await api.call('app.openFolder', { path: target }));
-    } catch (err) {
-      // What was typed stays, to be corrected.
-      const why = errorMessage(err);
-      setError(capitalized(why));
-    } finally {
-      setOpening(null);
-    }
-  };
+  const open = (target: string): Promise<void> => openWith(target, () => api.call('app.openFolder', { path: target }));
 
   const browse = async (): Promise<void> => {
     setError(null);

@@ -17,6 +17,25 @@ import { FormMessage } from './ErrorText';
 import { ModelPicker } from './ModelPicker';
 import { capitalized } from '../lib/format';
 
+/** Opening a folder, one at a time: what is being opened (a path, a URL, `form`), and why the last try failed (what was typed stays, to be corrected). */
+export function useFolderOpening(onOpened: (info: AppInfo) => void) {
+  const [error, setError] = useState<string | null>(null);
+  const [opening, setOpening] = useState<string | null>(null);
+  const open = async (key: string, request: () => Promise<AppInfo>): Promise<void> => {
+    if (opening !== null) return;
+    setError(null);
+    setOpening(key);
+    try {
+      onOpened(await request());
+    } catch (err) {
+      setError(capitalized(errorMessage(err)));
+    } finally {
+      setOpening(null);
+    }
+  };
+  return { error, setError, opening, open };
+}
+
 interface RemoteFolderDialogProps {
   info: AppInfo;
   /** The remote folder is open. */
@@ -34,25 +53,10 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
   const [hosts, setHosts] = useState<string[]>([]);
   const [host, setHost] = useState('');
   const [path, setPath] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  /** What is being connected to: a recent folder's URL, or `form`. */
-  const [connecting, setConnecting] = useState<string | null>(null);
+  /** `connecting`: a recent folder's URL, or `form`. */
+  const { error, setError, opening: connecting, open: connect } = useFolderOpening(onOpened);
 
   useEffect(() => whileCurrent(api.call('app.sshHosts', {}), (list) => setHosts(list.hosts), () => setHosts([])), [api]);
-
-  const connect = async (key: string, request: () => Promise<AppInfo>): Promise<void> => {
-    if (connecting !== null) return;
-    setError(null);
-    setConnecting(key);
-    try {
-      onOpened(await request());
-    } catch (err) {
-      const why = errorMessage(err);
-      setError(capitalized(why));
-    } finally {
-      setConnecting(null);
-    }
-  };
 
   const remotes = recent.filter((folder) => folder.host !== undefined);
   return (

@@ -255,40 +255,33 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
  * stays under the card's details).
  */
 function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
+  const reason = refusalOf(item);
+  return reason ? <p className="tool-reason">{reason}</p> : null;
+}
+
+function refusalOf(item: ToolItem): ReactNode {
   if (item.blockedByHook !== undefined) {
     // The hook's own words, from the reason's data (a reason without it is shown as written).
     const said = item.approvalWhy?.kind === 'hook' ? item.approvalWhy.message : item.approvalReason;
     return (
-      <p className="tool-reason">
+      <>
         Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
         {said ? (
           <>
             : <VisibleText text={said} />
           </>
         ) : null}
-      </p>
+      </>
     );
   }
-  if (item.approval === 'denied' && item.approvalReason) {
-    return (
-      <p className="tool-reason">
-        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason, item.approvalWhy)} />
-      </p>
-    );
-  }
+  if (item.approval === 'denied' && item.approvalReason) return <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason, item.approvalWhy)} />;
   // A call refused by the mode, a rule or a hook: its result says why, as the agent was told.
-  if (item.rejected !== undefined && item.rejected.by !== 'person' && (item.output ?? '').trim() !== '') {
-    return (
-      <p className="tool-reason">
-        <VisibleText text={(item.output ?? '').trim().replace(/^Error: /, '')} />
-      </p>
-    );
-  }
+  if (item.rejected !== undefined && item.rejected.by !== 'person' && (item.output ?? '').trim() !== '') return <VisibleText text={(item.output ?? '').trim().replace(/^Error: /, '')} />;
   const message = item.rejected?.by === 'person' && item.rejected.answered !== true ? item.rejected.message?.trim() : undefined;
   return message ? (
-    <p className="tool-reason">
+    <>
       You said: <VisibleText text={message} />
-    </p>
+    </>
   ) : null;
 }
 
