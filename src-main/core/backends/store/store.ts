@@ -6,21 +6,13 @@
 // unique (namespace, path) index) and searches them with the same trigram index.
 
 import type Database from 'better-sqlite3';
-import type {
-  DeleteResult, EditResult, FileDownloadResponse, FileEncoding, FileInfo, FileUpload,
-  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, StatResult,
-  WriteResult,
-} from '../protocol';
-import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from '../protocol';
+import type { FileEncoding, FileInfo, GlobResult, GrepMatch, GrepResult, StatResult } from '../protocol';
+import { DEFAULT_GREP_MAX_COUNT } from '../protocol';
 import { messages } from '../messages';
 import { compileGlob, globPatternError, literalFolderOf } from '../filesystem/glob-match';
-import { joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
-import { keepFileConventions } from '../text';
-import type { FileRecord } from './store-records';
-import {
-  MAX_GREP_FILE_BYTES, ancestorsOf, editRecord, grepLines, previousText, readRecord, recordBytes,
-  recordFromBytes, recordMessages, recordSize, textLooksBinary,
-} from './store-records';
+import { joinVirtual, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
+import { MAX_GREP_FILE_BYTES, grepLines, recordSize, textLooksBinary, type FileRecord } from './store-records';
+import { RecordBackend, type NewContent } from './record-backend';
 import { openDatabase, perConnection, runMigrations } from './store-db';
 import { STORE_MIGRATIONS } from './store-schema';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
@@ -58,8 +50,6 @@ interface Candidate {
   id: number;
   path: string;
 }
-
-type NewContent = Pick<FileRecord, 'content' | 'encoding' | 'mimeType'>;
 
 class StoreStatements {
   readonly get;
@@ -133,7 +123,7 @@ class StoreStatements {
 /** The key of a connection's StoreStatements (store-db.ts perConnection: each is run to completion, iterations too, before anything else runs). */
 const STORE_STATEMENTS = Symbol('store statements');
 
-export class StoreBackend implements MemoryStore {
+export class StoreBackend extends RecordBackend<FileRow> implements MemoryStore {
   readonly namespace: string;
   private readonly db: Database.Database;
   private readonly ownsDb: boolean;
@@ -141,6 +131,7 @@ export class StoreBackend implements MemoryStore {
   private readonly author: string | null;
 
   constructor(options: StoreBackendOptions) {
+    super();
     if (typeof options.namespace !== 'string' || options.namespace === '') throw new Error('StoreBackend needs a non-empty namespace');
     this.namespace = options.namespace;
     this.ownsDb = typeof options.db === 'string';
@@ -198,75 +189,12 @@ export class StoreBackend implements MemoryStore {
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
-  ls(path: string): Promise<LsResult> {
-    return this.guardAt(path, (p) => {
-      const file = this.row(p.path);
-      if (file) return { entries: [fileInfo(p.path, file)] };
-      const entries = this.children(p.path);
-      if (entries.length === 0 && p.path !== '/') return { error: messages.pathNotFound(p.path) };
-      return { entries };
-    });
-  }
-
-  read(path: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
-    return this.guardAt(path, (p) => {
-      const file = this.row(p.path);
-      if (!file) return { error: this.missingFileError(p.path) };
-      return readRecord(p.path, toRecord(file), offset, limit);
-    });
-  }
-
-  readRaw(path: string): Promise<ReadRawResult> {
-    return this.guardAt(path, (p) => {
-      const file = this.row(p.path);
-      if (!file) return { error: this.missingFileError(p.path) };
-      return { data: recordBytes(file) };
-    });
-  }
-
-  write(path: string, content: string): Promise<WriteResult> {
-    return this.guardAt(path, (p) => {
-      return this.transaction((): WriteResult => {
-        const blocked = this.writeBlocker(p.path);
-        if (blocked) return { error: blocked };
-        const previous = this.row(p.path);
-        this.put(p.path, { content: keepFileConventions(previousText(previous), content), encoding: 'utf-8' }, previous);
-        return { path: p.path };
-      });
-    });
-  }
-
-  edit(path: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
-    return this.guardAt(path, (p) => {
-      return this.transaction((): EditResult => {
-        const file = this.row(p.path);
-        if (!file) return { error: this.missingFileError(p.path) };
-        const outcome = editRecord(p.path, file, oldString, newString, replaceAll);
-        if (!outcome.ok) return { error: outcome.error };
-        this.put(p.path, { content: outcome.content, encoding: 'utf-8' }, file);
-        return { path: p.path, occurrences: outcome.occurrences };
-      });
-    });
-  }
-
-  delete(path: string): Promise<DeleteResult> {
-    return this.guardAt(path, (p) => {
-      if (p.path === '/') return { error: recordMessages.deleteRoot };
-      return this.transaction((): DeleteResult => {
-        const file = this.row(p.path);
-        if (!file) return { error: this.hasBelow(p.path) ? recordMessages.folderNotEmpty(p.path) : messages.pathNotFound(p.path) };
-        this.sql.remove.run(file.id);
-        return { path: p.path };
-      });
-    });
-  }
-
   grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
     return this.guardAt(path, (p): GrepResult => {
       const badGlob = glob ? globPatternError(glob) : null;
       if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
-      const single = this.row(p.path);
+      const single = this.file(p.path);
       if (single) return grepOneFile(p.path, single, pattern, filter, maxCount);
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const matches: GrepMatch[] = [];
@@ -287,7 +215,7 @@ export class StoreBackend implements MemoryStore {
 
   glob(pattern: string, path = '/'): Promise<GlobResult> {
     return this.guardAt(path, (p): GlobResult => {
-      if (this.row(p.path)) return { error: messages.notADirectory(p.path) };
+      if (this.file(p.path)) return { error: messages.notADirectory(p.path) };
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const badPattern = globPatternError(pattern);
       if (badPattern !== null) return { error: badPattern };
@@ -298,44 +226,13 @@ export class StoreBackend implements MemoryStore {
 
   stat(path: string): Promise<StatResult> {
     return this.guardAt(path, (p): StatResult => {
-      const file = this.row(p.path);
+      const file = this.file(p.path);
       return statOf(p.path, file, !file && this.exists(p.path));
     });
   }
 
-  /** The whole batch is one transaction (one fsync), so bulk imports stay fast. */
-  async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
-    return this.transaction(() => files.map(({ path, content }): FileUploadResponse => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { path, error: 'invalid_path' };
-      if (this.writeBlocker(p.path)) {
-        return { path: p.path, error: p.path === '/' || this.hasBelow(p.path) ? 'is_directory' : 'invalid_path' };
-      }
-      this.put(p.path, recordFromBytes(p.path, content), this.row(p.path));
-      return { path: p.path };
-    }));
-  }
-
-  async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
-    return paths.map((path): FileDownloadResponse => {
-      const p = normalizeVirtualPath(path);
-      if (!p.ok) return { path, error: 'invalid_path' };
-      const file = this.row(p.path);
-      if (!file) return { path: p.path, error: this.exists(p.path) ? 'is_directory' : 'file_not_found' };
-      return { path: p.path, content: recordBytes(file) };
-    });
-  }
-
-  /** guard, on the normalised path (a malformed one is the answer's error). */
-  private guardAt<T extends { error?: string }>(path: string, body: (p: { path: string }) => T): Promise<T> {
-    return this.guard(() => {
-      const p = normalizeVirtualPath(path);
-      return p.ok ? body(p) : ({ error: p.error } as T);
-    });
-  }
-
   /** Runs a method body, turning an unexpected database failure into an error result. */
-  private guard<T extends { error?: string }>(body: () => T): Promise<T> {
+  protected override guard<T extends { error?: string }>(body: () => T): Promise<T> {
     try {
       return Promise.resolve(body());
     } catch (err) {
@@ -344,11 +241,11 @@ export class StoreBackend implements MemoryStore {
   }
 
   /** A write transaction, taken up front so concurrent writers queue instead of failing to upgrade. */
-  private transaction<T>(body: () => T): T {
+  protected override transaction<T>(body: () => T): T {
     return this.db.transaction(body).immediate();
   }
 
-  private put(path: string, data: NewContent, previous: FileRow | undefined): void {
+  protected put(path: string, data: NewContent, previous: FileRow | undefined): void {
     const now = new Date().toISOString();
     const size = recordSize(data.content, data.encoding);
     const mime = data.mimeType ?? null;
@@ -356,27 +253,25 @@ export class StoreBackend implements MemoryStore {
     else this.sql.insert.run(this.namespace, path, data.content, data.encoding, mime, size, now, now, this.author);
   }
 
-  private row(path: string): FileRow | undefined {
+  protected remove(_path: string, file: FileRow): void {
+    this.sql.remove.run(file.id);
+  }
+
+  protected file(path: string): FileRow | undefined {
     return this.sql.get.get(this.namespace, path);
   }
 
-  private hasBelow(dir: string): boolean {
+  protected hasBelow(dir: string): boolean {
     const [lo, hi] = rangeOf(dir);
     return this.sql.anyBelow.get(this.namespace, lo, hi) !== undefined;
   }
 
-  private exists(path: string): boolean {
-    return path === '/' || this.row(path) !== undefined || this.hasBelow(path);
+  protected info(path: string, file: FileRow): FileInfo {
+    return fileInfo(path, file);
   }
 
-  private missingFileError(path: string): string {
-    return path === '/' || this.hasBelow(path) ? messages.isDirectory(path) : messages.fileNotFound(path);
-  }
-
-  private writeBlocker(path: string): string | null {
-    if (path === '/' || this.hasBelow(path)) return messages.isDirectory(path);
-    for (const dir of ancestorsOf(path)) if (this.row(dir)) return messages.notADirectory(dir);
-    return null;
+  protected record(file: FileRow): FileRecord {
+    return toRecord(file);
   }
 
   /**
@@ -384,7 +279,7 @@ export class StoreBackend implements MemoryStore {
    * meeting a subfolder, records it and restarts past its whole range, so a big subtree
    * costs one step.
    */
-  private children(dir: string): FileInfo[] {
+  protected children(dir: string): FileInfo[] {
     const [prefix, hi] = rangeOf(dir);
     const entries: FileInfo[] = [];
     for (let lo = prefix; ; ) {
