@@ -22,6 +22,11 @@ export function PluginSettings(): React.JSX.Element {
   const took = (next: PluginsListDto | undefined): void => {
     if (next) setList(next);
   };
+  const showPreview = (verb: PluginVerb, ask: () => Promise<PluginPreviewDto | undefined>): void =>
+    void run(async () => {
+      const next = await ask();
+      if (next) setPreview({ ...next, verb });
+    });
   const cancelPreview = (): void => {
     if (preview) void api.safe('plugins.cancel', { token: preview.token });
     setPreview(null);
@@ -69,11 +74,7 @@ export function PluginSettings(): React.JSX.Element {
                 Enabled
               </label>
               <div className="row-actions">
-                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Update ${plugin.name}`} onClick={() => void run(async () => {
-                  const next = await api.safe('plugins.previewUpdate', { name: plugin.name });
-                  if (next) setPreview({ ...next, verb: 'Update' });
-                  return next;
-                })}>
+                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Update ${plugin.name}`} onClick={() => showPreview('Update', () => api.safe('plugins.previewUpdate', { name: plugin.name }))}>
                   Update
                 </button>
                 <button type="button" className="btn btn-small" disabled={busy} aria-label={`Remove ${plugin.name}`} onClick={() => void api.safe('plugins.remove', { name: plugin.name }).then(took)}>
@@ -94,7 +95,6 @@ export function PluginSettings(): React.JSX.Element {
               const next = await api.safe('plugins.install', { token: preview.token });
               took(next);
               setPreview(null);
-              return next;
             })
           }
           onCancel={cancelPreview}
@@ -119,11 +119,7 @@ export function PluginSettings(): React.JSX.Element {
                   // Installed: its Update and Remove are on its row above.
                   <span className="badge">Installed</span>
                 ) : (
-                  <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${p.name}`} onClick={() => void run(async () => {
-                    const next = await api.safe('plugins.preview', { spec: `${p.name}@${market.name}` });
-                    if (next) setPreview({ ...next, verb: 'Install' });
-                    return next;
-                  })}>
+                  <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${p.name}`} onClick={() => showPreview('Install', () => api.safe('plugins.preview', { spec: `${p.name}@${market.name}` }))}>
                     Install…
                   </button>
                 )}
@@ -141,7 +137,6 @@ export function PluginSettings(): React.JSX.Element {
             took(next);
             setSource('');
           }
-          return next;
         })}>
           Add marketplace
         </button>

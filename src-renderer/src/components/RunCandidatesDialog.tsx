@@ -8,9 +8,11 @@
 
 import { useId, useState } from 'react';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { useSettings } from '../state/settings-context';
 import { Modal } from './Modal';
 import { Icon } from './Icon';
+import { ErrorAlert } from './ErrorText';
 import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useExternalAgents } from './AgentsSettings';
 
@@ -50,7 +52,7 @@ export function RunCandidatesDialog({
   const [autoApprove, setAutoApprove] = useState(false);
   const [inSandboxes, setInSandboxes] = useState(sandbox !== undefined);
   const [problem, setProblem] = useState<string | null>(null);
-  const [starting, setStarting] = useState(false);
+  const [busy, starting] = useBusy();
   const settingsModel = settings?.model ?? '';
 
   const start = async () => {
@@ -58,9 +60,8 @@ export function RunCandidatesDialog({
     if (goal.trim() === '') return setProblem('Write the goal the candidates pursue.');
     if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost > 0)) return setProblem(`The budget is an amount in US dollars above 0, or empty for ${settingsBudget !== undefined ? "Settings' budget" : 'none'}.`);
     setProblem(null);
-    setStarting(true);
-    try {
-      const result = await api.safe('agentsView.runCandidates', {
+    const result = await starting(() =>
+      api.safe('agentsView.runCandidates', {
         goal: goal.trim(),
         count,
         // A candidate with an agent calls that agent's own model: no model of Deepdesk's is sent for it.
@@ -74,13 +75,11 @@ export function RunCandidatesDialog({
         ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
         autoApprove,
         ...(sandbox !== undefined && inSandboxes ? { sandbox: { provider: sandbox.provider } } : {}),
-      });
-      if (result !== undefined) {
-        onStarted?.(result.setId);
-        onClose();
-      }
-    } finally {
-      setStarting(false);
+      }),
+    );
+    if (result !== undefined) {
+      onStarted?.(result.setId);
+      onClose();
     }
   };
 
@@ -151,16 +150,12 @@ export function RunCandidatesDialog({
             : 'Each candidate works on its own worktree;'}{' '}
           nothing reaches your folder until you apply one from the comparison in the Agents view.
         </p>
-        {problem !== null ? (
-          <p role="alert" className="error-text">
-            {problem}
-          </p>
-        ) : null}
+        <ErrorAlert error={problem} />
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={starting}>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
             Start
           </button>
         </div>
