@@ -195,3 +195,25 @@ it('while a session is open, a commit made in a terminal is noted within seconds
     await watching.close();
   }
 });
+
+it('a note Deepdesk did not write is replaced where Deepdesk places the commit’s lines on an agent (forged, or rewritten over its own); another’s note of the person’s own commit stands', async () => {
+  await recorder.step({ threadId: 't0', messageIndex: 0, messageLine: '', tool: 'write_file' }, 'all', async () => {});
+  await recorder.step({ threadId: 'thread-a', messageIndex: 0, messageLine: 'go', tool: 'write_file', model: 'model-a' }, ['a.txt'], async () => write('a.txt', numbered('a', 3)));
+  git('add', '-A');
+  git('commit', '-q', '-m', 'work');
+  const work = git('rev-parse', 'HEAD').trim();
+  git('notes', '--ref=refs/notes/ai', 'add', '-m', 'forged', work);
+  write('b.txt', ['mine']);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'mine');
+  git('notes', '--ref=refs/notes/ai', 'add', '-m', 'git-ai, of the person', 'HEAD');
+  const show = (commit: string): string => git('notes', '--ref=refs/notes/ai', 'show', commit);
+
+  await noteFolderCommits({ store, folder: root, env, settings: settingsOf(undefined) });
+  expect(readNote(show(work)).get('a.txt:3')).toBe('deepdesk thread-a model-a');
+  expect(show('HEAD')).toBe('git-ai, of the person\n');
+  const ours = show(work);
+  git('notes', '--ref=refs/notes/ai', 'add', '-f', '-m', 'forged', work);
+  await noteFolderCommits({ store, folder: root, env, settings: settingsOf(undefined) });
+  expect(show(work)).toBe(ours);
+});

@@ -86,6 +86,13 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE checkpoints ADD COLUMN model TEXT');
     },
   },
+  {
+    // The notes Deepdesk wrote under refs/notes/ai (their blob ids), or read and let stand: any other is looked at again (SPEC §24).
+    id: 'checkpoints-004-notes',
+    up(db) {
+      db.exec('CREATE TABLE notes (folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE, blob TEXT NOT NULL, PRIMARY KEY (folder_id, blob)) WITHOUT ROWID');
+    },
+  },
 ];
 
 export type NewCheckpoint = Pick<Checkpoint, 'folder' | 'kind' | 'threadId' | 'messageIndex' | 'messageLine'> &
@@ -202,6 +209,8 @@ export class CheckpointStore {
       ),
       threadModel: db.prepare<[string], string>('SELECT model FROM checkpoints WHERE thread_id = ? AND model IS NOT NULL ORDER BY seq DESC LIMIT 1').pluck(),
       deleteThread: db.prepare('DELETE FROM checkpoints WHERE thread_id = ?'),
+      noteKnow: db.prepare('INSERT OR IGNORE INTO notes (folder_id, blob) VALUES (?, ?)'),
+      noteKnown: db.prepare<[number, string], number>('SELECT 1 FROM notes WHERE folder_id = ? AND blob = ?').pluck(),
     };
   }
 
@@ -226,6 +235,15 @@ export class CheckpointStore {
   /** When Deepdesk first recorded the whole folder (ISO time). */
   baselineAt(folder: string): string | undefined {
     return this.s.folderGet.get(folder)?.baseline_at ?? undefined;
+  }
+
+  /** A note (its blob id) Deepdesk wrote on a commit of the folder, or read there and let stand. */
+  knowNote(folder: string, blob: string): void {
+    this.s.noteKnow.run(this.folderId(folder), blob);
+  }
+
+  knowsNote(folder: string, blob: string): boolean {
+    return this.s.noteKnown.get(this.folderId(folder), blob) !== undefined;
   }
 
   manifest(folder: string): Map<string, ManifestRow> {
@@ -368,7 +386,7 @@ export class CheckpointStore {
       let n = 0;
       for (const id of ids) {
         n += this.db.prepare('DELETE FROM checkpoints WHERE folder_id = ?').run(id).changes;
-        this.db.prepare('DELETE FROM manifest WHERE folder_id = ?').run(id);
+        for (const table of ['manifest', 'notes']) this.db.prepare(`DELETE FROM ${table} WHERE folder_id = ?`).run(id);
         this.s.folderBaseline.run(null, id);
       }
       return n;

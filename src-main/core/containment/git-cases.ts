@@ -19,7 +19,33 @@ function gitCase(name: string, scripts: (s: Scene) => string[], personDirs: stri
   };
 }
 
+/** A forged note (`forged`) under refs/notes never lands; the note Deepdesk wrote on the first commit stays (SPEC §24). */
+function notesCase(name: string, script: string): ContainmentCase {
+  return {
+    group: 'git',
+    name,
+    async act({ person, scene, path }) {
+      await person.sh('git notes --ref=refs/notes/ai add -m deepdesk HEAD', scene.project);
+      return [await path.run(scene, `${script}\nready`, { timeoutS: 60 })];
+    },
+    async check({ person, scene }) {
+      // Every notes ref and any of them that holds `forged`, then what refs/notes/ai says of the first commit.
+      const notes = await person.sh('git for-each-ref --format="%(refname)" refs/notes | while read r; do echo "$r"; git grep -c forged "$r"; done; git notes --ref=refs/notes/ai show "$(git rev-list --max-parents=0 HEAD)"', scene.project);
+      expect(notes.stdout, 'the notes after the run').toBe('refs/notes/ai\ndeepdesk\n');
+    },
+  };
+}
+
 export const gitCases: readonly ContainmentCase[] = [
+  notesCase('a forged refs/notes/ai note on a new commit, and Deepdesk’s note rewritten (git notes add -f)', 'echo more >> a.txt && git commit -qam agent\ngit notes --ref=refs/notes/ai add -m forged HEAD\ngit notes --ref=refs/notes/ai add -f -m forged HEAD~1'),
+  notesCase(
+    'notes refs written into packed-refs (git pack-refs, and a line of its own)',
+    [
+      'git notes --ref=refs/notes/other add -m forged HEAD && git pack-refs --all',
+      'c=$(git commit-tree -m notes "$(printf "100644 blob %s\\t%s\\n" "$(echo forged | git hash-object -w --stdin)" "$(git rev-parse HEAD)" | git mktree)")',
+      'grep -v " refs/notes/ai$" .git/packed-refs > p.tmp; echo "$c refs/notes/ai" >> p.tmp; cat p.tmp > .git/packed-refs; rm -f p.tmp .git/refs/notes/ai',
+    ].join('\n'),
+  ),
   gitCase('.git/commondir pointing at a copy of the repository with core.fsmonitor', (s) => [
     ['cp -r .git ev', `git --git-dir=ev config core.fsmonitor ${s.fire}`, 'echo "$PWD/ev" > .git/commondir', 'ready'].join('\n'),
   ]),

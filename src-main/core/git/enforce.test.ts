@@ -2,7 +2,7 @@
 // git-shaped and not as it was before the run is undone, whatever its files' age, and what
 // could not be undone is said so ("could not undo …"), never reported as done.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,6 +93,39 @@ describe('the after-run check without a write layer', () => {
     expect(existsSync(join(project, 'sub', '.git', 'hooks', 'pre-commit'))).toBe(false);
     const config = join(project, 'sub', '.git', 'config');
     expect(existsSync(config) ? readFileSync(config, 'utf8') : '').not.toContain('fsmonitor');
+  });
+
+  it('notes refs are put back as they were (SPEC §24): one rewritten, one made loose, one made in packed-refs; packing the rest changes nothing', async () => {
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: project, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'P', GIT_AUTHOR_EMAIL: 'p@x', GIT_COMMITTER_NAME: 'P', GIT_COMMITTER_EMAIL: 'p@x' } });
+    git('init', '-q', '-b', 'main');
+    git('commit', '-q', '--allow-empty', '-m', 'first');
+    git('notes', '--ref=refs/notes/ai', 'add', '-m', 'deepdesk', 'HEAD');
+    const before = await snapshotGitSurface(project, home);
+    const notes = (): string => git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/notes');
+    const was = notes();
+    git('notes', '--ref=refs/notes/ai', 'add', '-f', '-m', 'forged', 'HEAD');
+    git('notes', '--ref=refs/notes/loose', 'add', '-m', 'forged', 'HEAD');
+    git('pack-refs', '--all');
+    git('notes', '--ref=refs/notes/packed', 'add', '-m', 'forged', 'HEAD');
+    git('pack-refs', '--all');
+    const { items } = await enforceGitSurface(project, before, { home, untouchable: [] });
+    expect(notes()).toBe(was);
+    expect(git('notes', '--ref=refs/notes/ai', 'show', 'HEAD')).toBe('deepdesk\n');
+    expect(git('rev-parse', 'main').trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect(items).toEqual([{ kind: 'write', path: join(project, '.git', 'refs', 'notes'), why: 'a protected path' }]);
+    // Packing them as they are is no change.
+    git('pack-refs', '--all');
+    expect((await enforceGitSurface(project, before, { home, untouchable: [] })).items).toEqual([]);
+    // `refs/notes` made a link to notes elsewhere: the link goes, nothing is written there, the notes are as they were.
+    const elsewhere = join(base, 'elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'ai'), git('rev-parse', 'HEAD'));
+    rmSync(join(project, '.git', 'refs', 'notes'), { recursive: true, force: true });
+    symlinkSync(elsewhere, join(project, '.git', 'refs', 'notes'));
+    await enforceGitSurface(project, before, { home, untouchable: [] });
+    expect(notes()).toBe(was);
+    expect(lstatSync(join(project, '.git', 'refs', 'notes')).isDirectory()).toBe(true);
+    expect(readFileSync(join(elsewhere, 'ai'), 'utf8')).toBe(git('rev-parse', 'HEAD'));
   });
 
   it('a hook that cannot be removed is reported as not undone', async () => {

@@ -24,13 +24,14 @@
 // Paths that were read-only during the run are not checked afterwards: the command could
 // not have changed them, so a change there is the person's own.
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BlockedItem } from '../sandbox/blocked';
 import { inertPart, isInertConfig, namedFiles } from './config';
 import { GIT_CONFIG_NAMES, GIT_OWN_FOLDERS, GIT_POINTER_NAMES, GIT_RUN_FOLDERS, GIT_SHAPE } from './git-reads';
 import { isPathInside } from '../fs/path-inside';
+import { inParent, lstatAt, replaceAt, unlinkAt } from '../fs/no-follow';
 import { realPathOf } from '../fs/real-path';
 
 /** What a path is to git. */
@@ -46,7 +47,9 @@ export type SurfaceRole =
   /** A file in `info/`. */
   | 'info'
   /** A program a config key runs (`core.fsmonitor = ./watch.sh`). */
-  | 'program';
+  | 'program'
+  /** `refs/notes`: the notes refs as git resolves them (notesListing); provenance notes are Deepdesk's alone (SPEC §24). */
+  | 'notes';
 
 export interface SurfaceFile {
   role: SurfaceRole;
@@ -206,12 +209,42 @@ async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>, fs:
   return m?.[1] ? fs.realpath(resolve(dirname(path), m[1])) : undefined;
 }
 
+/** A file entry's text, trimmed (a `commondir`'s). */
+const textOf = (entry: Omit<SurfaceFile, 'role'> | undefined): string | undefined => (entry?.kind === 'file' ? entry.content?.toString('utf8').trim() : undefined);
+
 /** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
 function looksLikeGitDir(names: NameEntry[]): boolean {
   const { shape } = GIT_DIR_SURFACE;
   if (!names.some((d) => d.name === shape.file)) return false;
   const byName = new Map(names.map((d) => [d.name, d]));
   return Boolean(byName.get(shape.file)?.isFile() && shape.folders.every((f) => byName.get(f)?.isDirectory()));
+}
+
+/** Where a repository's notes refs are (loose: `refs/notes/NAME`, nested too), and a notes ref's line in packed-refs. */
+const NOTES = 'refs/notes';
+const PACKED_NOTE = /^([0-9a-f]{40,64}) (refs\/notes\/\S+)$/gm;
+/** A notes ref name git reads: no component starting with `.`, no `.lock` (a restore writes at it). */
+const isNoteName = (ref: string): boolean => /^refs\/notes(?:\/(?!\.)[^/\s]+)+$/.test(ref) && !ref.endsWith('.lock');
+const MAX_REF_DEPTH = 8;
+
+/**
+ * A repository's notes refs as git resolves them, `REF VALUE` a line, sorted: a loose ref (its
+ * text, or `-> TARGET` for a link) over its packed-refs line, so that packing refs changes nothing.
+ */
+async function notesListing(gitDir: string, fs: SurfaceFs): Promise<Buffer> {
+  const refs = new Map<string, string>();
+  const packed = await fs.readFile(join(gitDir, 'packed-refs')).catch(() => undefined);
+  for (const [, id, ref] of packed?.toString('utf8').matchAll(PACKED_NOTE) ?? []) refs.set(ref!, id!);
+  const loose = async (dir: string, ref: string, depth: number): Promise<void> => {
+    for (const child of await readNames(dir, fs)) {
+      const [path, name] = [join(dir, child.name), `${ref}/${child.name}`];
+      if (!child.isDirectory()) refs.set(name, child.isFile() ? (await fs.readFile(path).catch(() => Buffer.alloc(0))).toString('utf8').trim() : `-> ${await fs.readlink(path).catch(() => '')}`);
+      else if (depth < MAX_REF_DEPTH) await loose(path, name, depth + 1);
+    }
+  };
+  await loose(join(gitDir, NOTES), NOTES, 0);
+  const lines = [...refs].filter(([ref]) => isNoteName(ref)).map(([ref, value]) => `${ref} ${value}\n`);
+  return Buffer.from(lines.sort().join(''));
 }
 
 class SurfaceReader {
@@ -282,8 +315,8 @@ class SurfaceReader {
     for (const name of table.configs) await this.recordConfig(join(real, name), real, workTree);
     for (const [name, role] of table.folders) await this.recordFolder(join(real, name), role, real);
     for (const name of table.pointers) await this.record(join(real, name), 'pointer', real);
-    const common = this.surface.entries.get(join(real, table.commondir));
-    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    this.surface.entries.set(join(real, NOTES), { role: 'notes', gitDir: real, kind: 'file', mode: 0, ctimeMs: 0, content: await notesListing(real, this.fs) });
+    const commonText = textOf(this.surface.entries.get(join(real, table.commondir)));
     if (commonText) {
       this.surface.targets.set(join(real, table.commondir), this.fs.realpath(resolve(real, commonText)));
       await this.addGitDir(resolve(real, commonText), undefined);
@@ -316,8 +349,7 @@ class SurfaceReader {
       const at = this.fs.realpath(join(real, name));
       if (this.inside(at)) await this.recordFolder(at, role);
     }
-    const common = await readEntry(join(real, table.commondir), this.fs);
-    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    const commonText = textOf(await readEntry(join(real, table.commondir), this.fs));
     if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
   }
 
@@ -327,8 +359,7 @@ class SurfaceReader {
     if (this.readFor.has(key)) return;
     this.readFor.add(key);
     for (const name of GIT_DIR_SURFACE.configs) await this.recordConfig(join(real, name), real, workTree);
-    const common = this.surface.entries.get(join(real, GIT_DIR_SURFACE.commondir));
-    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    const commonText = textOf(this.surface.entries.get(join(real, GIT_DIR_SURFACE.commondir)));
     if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
   }
 
@@ -488,8 +519,9 @@ export function surfaceMounts(surface: GitSurface, limit = 2000): { readOnly: st
   const readOnly: string[] = [];
   for (const [path, entry] of surface.entries) {
     if (entry.kind === 'link' || entry.kind === 'other') continue;
-    // Folders cover their files (hooks, info); a file of its own otherwise.
-    if (entry.role === 'hook' || entry.role === 'info') continue;
+    // Folders cover their files (hooks, info); a file of its own otherwise. Notes refs are
+    // compared whole (packed-refs too, which every ref change rewrites), never mounted.
+    if (entry.role === 'hook' || entry.role === 'info' || entry.role === 'notes') continue;
     readOnly.push(path);
   }
   const pinned = [...surface.gitDirs.keys()].filter((dir) => basename(dir) === '.git');
@@ -507,6 +539,7 @@ function isInert(path: string, after: SurfaceFile, before: GitSurface, afterSurf
     case 'folder':
       return after.kind === 'dir';
     case 'info':
+    case 'notes':
       return newRepository;
     case 'pointer': {
       // A new repository may point where it likes inside the folder (its target is checked as
@@ -602,6 +635,7 @@ function couldNotUndo(change: SurfaceChange, err: unknown): string {
 /** Undoes one change in the real folder; throws when it could not be (the path is then as the run left it, or gone). */
 async function undo(change: SurfaceChange, before: GitSurface): Promise<string> {
   const { path, now, was } = change;
+  if (now.role === 'notes') return restoreNotes(change);
   if (was && (was.kind === 'dir' || was.content !== undefined)) {
     await putBack(path, was, before);
     return undone(change, 'put back');
@@ -622,6 +656,22 @@ async function undo(change: SurfaceChange, before: GitSurface): Promise<string> 
     return undone(change, 'removed');
   }
   throw Object.assign(new Error(`${path} is still there`), { code: 'EPERM' });
+}
+
+/** The notes refs as they were: those the run made gone (from packed-refs too), the others loose with their old value; never through a link. */
+function restoreNotes(change: SurfaceChange): string {
+  const gitDir = change.now.gitDir!;
+  const refsOf = (entry?: SurfaceFile) => new Map((textOf(entry) ?? '').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
+  const [was, now] = [refsOf(change.was), refsOf(change.now)];
+  const suffix = randomBytes(6).toString('hex');
+  const made = [...now.keys()].filter((ref) => !was.has(ref));
+  // `refs/notes` made a link: the link goes (what it led to is not the repository's).
+  if (lstatAt(gitDir, NOTES)?.isSymbolicLink()) unlinkAt(gitDir, NOTES);
+  for (const ref of made) if (lstatAt(gitDir, ref) !== undefined) unlinkAt(gitDir, ref);
+  const packed = made.length > 0 && lstatAt(gitDir, 'packed-refs')?.isFile() ? inParent(gitDir, 'packed-refs', {}, (at) => readFileSync(at, 'utf8')) : undefined;
+  if (packed !== undefined) replaceAt(gitDir, 'packed-refs', 'f', Buffer.from(packed.split('\n').filter((l) => !made.includes(l.split(' ')[1]!)).join('\n')), 0o644, false, suffix);
+  for (const [ref, value] of was) if (now.get(ref) !== value && !value.startsWith('-> ')) replaceAt(gitDir, ref, 'f', Buffer.from(`${value}\n`), 0o644, true, suffix);
+  return change.why;
 }
 
 /**

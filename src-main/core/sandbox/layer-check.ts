@@ -136,6 +136,8 @@ function blame(root: string, change: SurfaceChange, rel: string, byRel: Readonly
   const gitDir = change.now.gitDir;
   if (gitDir === undefined) return [];
   const dirRel = relOf(root, gitDir);
+  // Notes refs changed through packed-refs: it, with the loose refs the layer wrote or removed (packing moves them there).
+  if (change.now.role === 'notes') return [...byRel.values()].filter((e) => e.rel === path.posix.join(dirRel, 'packed-refs') || isSlashPathInside(path.posix.join(dirRel, 'refs'), e.rel));
   const blamed = [...byRel.values()].filter((e) => isSlashPathInside(dirRel, e.rel));
   for (const [pointer, target] of merged.targets) {
     if (target !== gitDir) continue;

@@ -1,7 +1,10 @@
 // Provenance in git (SPEC §24): for each commit made in a folder since Deepdesk first recorded
-// it that has no note yet, a git-ai v3.0.0 note under refs/notes/ai from the checkpoint log.
-// Only git's object store and that ref change: no hook, nothing in the working tree, index or
-// config; a commit that already has a note (git-ai's, or one carried by notes.rewriteRef) keeps it.
+// it that has no note of Deepdesk's, a git-ai v3.0.0 note under refs/notes/ai from the checkpoint
+// log. Only git's object store and that ref change: no hook, nothing in the working tree, index or
+// config. The notes Deepdesk wrote are known by their blob ids (the checkpoint store; one carried
+// by notes.rewriteRef keeps its blob); another's note stands (git-ai's of the person's commit)
+// unless Deepdesk places some of the commit's lines on an agent: then it was forged over
+// Deepdesk's attribution, or made without it, and Deepdesk's replaces it.
 // git runs here (run-git.ts), or for a folder on another machine at its place (an SSH folder's,
 // the script backend's), with what the repository's config names held off the same way.
 
@@ -31,10 +34,12 @@ export interface NoteWriting {
   place?: Place;
   /** git-ai's `agent_id.tool` of another agent's lines by its name; Deepdesk's own are `deepdesk`. */
   toolOf(agent: string): string;
+  /** Records what changed in the folder since it was last recorded (the person's lines), before commits are noted. */
+  record?(): Promise<unknown>;
   signal?: AbortSignal;
 }
 
-/** Notes the folder's commits since Deepdesk first recorded it that have none; returns those noted. */
+/** Notes the folder's commits since Deepdesk first recorded it that have no note of Deepdesk's; returns those noted. */
 export async function noteNewCommits(w: NoteWriting): Promise<string[]> {
   const since = w.store.baselineAt(w.folder);
   if (since === undefined) return [];
@@ -43,14 +48,16 @@ export async function noteNewCommits(w: NoteWriting): Promise<string[]> {
   const sinceSeconds = Math.floor(Date.parse(since) / 1000) - 1;
   const listed = await git(['rev-list', `--since=${sinceSeconds}`, `--max-count=${MAX_COMMITS}`, 'HEAD', '--'], true);
   if (listed === undefined) return [];
-  const noted = new Set(((await git(['notes', `--ref=${NOTES_REF}`, 'list'], true)) ?? '').split('\n').map((l) => l.split(' ')[1]));
-  const fresh = listed.split('\n').filter((c) => c !== '' && !noted.has(c)).reverse();
-  for (const commit of fresh) await noteCommit(w, commit);
-  return fresh;
+  const notes = new Map(((await git(['notes', `--ref=${NOTES_REF}`, 'list'], true)) ?? '').split('\n').map((l) => [l.split(' ')[1], l.split(' ')[0]!]));
+  const fresh = listed.split('\n').filter((c) => c !== '' && !w.store.knowsNote(w.folder, notes.get(c) ?? '')).reverse();
+  if (fresh.length > 0) await w.record?.();
+  const noted: string[] = [];
+  for (const commit of fresh) if (await noteCommit(w, commit, notes.get(commit))) noted.push(commit);
+  return noted;
 }
 
-/** Writes the commit's note (nothing when it has one). */
-export async function noteCommit(w: NoteWriting, commit: string): Promise<void> {
+/** Writes the commit's note over `existing` (another's note there, by its blob id) when Deepdesk places some of its lines on an agent; whether it wrote one. */
+export async function noteCommit(w: NoteWriting, commit: string, existing?: string): Promise<boolean> {
   const git = gitIn(w);
   const [parents = '', authored, committed] = (await git(['log', '-1', '--format=%P%x00%at%x00%ct', commit, '--']))!.trim().split('\0');
   const prefix = (await git(['rev-parse', '--show-prefix']))!.trim();
@@ -72,20 +79,24 @@ export async function noteCommit(w: NoteWriting, commit: string): Promise<void> 
   const person = name && email ? `${name} <${email}>` : undefined;
   // Rewritten where Deepdesk did not see it (a rebase or amend keeps the author's time): placed by content.
   const attributes = authored !== committed ? { deepdesk_recovered: 'by-content' } : undefined;
+  if (existing !== undefined && !files.some((f) => f.lines.some((l) => l.kind === 'agent'))) {
+    w.store.knowNote(w.folder, existing);
+    return false;
+  }
   const note = gitAiNote({ commit, files, ...(person ? { person } : {}), toolOf: (agent) => (agent === undefined ? 'deepdesk' : w.toolOf(agent)), ...(attributes ? { attributes } : {}) });
-  // Without -f: a note already there (written meanwhile, or by git-ai) is kept.
-  const add = (file: string, input?: string) => git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', file, commit], true, input);
-  if (w.place) {
-    await add('-', note);
-    return;
-  }
-  const dir = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-note-'));
+  // Without -f (unless replacing `existing`): a note written meanwhile is kept.
+  const add = (file: string, input?: string) => git(['notes', `--ref=${NOTES_REF}`, 'add', ...(existing !== undefined ? ['-f'] : []), '-F', file, commit], true, input);
+  let added: string | undefined;
+  const dir = w.place ? undefined : fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-note-'));
   try {
-    fs.writeFileSync(path.join(dir, 'note'), note, { mode: 0o600 });
-    await add(path.join(dir, 'note'));
+    if (dir) fs.writeFileSync(path.join(dir, 'note'), note, { mode: 0o600 });
+    added = await (dir ? add(path.join(dir, 'note')) : add('-', note));
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }
+  const blob = added === undefined ? undefined : (await git(['notes', `--ref=${NOTES_REF}`, 'list', commit], true))?.trim();
+  if (blob) w.store.knowNote(w.folder, blob);
+  return Boolean(blob);
 }
 
 /** Where the remote's notes are fetched to, for the merge (removed after). */

