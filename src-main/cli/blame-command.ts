@@ -1,6 +1,6 @@
 // `deepdesk blame FILE [--folder DIR] [--json]` (SPEC §24): who wrote each line of the working
 // tree's file, from the checkpoint log: `agent THREAD MODEL`, `person` or `unknown` per line.
-// The folder's new commits are noted first, as on every look at a folder Deepdesk knows.
+// The folder is recorded and its new commits noted first, as on every look at a folder Deepdesk knows.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { resolveDataDir } from '../app/base/data-dir';
 import { noteFolderCommits } from '../app/session/provenance';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { lineAuthors } from '../core/checkpoints/line-authors';
+import { recorderFor } from '../core/checkpoints/recorder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { COMMAND_OPTIONS } from './command-table';
 import { projectFolder } from './folder-flag';
@@ -29,8 +30,11 @@ export async function blameCommand(argv: string[], stdout: NodeJS.WritableStream
   const dataDir = resolveDataDir(values['data-dir']);
   const store = CheckpointStore.open(dataDir);
   try {
-    await noteFolderCommits({ store, folder, env: process.env, settings: () => readSavedSettings(dataDir).provenance });
-    const authors = lineAuthors(store, folder, rel, content);
+    // The folder recorded first (its first snapshot, or the person's changes since), as on every look at it.
+    const recorder = recorderFor(store, folder);
+    await recorder.recordFolder();
+    await noteFolderCommits({ store, folder: recorder.root, env: process.env, settings: () => readSavedSettings(dataDir).provenance });
+    const authors = lineAuthors(store, recorder.root, rel, content);
     if (values.json) stdout.write(JSON.stringify(authors) + '\n');
     else for (const a of authors) stdout.write(`${a.kind === 'agent' ? `agent ${a.thread} ${a.model ?? 'unknown'}` : a.kind}\n`);
     return 0;

@@ -183,9 +183,15 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     const recorder = recorderFor(checkpointStore, place.checkpointFolder);
     // A folder here, or over SSH (git there, through the script backend's place); a provider's sandbox is noted in its worktree here.
     const at = place.localPath !== undefined ? {} : place.shell instanceof RemoteBackend ? { place: place.shell.place } : undefined;
-    const folder = typeof place.checkpointFolder === 'string' ? place.checkpointFolder : place.checkpointFolder.root;
-    const commits = at ? watchCommits({ store: checkpointStore, folder, env, settings: () => settings.raw().provenance, ...at }) : undefined;
+    const commits = at ? watchCommits({ store: checkpointStore, folder: recorder.root, env, settings: () => settings.raw().provenance, record: () => recorder.recordFolder(), ...at }) : undefined;
     if (commits) opened.push(() => commits.close());
+    // Every client records the folder's first snapshot as it opens it (SPEC §24: its commits from then on are noted; a step waits for it).
+    const baseline = new AbortController();
+    const recorded = recorder.prepareBaseline(baseline.signal).catch(() => undefined);
+    opened.push(() => {
+      baseline.abort();
+      return recorded;
+    });
     const audit = await RunAudit.open({
       db,
       env,

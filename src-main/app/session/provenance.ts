@@ -15,7 +15,7 @@ const WATCH_MS = 1500;
 /** How often a folder on another machine is looked at (two git calls there). */
 const REMOTE_WATCH_MS = 3000;
 
-export interface CommitNotesOptions extends Pick<NoteWriting, 'store' | 'folder' | 'env' | 'place'> {
+export interface CommitNotesOptions extends Pick<NoteWriting, 'store' | 'folder' | 'env' | 'place' | 'record'> {
   settings: () => Settings['provenance'];
 }
 
@@ -28,7 +28,7 @@ export async function noteFolderCommits(options: CommitNotesOptions): Promise<vo
   if (choices.push && noted.length > 0) await pushNotes(writing).catch(() => false);
 }
 
-/** Notes now and after each commit while the session is open; `look` notes now (once the look going on ends); `close` waits for a note being written. */
+/** Notes now, after each commit while the session is open, and as it closes; `look` notes now (once the look going on ends). */
 export function watchCommits(options: CommitNotesOptions): { look(): Promise<void>; close(): Promise<void> } {
   let running: Promise<void> = noteFolderCommits(options);
   // A look asked while one goes: one more after it, for every ask meanwhile.
@@ -54,7 +54,8 @@ export function watchCommits(options: CommitNotesOptions): { look(): Promise<voi
       clearInterval(polling);
       await watching;
       if (reflog !== undefined) fs.unwatchFile(reflog, changed);
-      await running;
+      // A commit the session's last step made (or one its watch has not seen yet) is noted before it ends.
+      await look();
     },
   };
 }

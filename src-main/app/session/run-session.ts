@@ -49,8 +49,9 @@ export async function runSession(request: HeadlessRunRequest, context: HeadlessR
       taken.route.to(undefined);
       if (!reuse || taken.session.place.provider !== undefined || taken.session.place.localPath === undefined) return taken.session.close();
       try {
-        // What closing would have sent: the ledger's last rows, the exporters' spans.
+        // What closing would have sent: the ledger's last rows, the exporters' spans, the notes of the run's commits (SPEC §24).
         await taken.session.audit.flush();
+        await taken.session.noteCommits();
       } catch {
         return taken.session.close();
       }

@@ -5,6 +5,7 @@
 // changed by a command whose changes could not be told from the person's, are unknown.
 
 import { diffArrays } from 'diff';
+import { sha256 } from './scan';
 import { isBinary, storedText } from './stored-text';
 import type { CheckpointStore, PathStep } from './store';
 import type { FileState } from './types';
@@ -63,8 +64,9 @@ export function lineAuthors(store: CheckpointStore, folder: string, file: string
     if (step.after?.hash !== undefined) seen.set(step.after.hash, authors);
   }
   const now = linesOf(content.toString('utf8'));
-  // Whatever differs from the last recorded state is the person's (changed since, not yet recorded).
-  authors = carry(lines, authors, now, steps.length > 0 ? PERSON : UNKNOWN);
+  // A state recorded earlier (a commit's, changed since) has its authors; whatever else differs from the last recorded state is the person's.
+  const known = seen.get(sha256(content));
+  authors = known?.length === now.length ? known : carry(lines, authors, now, steps.length > 0 ? PERSON : UNKNOWN);
   return authors.map((a, i) => ({ line: i + 1, ...a }));
 }
 

@@ -189,6 +189,11 @@ export class CheckpointRecorder {
     });
   }
 
+  /** The folder's first snapshot, or what changed since the last one recorded now as its owner's (the person's, or a running step's). */
+  recordFolder(): Promise<void> {
+    return this.store.hasBaseline(this.root) ? this.locked(async () => void (await this.snapshotBefore('all'))) : this.prepareBaseline();
+  }
+
   /**
    * Runs a step between two snapshots; its changes become an agent checkpoint. A command
    * (scope 'command') tells how its changes can be seen before it starts: on a write layer
