@@ -7,7 +7,7 @@ import type { Result } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Spinner } from './Icon';
-import { Modal } from './Modal';
+import { FormActions, Modal, submitted } from './Modal';
 import { FormMessage } from './ErrorText';
 
 interface CommitDialogProps {
@@ -42,12 +42,7 @@ export function CommitDialog({ branch, onCommitted, onCancel }: CommitDialogProp
 
   return (
     <Modal label="Commit" title="Commit" onEscape={committing ? undefined : onCancel} className="commit-dialog">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void commit();
-        }}
-      >
+      <form onSubmit={submitted(commit)}>
         <div className="field">
           <label htmlFor={messageFieldId}>Commit message</label>
           <textarea
@@ -82,14 +77,7 @@ export function CommitDialog({ branch, onCommitted, onCancel }: CommitDialogProp
             </>
           )}
         </FormMessage>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onCancel} disabled={committing}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" aria-disabled={committing}>
-            Commit
-          </button>
-        </div>
+        <FormActions submit="Commit" blocked={committing} working={committing} onCancel={onCancel} />
       </form>
     </Modal>
   );

@@ -114,6 +114,28 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
   );
 }
 
+/** A form's submit handler: `action` runs in place of the browser's submit. */
+export function submitted(action: () => unknown): (e: React.FormEvent) => void {
+  return (e) => {
+    e.preventDefault();
+    void action();
+  };
+}
+
+/** The actions row of a form's dialog: Cancel (not while it works), and its submit button, which says it cannot go yet while `blocked` (the keyboard stays on it). */
+export function FormActions({ submit, blocked, working, onCancel }: { submit: string; blocked: boolean; working: boolean; onCancel(): void }): React.JSX.Element {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="btn" onClick={onCancel} disabled={working}>
+        Cancel
+      </button>
+      <button type="submit" className="btn btn-primary" aria-disabled={blocked} onClick={(e) => blocked && e.preventDefault()}>
+        {submit}
+      </button>
+    </div>
+  );
+}
+
 /** The actions row of a dialog that only shows something: its Close button. */
 export function CloseActions({ onClose }: { onClose(): void }): React.JSX.Element {
   return (

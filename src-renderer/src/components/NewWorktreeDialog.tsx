@@ -11,7 +11,7 @@ import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { Icon, Spinner } from './Icon';
-import { Modal } from './Modal';
+import { FormActions, Modal, submitted } from './Modal';
 import { FormMessage } from './ErrorText';
 import '../styles/worktrees.css';
 
@@ -89,12 +89,7 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
   const shownBranch = `deepdesk/${name.trim() === '' ? '…' : name.trim()}`;
   return (
     <Modal label="New thread in a worktree" title="New thread in a worktree" onEscape={creating ? undefined : onClose} className="new-worktree-dialog">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create();
-        }}
-      >
+      <form onSubmit={submitted(create)}>
         <p className="muted worktree-intro">
           The agent works in a folder of its own (a git worktree on a new branch from this folder’s last commit), so this folder stays as it is until you apply the changes.
         </p>
@@ -138,14 +133,7 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
             </>
           ) : null}
         </FormMessage>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose} disabled={creating}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" aria-disabled={creating || uncommitted === null} onClick={(e) => (creating || uncommitted === null) && e.preventDefault()}>
-            Create worktree
-          </button>
-        </div>
+        <FormActions submit="Create worktree" blocked={creating || uncommitted === null} working={creating} onCancel={onClose} />
       </form>
     </Modal>
   );

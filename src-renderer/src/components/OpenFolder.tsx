@@ -11,6 +11,7 @@ import { whileCurrent } from '../lib/while-current';
 import { Icon } from './Icon';
 import { RecentFolderList } from './RecentFolderLabel';
 import { FormMessage } from './ErrorText';
+import { submitted } from './Modal';
 import { RemoteFolderDialog, useFolderOpening } from './RemoteFolderDialog';
 
 interface OpenFolderProps {
@@ -57,13 +58,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
       {recent !== null && recent.length > 0 ? (
         <RecentFolderList title="Recent folders" headingId={`${pathId}-recent`} folders={recent} openNow={info.folder} busy={opening} busyLabel="Opening" onOpen={(target) => void open(target)} onCancel={onCancel} />
       ) : null}
-      <form
-        className="open-folder-path"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (typed !== '') void open(typed);
-        }}
-      >
+      <form className="open-folder-path" onSubmit={submitted(() => typed !== '' && open(typed))}>
         <label htmlFor={pathId}>Folder path</label>
         <div className="field-inline">
           <input

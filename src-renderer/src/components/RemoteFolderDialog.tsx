@@ -12,7 +12,7 @@ import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { Spinner } from './Icon';
 import { RecentFolderList } from './RecentFolderLabel';
-import { Modal } from './Modal';
+import { Modal, submitted } from './Modal';
 import { FormMessage } from './ErrorText';
 import { ModelPicker } from './ModelPicker';
 import { capitalized } from '../lib/format';
@@ -65,13 +65,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
         {remotes.length > 0 ? (
           <RecentFolderList title="Recent remote folders" headingId={`${pathId}-recent`} folders={remotes} openNow={info.folder} busy={connecting} busyLabel="Connecting" onOpen={(path) => void connect(path, () => api.call('app.openFolder', { path }))} onCancel={onCancel} />
         ) : null}
-        <form
-          className="open-folder-path"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void connect('form', () => api.call('app.openRemoteFolder', { host, path }));
-          }}
-        >
+        <form className="open-folder-path" onSubmit={submitted(() => connect('form', () => api.call('app.openRemoteFolder', { host, path })))}>
           <label htmlFor={hostId}>Host</label>
           <ModelPicker
             id={hostId}

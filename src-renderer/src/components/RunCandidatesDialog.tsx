@@ -10,7 +10,7 @@ import { useId, useState } from 'react';
 import { useApi } from '../state/use-api';
 import { useBusy } from '../state/use-busy';
 import { useSettings } from '../state/settings-context';
-import { Modal } from './Modal';
+import { Modal, submitted } from './Modal';
 import { Icon } from './Icon';
 import { ErrorAlert } from './ErrorText';
 import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
@@ -85,13 +85,7 @@ export function RunCandidatesDialog({
 
   return (
     <Modal label="Run candidates" onEscape={onClose} className="run-candidates-dialog" title={`Run ${count} candidates`}>
-      <form
-        className="run-candidates-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void start();
-        }}
-      >
+      <form className="run-candidates-form" onSubmit={submitted(start)}>
         <label htmlFor={`${id}-goal`}>Goal</label>
         <textarea id={`${id}-goal`} data-autofocus rows={3} value={goal} onChange={(e) => setGoal(e.target.value)} />
         <label htmlFor={`${id}-count`}>Number of candidates</label>

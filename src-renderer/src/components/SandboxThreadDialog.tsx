@@ -11,7 +11,7 @@ import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
-import { Modal } from './Modal';
+import { FormActions, Modal, submitted } from './Modal';
 import { TextField } from './TextField';
 import { FormMessage } from './ErrorText';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
@@ -86,12 +86,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const blocked = working || !checked || why !== null;
   return (
     <Modal label={TITLES[kind]} title={TITLES[kind]} onEscape={working ? undefined : onClose} className="new-worktree-dialog">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void start();
-        }}
-      >
+      <form onSubmit={submitted(start)}>
         <p className="muted worktree-intro">
           {kind === 'new'
             ? 'The agent works in a provider’s sandbox on a copy of this folder as git sees it (uncommitted changes included; secrets left out). What it changes comes back as a worktree branch.'
@@ -122,14 +117,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
             </>
           ) : null}
         </FormMessage>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose} disabled={working}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" aria-disabled={blocked} onClick={(e) => blocked && e.preventDefault()}>
-            {kind === 'new' ? 'Start in sandbox' : 'Continue in sandbox'}
-          </button>
-        </div>
+        <FormActions submit={kind === 'new' ? 'Start in sandbox' : 'Continue in sandbox'} blocked={blocked} working={working} onCancel={onClose} />
       </form>
     </Modal>
   );
