@@ -61,15 +61,11 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           autoFocus
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              e.preventDefault();
-              finished.current = true;
-              props.onRename(draft);
-            } else if (e.key === 'Escape') {
-              e.preventDefault();
-              finished.current = true;
-              props.onCancelRename();
-            }
+            if (e.key !== 'Enter' && e.key !== 'Escape') return;
+            e.preventDefault();
+            finished.current = true;
+            if (e.key === 'Enter') props.onRename(draft);
+            else props.onCancelRename();
           }}
           onBlur={() => {
             if (!finished.current) props.onRename(draft);
