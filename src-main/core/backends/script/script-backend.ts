@@ -529,13 +529,9 @@ export class ScriptBackend implements Backend {
   }
 
   async grep(pattern: string, inputPath = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
-    let virtual = inputPath;
-    try {
-      const badGlob = glob ? globPatternError(glob) : null;
-      if (badGlob !== null) return { error: badGlob };
-      const target = await this.prepare(inputPath, 'read');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    const badGlob = glob ? globPatternError(glob) : null;
+    if (badGlob !== null) return { error: badGlob };
+    return this.prepared(inputPath, 'read', async (virtual): Promise<GrepResult> => {
       const limit = Number.isFinite(maxCount) ? Math.max(0, Math.floor(maxCount)) : DEFAULT_GREP_MAX_COUNT;
       const filter = glob ? compileGlob(glob) : null;
       const tree = await this.call(this.ops.tree, [relOf(virtual)], { timeoutMs: this.searchTimeBudgetMs });
@@ -569,26 +565,18 @@ export class ScriptBackend implements Backend {
         }
       }
       return collector.finish(false);
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   async glob(pattern: string, inputPath = '/'): Promise<GlobResult> {
-    let virtual = inputPath;
-    try {
-      const badPattern = globPatternError(pattern);
-      if (badPattern !== null) return { error: badPattern };
-      const target = await this.prepare(inputPath, 'read');
-      if ('error' in target) return target;
-      virtual = target.virtual;
+    const badPattern = globPatternError(pattern);
+    if (badPattern !== null) return { error: badPattern };
+    return this.prepared(inputPath, 'read', async (virtual): Promise<GlobResult> => {
       const tree = await this.call(this.ops.tree, [relOf(virtual)], { timeoutMs: this.searchTimeBudgetMs });
       if (tree.status === 'file' || tree.status === 'special') return { error: messages.notADirectory(virtual) };
       if (tree.status !== 'ok') return { error: replyError(tree, virtual, 'path') };
       return { matches: globInfos(parseTree(tree.payload), virtual, compileGlob(pattern)), truncated: false };
-    } catch (err) {
-      return { error: this.failed(err, virtual) };
-    }
+    });
   }
 
   /**
