@@ -4,6 +4,7 @@
 
 import { useState } from 'react';
 import type { GoalDraft, GoalJsonDto } from '../../../src-main/app/contract';
+import { useBusy } from '../state/use-busy';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
 
@@ -17,7 +18,7 @@ interface GoalDraftCardProps {
 export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps): React.JSX.Element {
   const [criteria, setCriteria] = useState(draft.criteria.join('\n'));
   const [steps, setSteps] = useState(draft.verify.map((s) => ({ command: s.command, code: String(s.expectedExitCode) })));
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useBusy();
   const edited = (): GoalDraft => ({
     objective: draft.objective,
     criteria: criteria
@@ -71,10 +72,7 @@ export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps
           type="button"
           className="btn primary"
           disabled={!valid || busy}
-          onClick={() => {
-            setBusy(true);
-            void onAccept(edited()).finally(() => setBusy(false));
-          }}
+          onClick={() => void run(() => onAccept(edited()))}
         >
           Start goal
         </button>

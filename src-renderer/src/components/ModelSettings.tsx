@@ -9,6 +9,7 @@ import { needsApiKey, parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, SHORT
 import { capitalized } from '../lib/format';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { useModelList } from '../state/use-model-list';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
@@ -37,7 +38,7 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
   const parsed = parseModel(draft.model);
   const provider = parsed.provider ?? draft.keyProvider;
   const key = draft.apiKeyText;
-  const [savingKey, setSavingKey] = useState(false);
+  const [savingKey, saving] = useBusy();
   const stored = apiKeys[provider] === true;
   const baseUrl = draft.baseUrl.trim();
   const { modelList, refresh, openKey } = useModelList(provider, baseUrl, stored || overridden.apiKey === true, key);
@@ -49,10 +50,7 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
   };
 
   const saveKey = async (): Promise<void> => {
-    setSavingKey(true);
-    const saved = await api.safe('settings.setApiKey', { provider, key: key.trim() });
-    setSavingKey(false);
-    if (saved) onChange({ apiKeyText: '' });
+    if (await saving(() => api.safe('settings.setApiKey', { provider, key: key.trim() }))) onChange({ apiKeyText: '' });
   };
 
   // `typeof null` is 'object' too: null, or the list's answer.

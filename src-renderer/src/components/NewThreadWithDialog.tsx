@@ -6,6 +6,7 @@
 
 import { useId, useState } from 'react';
 import { useApi } from '../state/use-api';
+import { useBusy } from '../state/use-busy';
 import { useExternalAgents } from './AgentsSettings';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
@@ -41,14 +42,12 @@ function NewThreadWithDialog({ onClose, onCreated }: { onClose(): void; onCreate
   const [list] = useExternalAgents();
   const usable = (list ?? []).filter((a) => a.installed);
   const [chosen, setChosen] = useState<string>('');
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useBusy();
   const name = chosen || usable[0]?.name || '';
 
   const start = async (): Promise<void> => {
     if (name === '' || busy) return;
-    setBusy(true);
-    const made = await api.safe('threads.create', { agent: name });
-    setBusy(false);
+    const made = await run(() => api.safe('threads.create', { agent: name }));
     if (made) onCreated(made.id);
   };
 
