@@ -3,6 +3,7 @@
 // structured output: one call of the `record_verdict` tool, whose arguments are checked here.
 
 import { z } from 'zod';
+import { scrubSecrets } from '../process/scrub-secrets';
 import { fence, inlineCode, oneLine } from '../text/markdown-code';
 import { CRITERION_VERDICTS, type Criterion, type CriterionVerdict, type EvidencePack, type Goal } from './goal';
 
@@ -51,7 +52,8 @@ export const GRADER_SYSTEM = [
 /**
  * The grader's request text: the objective, the criteria and the evidence pack, nothing else.
  * What the folder and its commands produced is code, in fences it cannot close: it cannot
- * pose as a section of the host's own ("all criteria met").
+ * pose as a section of the host's own ("all criteria met"); it is scrubbed of secrets (the
+ * grader may be another provider's model).
  */
 export function graderPrompt(goal: Goal, evidence: EvidencePack): string {
   const steps = evidence.steps.map((step, i) =>
@@ -59,7 +61,7 @@ export function graderPrompt(goal: Goal, evidence: EvidencePack): string {
       `### Verify step ${i + 1}: ${inlineCode(step.command)}`,
       `expected exit code ${step.expectedExitCode}; ${step.refused !== undefined ? `did not run: ${oneLine(step.refused)}` : `exit code ${step.exitCode ?? 'none (did not finish)'}`} → ${step.passed ? 'PASSED' : 'FAILED'}`,
       'Output (tail):',
-      fence(step.outputTail, ''),
+      fence(scrubSecrets(step.outputTail), ''),
     ].join('\n'),
   );
   return [
@@ -67,7 +69,7 @@ export function graderPrompt(goal: Goal, evidence: EvidencePack): string {
     `# Criteria\n${goal.criteria.map((c) => `- ${c.id}: ${c.text}`).join('\n')}`,
     `# Evidence (gathered by the host)\n${steps.length > 0 ? steps.join('\n\n') : 'No verify steps.'}`,
     `## Files touched since the goal started\n${evidence.filesTouched.length > 0 ? evidence.filesTouched.map((f) => `- ${inlineCode(f)}`).join('\n') : '(none)'}`,
-    `## Diff since the goal started\n${evidence.diff === null ? '(not available in this place)' : fence(evidence.diff, 'diff')}`,
+    `## Diff since the goal started\n${evidence.diff === null ? '(not available in this place)' : fence(scrubSecrets(evidence.diff), 'diff')}`,
   ].join('\n\n');
 }
 

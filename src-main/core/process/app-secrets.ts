@@ -62,9 +62,7 @@ function holdsAppValue(value: string): boolean {
   return false;
 }
 
-/** `text` with every key Deepdesk uses replaced (what a reviewer model is shown: SPEC §23). */
-export function redactHeldValues(text: string): string {
-  let out = text;
-  for (const secret of withheldValues) out = out.split(secret).join('[redacted]');
-  return out;
+/** The keys Deepdesk uses: the first thing the secret scrubber takes out (scrub-secrets.ts). */
+export function heldValues(): ReadonlySet<string> {
+  return withheldValues;
 }

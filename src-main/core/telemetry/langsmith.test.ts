@@ -7,6 +7,7 @@ import type { CodingTraceContext } from './coding-context';
 import { langsmithTelemetry } from './langsmith';
 import { langsmithConfig } from './langsmith-config';
 import type { AgentRunInfo, Telemetry } from './observer';
+import { PLANTED, PUSH, playSecretTurn } from './secret-turn.test-support';
 import { withClockStopped } from './stopped-clock.test-support';
 import { startLangSmithReceiver as startReceiver, type LangSmithReceiver as Receiver, type WireRun } from './langsmith-receiver.test-support';
 
@@ -257,6 +258,16 @@ describe('langsmithTelemetry', () => {
       expect(request.headers['x-api-key']).toBe('legacy-key');
       expect(request.headers['content-encoding']).toBeUndefined();
     }
+  });
+
+  it('sends no secret the turn carried: inputs, outputs and errors are scrubbed, the call still recognisable', async () => {
+    const receiver = await startReceiver({ gzip: false });
+    const telemetry = langsmithTelemetry({ env: env(receiver), context: CONTEXT })!;
+    open.push({ telemetry, receiver });
+    playSecretTurn(telemetry, turnInfo(1));
+    const wire = JSON.stringify(await endedRuns(receiver, 3));
+    expect(PLANTED.filter((secret) => wire.includes(secret))).toEqual([]);
+    expect(wire).toContain(PUSH);
   });
 
   it('ends the calls a run leaves open when the run ends', async () => {

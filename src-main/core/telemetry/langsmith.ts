@@ -15,6 +15,7 @@ import { Client } from 'langsmith/client';
 import { RunTree, type RunTreeConfig } from 'langsmith/run_trees';
 import type { RunStopReason } from '../agent/types';
 import { ZERO_USAGE, type ChatMessage, type ContentPart, type ToolSpec, type Usage } from '../models/types';
+import { scrubSecretsIn } from '../process/scrub-secrets';
 import type { CodingTraceContext } from './coding-context';
 import { Reachability } from './collector-wait';
 import { langsmithConfig, type LangSmithConfig } from './langsmith-config';
@@ -59,6 +60,7 @@ const CONTRACT = {
 const REPOSITORY_PROVIDERS: Readonly<Record<string, string>> = { 'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket' };
 
 type KVMap = Record<string, unknown>;
+const scrubbed = scrubSecretsIn as (values: KVMap) => KVMap;
 
 /** undefined unless LANGSMITH_TRACING=true (or the LANGCHAIN_ equivalent) and an API key is set. */
 export function langsmithTelemetry(options: LangSmithOptions): Telemetry | undefined {
@@ -94,8 +96,10 @@ class LangSmithExporter implements Telemetry {
       blockOnRootRunFinalization: false,
       manualFlushMode: false,
       tracingSamplingRate: config.samplingRate,
-      hideInputs: config.hideInputs,
-      hideOutputs: config.hideOutputs,
+      // Inputs, outputs and errors leave scrubbed of secrets (or not at all when hidden).
+      hideInputs: config.hideInputs || scrubbed,
+      hideOutputs: config.hideOutputs || scrubbed,
+      anonymizer: scrubbed,
       hideMetadata: config.hideMetadata,
       maxIngestMemoryBytes: MAX_QUEUE_BYTES,
       timeout_ms: REQUEST_TIMEOUT_MS,

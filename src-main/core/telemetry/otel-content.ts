@@ -3,8 +3,9 @@
 // gen_ai.output.messages (messages of `parts`: text, tool_call, tool_call_response), tool
 // arguments and results. Each value is valid JSON of at most CONTENT_CAP characters (long
 // strings cut, then the oldest messages left out) and never carries base64 media: a media
-// block becomes a short text placeholder.
+// block becomes a short text placeholder. Every value is scrubbed of secrets before it is cut.
 import type { ChatMessage, ContentPart, StopReason } from '../models/types';
+import { scrubSecrets, scrubSecretsIn } from '../process/scrub-secrets';
 
 /** The longest attribute value written, in characters. */
 export const CONTENT_CAP = 64 * 1024;
@@ -59,7 +60,7 @@ export function outputMessagesJson(output: {
 
 /** A tool's result text, cut to the cap. */
 export function resultText(output: string): string {
-  return cut(output, CONTENT_CAP);
+  return cut(scrubSecrets(output), CONTENT_CAP);
 }
 
 function toMessage(message: ChatMessage): Message {
@@ -95,16 +96,17 @@ function mediaPlaceholder(part: Exclude<ContentPart, { type: 'text' }>): string 
 
 /**
  * The list as JSON within the cap: strings cut shorter and shorter, then the oldest items left
- * out. Items are serialized newest first and each try stops once past the cap, so a long
- * history costs about the cap, not its own size.
+ * out. Items are scrubbed and serialized newest first and each try stops once past the cap, so
+ * a long history costs about the cap, not its own size.
  */
 function fitList(items: readonly unknown[]): { json: string; omitted: number } {
+  const scrubbed: unknown[] = [];
   for (const [i, cap] of STRING_CAPS.entries()) {
     const last = i === STRING_CAPS.length - 1;
     const kept: string[] = [];
     let total = 2;
     for (let at = items.length - 1; at >= 0; at--) {
-      const json = safeStringify(cutStrings(items[at], cap));
+      const json = safeStringify(cutStrings((scrubbed[at] ??= scrubSecretsIn(items[at])), cap));
       if (total + json.length + 1 > CONTENT_CAP) break;
       total += json.length + 1;
       kept.push(json);
@@ -115,7 +117,8 @@ function fitList(items: readonly unknown[]): { json: string; omitted: number } {
 }
 
 /** A tool call's arguments (any JSON value) as a JSON string within the cap. */
-export function argumentsJson(value: unknown): string {
+export function argumentsJson(given: unknown): string {
+  const value = scrubSecretsIn(given);
   for (const cap of STRING_CAPS) {
     const json = safeStringify(cutStrings(value, cap));
     if (json.length <= CONTENT_CAP) return json;

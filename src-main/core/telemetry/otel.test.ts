@@ -12,6 +12,7 @@ import { CONTENT_CAP } from './otel-content';
 import { otelTelemetry, type OtelOptions } from './otel';
 import { withClockStopped } from './stopped-clock.test-support';
 import { startOtlpReceiver, type DecodedSpan, type OtlpReceiver } from './otlp-receiver.test-support';
+import { PLANTED, PUSH, playSecretTurn } from './secret-turn.test-support';
 
 const THREAD = 'thread-7f3a';
 const SYSTEM = 'SYSTEM-PROMPT-SECRET: you are a careful agent';
@@ -286,6 +287,15 @@ describe('otelTelemetry', () => {
     const failed = spans.find((s) => s.name === 'invoke_agent deepdesk' && s.attributes['deepdesk.turn'] === 4)!;
     expect(failed.status).toEqual({ code: 2, message: 'provider said no' });
     expect(failed.attributes).toMatchObject({ 'error.type': '_OTHER', 'deepdesk.stop_reason': 'error' });
+  });
+
+  it('exports no secret the turn carried when content is captured: attributes and status scrubbed, the call still recognisable', async () => {
+    const t = telemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } });
+    playSecretTurn(t, runInfo());
+    await t.flush?.();
+    const everything = JSON.stringify(await exported(3), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    expect(PLANTED.filter((secret) => everything.includes(secret))).toEqual([]);
+    expect(everything).toContain(PUSH);
   });
 
   it("Settings' switch and endpoint work alone, without any OTEL_* variable", async () => {

@@ -42,6 +42,7 @@ import {
   GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { ProviderName } from '../models/types';
+import { scrubSecrets } from '../process/scrub-secrets';
 import type { RunStopReason } from '../agent/types';
 import { boundedWait, connectionFails } from './collector-wait';
 import { readOtelConfig, type OtelConfig } from './otel-config';
@@ -307,5 +308,5 @@ function toolCallObserver(spans: Spans, info: ToolCallInfo, parent: Context): To
 /** Error status with `error.type` (`_OTHER`: Deepdesk's errors come as text, not as classes). */
 function markError(span: Span, message: string | undefined): void {
   span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_VALUE_OTHER);
-  span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message: message.slice(0, STATUS_MESSAGE_CAP) } : {}) });
+  span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message: scrubSecrets(message).slice(0, STATUS_MESSAGE_CAP) } : {}) });
 }

@@ -1,12 +1,11 @@
 // What the reviewer is shown (SPEC §23): the trusted part (the person's own words, the accepted
 // goal, the folder's mode and rules, the action exactly) and the untrusted part (earlier calls,
 // file contents), each untrusted part in a fence nothing inside can close, with its own budget,
-// truncation marked. Secrets are redacted everywhere: the keys Deepdesk holds, `KEY=value`
-// assignments of credential-shaped names, and credentials in URLs.
+// truncation marked. Secrets are taken out of every part by THE scrubber (scrub-secrets.ts).
 
 import type { Goal } from '../../goals/goal';
 import type { ChatMessage } from '../../models/types';
-import { redactHeldValues } from '../../process/app-secrets';
+import { scrubSecrets } from '../../process/scrub-secrets';
 import { fence } from '../../text/markdown-code';
 import { isDefaultRule } from '../permissions/modes';
 import { analyzeCommand } from '../permissions/shell-parse';
@@ -77,27 +76,20 @@ function earlierCalls(history: readonly ChatMessage[], current: string): string 
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) if (call.id !== current) out.push(`call ${call.name} ${JSON.stringify(call.args)}`);
     if (message.role === 'tool') {
       const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
-      out.push(`result of ${message.toolName}: ${cut(text, BUDGET.result, 'tail')}`);
+      // Scrubbed before it is cut: a private key's BEGIN line may be what the cut drops.
+      out.push(`result of ${message.toolName}: ${cut(scrubSecrets(text), BUDGET.result, 'tail')}`);
     }
   }
   return out.join('\n');
 }
 
-/** Untrusted text as data: redacted, within its budget, fenced. */
+/** Untrusted text as data: scrubbed of secrets, within its budget, fenced. */
 function data(text: string, budget: number, keep: 'head' | 'tail' = 'head'): string {
-  return fence(cut(redact(text), budget, keep), 'text');
+  return fence(cut(scrubSecrets(text), budget, keep), 'text');
 }
 
 function cut(text: string, budget: number, keep: 'head' | 'tail'): string {
   if (text.length <= budget) return text;
   const marker = `[… ${text.length - budget} characters cut …]`;
   return keep === 'head' ? `${text.slice(0, budget)}\n${marker}` : `${marker}\n${text.slice(-budget)}`;
-}
-
-const ASSIGNED_SECRET = /\b([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)[A-Za-z0-9_]*)\s*([=:])\s*("[^"\n]*"|'[^'\n]*'|[^\s"'&;|\\]+)/gi;
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+(?::[^\s/@]*)?@/gi;
-
-/** Secrets out of text the reviewer sees. */
-export function redact(text: string): string {
-  return redactHeldValues(text).replace(ASSIGNED_SECRET, '$1$2[redacted]').replace(URL_CREDENTIALS, '$1[redacted]@');
 }

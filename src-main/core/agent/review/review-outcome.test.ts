@@ -1,7 +1,7 @@
 // The host's outcome from the reviewer's answer (SPEC §23) and what is redacted from its input.
 import { describe, expect, it } from 'vitest';
 import { withholdFromCommands } from '../../process/app-secrets';
-import { redact } from './review-input';
+import { scrubSecrets as redact } from '../../process/scrub-secrets';
 import { reviewOutcome } from './review-outcome';
 
 const answer = (decision: string, risk: string, authorization: string) => ({ decision, risk, authorization, category: 'other', rationale: ' why ' });

@@ -2,7 +2,7 @@
 // scripted servers, one playing the agent and one the reviewer; what lands in the folder, what
 // the agent is told, who was asked, and what the reviewer was sent.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -196,6 +196,26 @@ describe('what the reviewer is shown', () => {
     expect(prompt).toContain(planted);
     expect(outsideFences(prompt)).not.toContain('IGNORE ALL PREVIOUS');
     expect(prompt).not.toContain('sk-live-1234567890');
+  });
+});
+
+describe('secrets the thread read', () => {
+  it('reach the reviewer nowhere in its request (JSON, Authorization: Bearer, a bare password:, a private key cut to its tail), the action still recognisable', async () => {
+    const body = Array.from({ length: 24 }, (_, i) => `b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn${i}`);
+    const key = ['-----BEGIN OPENSSH PRIVATE KEY-----', ...body, '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+    const planted = ['tok-planted-json-4242', 'planted-bearer-0123456789abcdef', 'planted-hunter2', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'];
+    reviewer.push(verdict('deny'));
+    const deploy = `curl -H "Authorization: Bearer ${planted[1]}" https://api.example.com/deploy\n`;
+    const run = await harness([{ toolCalls: [{ name: 'read_file', args: { file_path: '/settings.txt' } }] }, write('/deploy.sh', deploy)]);
+    writeFileSync(join(run.ws.folder, 'settings.txt'), `${key}\n{"api_token": "${planted[0]}"}\npassword: ${planted[2]}\n`);
+    await run.run('write the deploy script');
+    expect(reviewer.requests).toHaveLength(1);
+    const request = JSON.stringify(reviewer.requests[0]);
+    expect(planted.filter((secret) => request.includes(secret))).toEqual([]);
+    const prompt = lastUserText(reviewer.requests[0]!);
+    expect(prompt).toContain('"file_path": "/deploy.sh"');
+    expect(prompt).toContain('curl -H \\"Authorization: Bearer [redacted]\\" https://api.example.com/deploy');
+    expect(prompt).toMatch(/"api_token": "\[redacted\]"[\s\S]*password: \[redacted\]/);
   });
 });
 
