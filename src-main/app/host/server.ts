@@ -3,6 +3,7 @@
 // nothing that merely guesses a path can), request/response frames to the service, events
 // from it, and the host's own end: idle, told to stop, or its socket gone.
 
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
@@ -217,26 +218,16 @@ async function bind(server: Server, paths: HostPaths): Promise<void> {
   }
 }
 
-function listen(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => {
-      server.off('listening', onListening);
-      reject(err);
-    };
-    const onListening = (): void => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    // A pipe is bound synchronously inside listen(): the umask covers exactly that.
-    const umask = process.umask(0o177);
-    try {
-      server.listen(path);
-    } finally {
-      process.umask(umask);
-    }
-  });
+async function listen(server: Server, path: string): Promise<void> {
+  const listening = once(server, 'listening');
+  // A pipe is bound synchronously inside listen(): the umask covers exactly that.
+  const umask = process.umask(0o177);
+  try {
+    server.listen(path);
+  } finally {
+    process.umask(umask);
+  }
+  await listening;
 }
 
 /** Whether something accepts connections on the socket (a refused or missing one is a dead host's). */

@@ -1,6 +1,7 @@
 // `deepdesk serve`: the window's static files and its WebSocket on 127.0.0.1 (SPEC §5).
 // A transport only: requests go to the WindowApi, events come from it.
 
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -95,13 +96,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     hub.server.handleUpgrade(req, socket, head, (ws) => hub.server.emit('connection', ws, req));
   });
 
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', fail);
-      done();
-    });
-  });
+  const listening = once(server, 'listening');
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await listening;
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
 

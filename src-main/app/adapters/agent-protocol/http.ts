@@ -2,6 +2,7 @@
 // server-sent events. It knows requests and replies; the routes (threads, runs, store…) know
 // the host's services. A malformed request is answered with an error and disturbs nothing else.
 
+import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isLoopback } from '../../contract/listen-address';
@@ -207,13 +208,9 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
     res.end();
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const listening = once(server, 'listening');
+  server.listen(options.port, options.host);
+  await listening;
   const port = (server.address() as AddressInfo).port;
   if (isLoopback(options.host) && options.allowRemote !== true) ownHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
