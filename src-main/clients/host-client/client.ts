@@ -2,6 +2,7 @@
 // when none answers, so that the window, `run`, `acp` and `serve` all talk to one host.
 // Requests are answered in any order; events come as the host sends them.
 
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect as connectSocket, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -382,21 +383,18 @@ export class HostClient {
  * A connected socket, or why not: nothing listens (`absent`: no socket, or a host that died or
  * is going away — its listener refuses or resets the connection), or its queue is full (`busy`).
  */
-function openSocket(path: string): Promise<Socket | 'absent' | 'busy'> {
-  return new Promise((resolve, reject) => {
-    const socket = connectSocket(path);
-    const onError = (err: NodeJS.ErrnoException): void => {
-      socket.destroy();
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET') resolve('absent');
-      else if (err.code === 'EAGAIN') resolve('busy');
-      else reject(err);
-    };
-    socket.once('error', onError);
-    socket.once('connect', () => {
-      socket.off('error', onError);
-      resolve(socket);
-    });
-  });
+async function openSocket(path: string): Promise<Socket | 'absent' | 'busy'> {
+  const socket = connectSocket(path);
+  try {
+    await once(socket, 'connect');
+    return socket;
+  } catch (err) {
+    socket.destroy();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ECONNRESET') return 'absent';
+    if (code === 'EAGAIN') return 'busy';
+    throw err;
+  }
 }
 
 async function startFailure(paths: HostPaths, what: string): Promise<Error> {
