@@ -14,7 +14,7 @@ import { useModelList } from '../state/use-model-list';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import { ModelPicker } from './ModelPicker';
-import { TextField } from './TextField';
+import { Options, TextField } from './TextField';
 import type { SettingsDraft } from '../lib/settings-draft';
 
 interface ModelSettingsProps {
@@ -63,11 +63,7 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
         <div className="field provider-field">
           <label htmlFor="settings-provider">Provider</label>
           <select id="settings-provider" value={provider} disabled={overridden.model === true} onChange={(e) => onChange({ keyProvider: e.target.value as Provider, model: withProvider(draft.model, e.target.value as Provider) })}>
-            {PROVIDERS.map((p) => (
-              <option key={p} value={p}>
-                {PROVIDER_LABELS[p]}
-              </option>
-            ))}
+            <Options options={PROVIDERS.map((p) => ({ value: p, label: PROVIDER_LABELS[p] }))} />
           </select>
         </div>
         <div className="field grow">

@@ -10,6 +10,7 @@ import { useBusy } from '../state/use-busy';
 import { useExternalAgents } from './AgentsSettings';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
+import { Options } from './TextField';
 
 export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
@@ -59,11 +60,7 @@ function NewThreadWithDialog({ onClose, onCreated }: { onClose(): void; onCreate
         <div className="field">
           <label htmlFor={selectId}>Agent</label>
           <select id={selectId} value={name} onChange={(e) => setChosen(e.target.value)}>
-            {usable.map((a) => (
-              <option key={a.name} value={a.name}>
-                {a.label}
-              </option>
-            ))}
+            <Options options={usable.map((a) => ({ value: a.name, label: a.label }))} />
           </select>
         </div>
       ) : null}

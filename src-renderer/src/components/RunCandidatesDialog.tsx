@@ -13,6 +13,7 @@ import { useSettings } from '../state/settings-context';
 import { Modal, submitted } from './Modal';
 import { Icon } from './Icon';
 import { ErrorAlert } from './ErrorText';
+import { Options } from './TextField';
 import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useExternalAgents } from './AgentsSettings';
 
@@ -97,11 +98,7 @@ export function RunCandidatesDialog({
               <label htmlFor={`${id}-agent-${i}`}>Agent of candidate {i + 1}</label>
               <select id={`${id}-agent-${i}`} value={agents[i] ?? ''} onChange={(e) => setAgents((now) => Object.assign([...now], { [i]: e.target.value }))}>
                 <option value="">Deepdesk</option>
-                {installed.map((a) => (
-                  <option key={a.name} value={a.name}>
-                    {a.label}
-                  </option>
-                ))}
+                <Options options={installed.map((a) => ({ value: a.name, label: a.label }))} />
               </select>
               <label htmlFor={`${id}-model-${i}`}>Model of candidate {i + 1}</label>
               <input

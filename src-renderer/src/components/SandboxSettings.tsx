@@ -12,7 +12,7 @@ import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useBusy } from '../state/use-busy';
-import { TextField } from './TextField';
+import { Options, TextField } from './TextField';
 
 interface SandboxSettingsProps {
   draft: SandboxesDraft;
@@ -43,11 +43,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
         <label htmlFor={`${ids}-provider`}>Sandbox service</label>
         <select id={`${ids}-provider`} value={draft.provider} onChange={(e) => set({ provider: e.target.value as SandboxProvider | '' })}>
           <option value="">None chosen</option>
-          {SANDBOX_PROVIDER_NAMES.map((p) => (
-            <option key={p} value={p}>
-              {SANDBOX_PROVIDER_LABELS[p]}
-            </option>
-          ))}
+          <Options options={SANDBOX_PROVIDER_NAMES.map((p) => ({ value: p, label: SANDBOX_PROVIDER_LABELS[p] }))} />
         </select>
       </div>
       {field('image', 'Image or template', 'the provider’s default', false)}

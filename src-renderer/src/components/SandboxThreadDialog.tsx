@@ -12,7 +12,7 @@ import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { FormActions, Modal, submitted } from './Modal';
-import { TextField } from './TextField';
+import { Options, TextField } from './TextField';
 import { FormMessage } from './ErrorText';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
 
@@ -95,11 +95,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
         <div className="field">
           <label htmlFor={`${id}-provider`}>Sandbox service</label>
           <select id={`${id}-provider`} value={provider} disabled={working} data-autofocus onChange={(e) => setProvider(e.target.value as SandboxProvider)}>
-            {SANDBOX_PROVIDER_NAMES.map((p) => (
-              <option key={p} value={p}>
-                {SANDBOX_PROVIDER_LABELS[p]}
-              </option>
-            ))}
+            <Options options={SANDBOX_PROVIDER_NAMES.map((p) => ({ value: p, label: SANDBOX_PROVIDER_LABELS[p] }))} />
           </select>
         </div>
         {kind === 'new' ? (

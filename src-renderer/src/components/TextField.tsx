@@ -1,5 +1,6 @@
-// A form's text field (Settings, dialogs): its label, its input, and the line under it that
-// says what it takes (its description when `linkHelp`; plain text under it otherwise).
+// A form's fields (Settings, dialogs): a text field with its label, its input, and the line
+// under it that says what it takes (its description when `linkHelp`; plain text under it
+// otherwise); a select's options.
 
 import type { InputHTMLAttributes, ReactNode } from 'react';
 
@@ -14,6 +15,19 @@ interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'on
   linkHelp?: boolean;
   /** What goes between the input and its help (a flag's note, a button). */
   children?: ReactNode;
+}
+
+/** A select's options, each value with its label. */
+export function Options({ options }: { options: ReadonlyArray<{ value: string; label: string }> }): React.JSX.Element {
+  return (
+    <>
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </>
+  );
 }
 
 export function TextField({ id, label, onValue, fieldClass, help, linkHelp = false, children, ...input }: TextFieldProps): React.JSX.Element {

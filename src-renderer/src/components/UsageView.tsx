@@ -26,6 +26,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useConnection, useEvent } from '../state/transport-context';
 import { ErrorAlert } from './ErrorText';
+import { Options } from './TextField';
 import { Icon, Spinner } from './Icon';
 import { useRovingFocus } from './use-roving-focus';
 import '../styles/usage.css';
@@ -147,11 +148,7 @@ export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, on
           <div className="usage-since">
             <label htmlFor={`${ids}-since`}>Since</label>
             <select id={`${ids}-since`} value={since} onChange={(e) => setSince(e.target.value as SinceChoice)}>
-              {SINCE_CHOICES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
+              <Options options={SINCE_CHOICES} />
             </select>
             {since === 'date' ? (
               <>
