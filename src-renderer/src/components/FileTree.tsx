@@ -5,7 +5,7 @@ import { useMemo, useRef, useState } from 'react';
 import { changeMarks, visibleRows, type ChangeMark, type FileChange, type TreeRow } from '../lib/file-tree';
 import { useCheckpoints } from '../state/checkpoints-context';
 import { useFileTree } from '../state/use-file-tree';
-import { Icon, Spinner } from './Icon';
+import { Icon, IconButton, Spinner } from './Icon';
 
 interface FileTreeProps {
   folderName: string;
@@ -86,9 +86,7 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
     <section className="panel files-panel" aria-label="Files">
       <div className="panel-head">
         <h2 className="panel-title">Files</h2>
-        <button type="button" className="icon-btn" aria-label="Refresh files" title="Refresh" onClick={refreshAll}>
-          <Icon name="refresh" size={14} />
-        </button>
+        <IconButton icon="refresh" aria-label="Refresh files" title="Refresh" onClick={refreshAll} />
       </div>
       {root?.error ? <p className="panel-empty error-text">{root.error}</p> : null}
       {root === undefined || (root.entries === undefined && root.loading) ? (

@@ -6,7 +6,7 @@ import type { FileContent } from '../../../src-main/app/contract';
 import { formatBytes } from '../lib/format';
 import { languageForPath } from '../lib/highlight';
 import { markdownPipeline } from '../lib/markdown-render';
-import { Icon, Spinner } from './Icon';
+import { Icon, IconButton, Spinner } from './Icon';
 import { Markdown } from './Markdown';
 import { whileCurrent } from '../lib/while-current';
 import { PdfView } from './PdfView';
@@ -128,9 +128,7 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
             {source ? 'Show rendered' : 'Show source'}
           </button>
         ) : null}
-        <button type="button" className="icon-btn" aria-label="Close file" title="Close" onClick={onClose}>
-          <Icon name="x" size={14} />
-        </button>
+        <IconButton icon="x" aria-label="Close file" title="Close" onClick={onClose} />
       </div>
       <div className="viewer-body">
         {file.deleted ? <p className="notice notice-error">This file was deleted on disk.</p> : null}

@@ -20,7 +20,7 @@ import { createPortal } from 'react-dom';
 import type { ApprovalModeDto } from '../../../src-main/app/contract';
 import { focusMessageBox, keyboardIsFree, stillFocusable } from '../lib/focus';
 import { MODE_LABELS, type ModeApi } from '../state/use-mode';
-import { Icon } from './Icon';
+import { IconButton } from './Icon';
 
 const MODES: ApprovalModeDto[] = ['ask', 'edit', 'auto', 'plan'];
 
@@ -162,9 +162,7 @@ export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps
         <button type="button" className="btn btn-small btn-quiet" onClick={() => answer(() => offer('dismissed'))} title="Keep ask and stop offering this for this folder">
           Keep ask, don’t offer again
         </button>
-        <button type="button" className="icon-btn" onClick={close} aria-label="Close mode choices" title="Close (Esc); the Mode choices button opens this again">
-          <Icon name="x" size={14} />
-        </button>
+        <IconButton icon="x" onClick={close} aria-label="Close mode choices" title="Close (Esc); the Mode choices button opens this again" />
       </span>
       {/* One line whatever it says (nothing moves as the pointer goes over the choices); the whole of it is its title. */}
       <span className="mode-chooser-detail muted" aria-hidden="true" title={detailOf(described)}>

@@ -10,7 +10,7 @@ import { fileCount as files } from '../lib/worktrees';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
-import { Icon, Spinner } from './Icon';
+import { IconButton, Spinner } from './Icon';
 import { FormActions, Modal, submitted } from './Modal';
 import { FormMessage } from './ErrorText';
 import '../styles/worktrees.css';
@@ -30,9 +30,7 @@ export function NewWorktreeButton(): React.JSX.Element | null {
   if (!possible) return null;
   return (
     <>
-      <button type="button" className="icon-btn new-worktree" aria-label="New thread in a worktree" title="New thread in a worktree" onClick={() => setOpen(true)}>
-        <Icon name="branch" size={15} />
-      </button>
+      <IconButton icon="branch" size={15} className="new-worktree" aria-label="New thread in a worktree" title="New thread in a worktree" onClick={() => setOpen(true)} />
       {open ? <NewWorktreeDialog onClose={() => setOpen(false)} /> : null}
     </>
   );

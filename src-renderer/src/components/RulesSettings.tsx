@@ -3,7 +3,7 @@
 
 import { describeRule, type PermissionRule } from '../lib/rules';
 import { useLiveValue } from '../state/use-live-value';
-import { Icon } from './Icon';
+import { IconButton } from './Icon';
 import { VisibleText } from './VisibleText';
 
 export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; onChange(rules: PermissionRule[]): void }): React.JSX.Element {
@@ -30,9 +30,7 @@ export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; on
                     </span>
                   ) : null}
                 </span>
-                <button type="button" className="icon-btn" aria-label={`Remove rule: ${text}`} title="Remove" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
-                  <Icon name="trash" size={14} />
-                </button>
+                <IconButton icon="trash" aria-label={`Remove rule: ${text}`} title="Remove" onClick={() => onChange(rules.filter((_, j) => j !== i))} />
               </li>
             );
           })}

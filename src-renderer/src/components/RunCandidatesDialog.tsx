@@ -11,7 +11,7 @@ import { useApi } from '../state/use-api';
 import { useBusy } from '../state/use-busy';
 import { useSettings } from '../state/settings-context';
 import { Modal, submitted } from './Modal';
-import { Icon } from './Icon';
+import { IconButton } from './Icon';
 import { ErrorAlert } from './ErrorText';
 import { Options } from './TextField';
 import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
@@ -160,9 +160,7 @@ export function RunCandidatesOnGoal({ goal, sandbox }: { goal: GoalJsonDto; sand
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" className="icon-btn" aria-label="Run N candidates on this goal…" title="Run N candidates… on this thread's goal — several attempts on worktrees, ranked by evidence" onClick={() => setOpen(true)}>
-        <Icon name="branch" size={14} />
-      </button>
+      <IconButton icon="branch" aria-label="Run N candidates on this goal…" title="Run N candidates… on this thread's goal — several attempts on worktrees, ranked by evidence" onClick={() => setOpen(true)} />
       {open ? <RunCandidatesDialog goal={goal.objective} verify={goal.verify.map((step) => step.command)} sandbox={sandbox} onClose={() => setOpen(false)} /> : null}
     </>
   );

@@ -10,7 +10,7 @@ import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { useConnection, useEvent } from '../state/transport-context';
-import { Icon, Spinner } from './Icon';
+import { IconButton, Spinner } from './Icon';
 import { FormActions, Modal, submitted } from './Modal';
 import { Options, TextField } from './TextField';
 import { FormMessage } from './ErrorText';
@@ -32,9 +32,7 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
   return (
     <>
       {kind === 'new' ? (
-        <button type="button" className="icon-btn new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)}>
-          <Icon name="cloud" size={15} />
-        </button>
+        <IconButton icon="cloud" size={15} className="new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)} />
       ) : (
         <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
           {title}

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { subagentSchema } from '../../../src-main/app/contract';
 import type { Settings } from '../../../src-main/app/contract';
 import { useLiveValue } from '../state/use-live-value';
-import { Icon } from './Icon';
+import { Icon, IconButton } from './Icon';
 import { VisibleText } from './VisibleText';
 
 type Subagent = Settings['subagents'][number];
@@ -74,9 +74,7 @@ export function SubagentSettings({ subagents, onChange }: { subagents: Subagent[
               {s.tools?.length ? ` · tools: ${s.tools.join(', ')}` : ''}
               {s.model ? ` · ${s.model}` : ''}
             </span>
-            <button type="button" className="icon-btn" aria-label={`Remove subagent ${s.name}`} title="Remove" onClick={() => onChange(subagents.filter((x) => x.name !== s.name))}>
-              <Icon name="trash" size={14} />
-            </button>
+            <IconButton icon="trash" aria-label={`Remove subagent ${s.name}`} title="Remove" onClick={() => onChange(subagents.filter((x) => x.name !== s.name))} />
           </li>
         ))}
         {(files?.agents ?? []).map((a) => (

@@ -6,7 +6,7 @@
 import { sourceLabel } from '../lib/thread-source';
 import { useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
-import { Icon, Spinner } from './Icon';
+import { Icon, IconButton, Spinner } from './Icon';
 import { SharedFolderMark } from './SharedFolderMark';
 
 interface ThreadListItemProps {
@@ -158,12 +158,8 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
       </button>
       {/* Out of the Tab order (the thread is one stop): F2 and Delete on the thread do the same. */}
       <span className="thread-actions">
-        <button type="button" className="icon-btn" tabIndex={-1} aria-label={`Rename thread ${title}`} title="Rename (F2)" onClick={props.onStartRename}>
-          <Icon name="pencil" size={14} />
-        </button>
-        <button type="button" className="icon-btn" tabIndex={-1} aria-label={`Delete thread ${title}`} title="Delete (Delete)" onClick={props.onDelete}>
-          <Icon name="trash" size={14} />
-        </button>
+        <IconButton icon="pencil" tabIndex={-1} aria-label={`Rename thread ${title}`} title="Rename (F2)" onClick={props.onStartRename} />
+        <IconButton icon="trash" tabIndex={-1} aria-label={`Delete thread ${title}`} title="Delete (Delete)" onClick={props.onDelete} />
       </span>
     </li>
   );

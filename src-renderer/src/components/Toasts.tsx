@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { useToasts } from '../state/toasts';
 import { ConnectionGone } from './ConnectionGone';
-import { Icon } from './Icon';
+import { Icon, IconButton } from './Icon';
 
 export function Toasts(): React.JSX.Element {
   const { toasts, dismiss } = useToasts();
@@ -31,9 +31,7 @@ export function Toasts(): React.JSX.Element {
           <span className="toast-message" title={toast.kind === 'info' ? toast.message : undefined}>
             {toast.message}
           </span>
-          <button type="button" className="icon-btn" aria-label="Dismiss notification" onClick={() => dismiss(toast.id)}>
-            <Icon name="x" size={14} />
-          </button>
+          <IconButton icon="x" aria-label="Dismiss notification" onClick={() => dismiss(toast.id)} />
         </div>
       ))}
     </div>,

@@ -4,7 +4,7 @@
 
 import { useEffect, useId, useRef, useState } from 'react';
 import { emptyPriceRow, MAX_RUNS_AT_ONCE, type PriceRow } from '../lib/usage-settings';
-import { Icon } from './Icon';
+import { Icon, IconButton } from './Icon';
 import { TextField } from './TextField';
 import '../styles/usage.css';
 
@@ -77,9 +77,7 @@ export function PricesSettings({ modelInUse, rows, onRowsChange, budgetText, onB
                   {AMOUNTS.map(([field, label]) => (
                     <TextField key={field} id={`${ids}-${row.key}-${field}`} fieldClass="price-amount" label={label} inputMode="decimal" value={row[field]} placeholder={field === 'input' || field === 'output' ? '0.00' : 'optional'} autoComplete="off" onValue={(amount) => change(row.key, { [field]: amount })} />
                   ))}
-                  <button type="button" className="icon-btn price-remove" aria-label={`Remove price of ${name}`} title="Remove" onClick={() => remove(i)}>
-                    <Icon name="trash" size={14} />
-                  </button>
+                  <IconButton icon="trash" className="price-remove" aria-label={`Remove price of ${name}`} title="Remove" onClick={() => remove(i)} />
                 </fieldset>
               </li>
             );

@@ -3,7 +3,7 @@
 
 import { useState } from 'react';
 import type { SandboxPlaceDto } from '../../../../src-main/app/contract';
-import { Icon } from '../Icon';
+import { Icon, IconButton } from '../Icon';
 import { RunCandidatesDialog } from '../RunCandidatesDialog';
 
 interface MessageActionsProps {
@@ -30,9 +30,7 @@ export function MessageActions({ attach, pendingApprovals, running, canSend, onS
     <div className="message-actions">
       {attach}
       {/* An icon beside Attach files: the row keeps its room for Stop and Send at every size. */}
-      <button type="button" className="icon-btn" aria-label="Run N candidates…" title="Run N candidates… — the goal as several attempts on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)}>
-        <Icon name="branch" size={14} />
-      </button>
+      <IconButton icon="branch" aria-label="Run N candidates…" title="Run N candidates… — the goal as several attempts on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)} />
       {pendingApprovals > 0 ? (
         <button
           type="button"

@@ -3,7 +3,7 @@
 
 import { useRef, useState, type RefObject } from 'react';
 import { addFiles, type PendingFile } from '../../lib/pending-files';
-import { Icon } from '../Icon';
+import { IconButton } from '../Icon';
 
 type Files = readonly PendingFile[];
 
@@ -94,9 +94,7 @@ export function useAttachments(focusKey: string | null, draftOf: RefObject<strin
             event.target.value = '';
           }}
         />
-        <button type="button" className="icon-btn" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()}>
-          <Icon name="paperclip" size={14} />
-        </button>
+        <IconButton icon="paperclip" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()} />
       </>
     ),
     problems:
