@@ -122,6 +122,9 @@ export interface ExecuteOptions {
    * and this receives the pty's controls when it starts. Without it stdin is empty.
    */
   attach?: (live: LiveCommand) => void;
+  /** The size of the pty the command starts in (the view that shows it). Default 120×30. */
+  cols?: number;
+  rows?: number;
   /**
    * The W3C traceparent of the tool call that runs it (SPEC §17): the command gets it as
    * TRACEPARENT, after the environment was scrubbed; a malformed value is not passed.

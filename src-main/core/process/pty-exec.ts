@@ -16,6 +16,8 @@ import { DONE_OSC, withStatusReport, wrapperShellLevel, type StatusReport } from
 export interface RunInPtyOptions extends PtyRunOptions {
   cwd: string;
   env: Record<string, string>;
+  cols?: number;
+  rows?: number;
   /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
   sandbox?: Sandbox;
   /** The W3C traceparent of the call that runs it: the command gets it as TRACEPARENT, when well formed (traceparent.ts). */
@@ -148,7 +150,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   const before = pidMark();
   const rootStart = startTicksNow();
-  const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM });
+  const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM }, opts);
   if ('failed' in started) return started.failed;
   const proc = started.proc;
 

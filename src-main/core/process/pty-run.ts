@@ -40,11 +40,11 @@ export interface CommandPty {
   term: string | undefined;
 }
 
-/** The command's pty (120×30); a command that cannot start is the run's result, status 127. */
-export function startCommandPty(spec: CommandPty): { proc: pty.IPty } | { failed: ExecuteResult } {
+/** The command's pty at the size asked (120×30 unless given); a command that cannot start is the run's result, status 127. */
+export function startCommandPty(spec: CommandPty, size: { cols?: number; rows?: number }): { proc: pty.IPty } | { failed: ExecuteResult } {
   try {
     return {
-      proc: spawnPty({ role: 'command', file: spec.file, args: spec.args, name: spec.term ?? 'xterm-256color', cols: 120, rows: 30, cwd: spec.cwd, env: spec.env }),
+      proc: spawnPty({ role: 'command', file: spec.file, args: spec.args, name: spec.term ?? 'xterm-256color', cols: size.cols ?? 120, rows: size.rows ?? 30, cwd: spec.cwd, env: spec.env }),
     };
   } catch (err) {
     return { failed: { output: `Could not start ${spec.file}: ${err instanceof Error ? err.message : String(err)}`, exitCode: 127, truncated: false } };

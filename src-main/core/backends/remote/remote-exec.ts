@@ -274,7 +274,7 @@ async function whyLost(connection: SshConnection, started: boolean, text: string
 async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: string, opts: RemoteCommandOptions): Promise<RemoteExecuteResult> {
   const nonce = randomBytes(8).toString('hex');
   const line = connection.commandLine(remoteWrapperScript(spec, nonce, opts.attach !== undefined), { tty: true });
-  const started = startCommandPty({ file: line.file, args: line.args, cwd: process.cwd(), env: connection.env, term: spec.env.TERM });
+  const started = startCommandPty({ file: line.file, args: line.args, cwd: process.cwd(), env: connection.env, term: spec.env.TERM }, opts);
   if ('failed' in started) return started.failed;
   const proc = started.proc;
 
