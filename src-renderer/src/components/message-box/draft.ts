@@ -1,6 +1,6 @@
 // Each thread's unsent text, kept across reloads, and what its changes set off outside the box.
 
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { noteDraft } from '../../state/drafts';
 import { useApi } from '../../state/use-api';
 
@@ -28,7 +28,9 @@ export function saveDraft(threadId: string | null, text: string): void {
 /** Keeps the open thread's draft, says whether it has one, and starts another agent (`otherAgent`) for it. */
 export function useDraftUpkeep(focusKey: string | null, text: string, hasFiles: boolean, otherAgent: boolean, running: boolean): void {
   const api = useApi();
-  useEffect(() => {
+  // In the commit, before the next paint: New thread, waiting a paint for the first thread to
+  // take what was typed, must find its draft noted (a passive effect could come after it under load).
+  useLayoutEffect(() => {
     saveDraft(focusKey, text);
     if (focusKey !== null) noteDraft(focusKey, text.trim() !== '' || hasFiles);
   }, [text, hasFiles, focusKey]);
