@@ -13,6 +13,8 @@ import { extensionEvents, extensionMethods } from './extensions';
 import { pluginEvents, pluginMethods } from './plugins';
 import { mcpEvents, mcpMethods } from './mcp';
 import { memoriesStoreSchema, mountEvents, mountMethods, savedMountSchema } from './mounts';
+import { memoryMethods } from './memories';
+export * from './memories';
 import { modeEvents, modeMethods } from './modes';
 import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
@@ -117,6 +119,8 @@ export const settingsSchema = z.object({
   mounts: z.array(savedMountSchema),
   /** Where /memories/ lives: `sqlite` or a postgres:// URL without a password. */
   memoriesStore: memoriesStoreSchema,
+  /** SPEC §25: `review: person` (default) holds a model's memory written beside untrusted content for the person; `off` makes every write active at once. */
+  memories: z.object({ review: z.enum(['person', 'off']).optional() }).optional(),
   /** Prices per `provider:model` (USD per million tokens) over the table in code (SPEC §17). */
   prices: z.record(z.string(), modelPriceSchema).optional(),
   /** A thread's runs stop before the model call that would take its cost past this (USD). */
@@ -296,27 +300,6 @@ export const fileContentSchema = z.discriminatedUnion('kind', [
 ]);
 export type FileContent = z.infer<typeof fileContentSchema>;
 
-export const memoryEntrySchema = z.object({
-  path: z.string(),
-  size: z.number(),
-  modifiedAt: z.string().optional(),
-  /** Who wrote it last: a thread id, or 'user' (the person, in the window or the CLI). */
-  modifiedBy: z.string().optional(),
-  snippet: z.string().optional(),
-});
-export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
-
-/** The most memories one `memories.list` call returns (the panel asks for a page at a time). */
-export const MAX_MEMORY_PAGE = 500;
-
-/** Memories in path order; `next` is the path to pass as `after` for the following page, null at the end. */
-export const memoryPageSchema = z.object({
-  entries: z.array(memoryEntrySchema),
-  next: z.string().nullable(),
-  /** A shared store's URL (without its password) when the memories are not this computer's SQLite (SPEC §13). */
-  sharedStore: z.string().optional(),
-});
-export type MemoryPage = z.infer<typeof memoryPageSchema>;
 
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
 
@@ -439,14 +422,7 @@ export const methods = {
   /** Which of these paths are files in the folder (same order): only those are shown as links. */
   'files.exists': { params: z.object({ paths: z.array(z.string()).max(200) }), result: z.array(z.boolean()) },
 
-  /** A page of memories (all, or those whose name or text contains `query`, ignoring case) after the path `after`. */
-  'memories.list': {
-    params: z.object({ query: z.string().optional(), after: z.string().optional(), limit: z.number().int().positive().max(MAX_MEMORY_PAGE).optional() }),
-    result: memoryPageSchema,
-  },
-  'memories.read': { params: z.object({ path: z.string() }), result: z.object({ path: z.string(), text: z.string() }) },
-  'memories.write': { params: z.object({ path: z.string(), text: z.string() }), result: ok },
-  'memories.delete': { params: z.object({ path: z.string() }), result: ok },
+  ...memoryMethods,
 
   ...terminalMethods,
   ...modeMethods,

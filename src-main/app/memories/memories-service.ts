@@ -1,83 +1,184 @@
-// /memories/ for the window: a page of the list or of a search, view, edit, delete, on the
+// /memories/ for the window and the CLI (SPEC §25): a page of the list (of a scope, a status,
+// or a search), view, edit, delete as the person; history and restore; proposals answered;
+// moves between scopes; the memories each turn used. Over the folder's MemoryBook, on the
 // memories store (SQLite, or PostgreSQL shared by a team).
 
-import { MEMORIES_PREFIX } from '../../core/backends/mounts/mounts';
-import { normalizeVirtualPath } from '../../core/backends/paths';
-import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { StoreListing, StorePage } from '../../core/backends/store/store-query';
-import { ContractError, type MemoryEntry, type MemoryPage, type Params } from '../contract';
-
-/** The writer recorded for memories the person writes (the window, `deepdesk memories write`). */
-export const MEMORY_AUTHOR_USER = 'user';
+import { MemoryBook, MemoryBookError } from '../../core/memories/memory-book';
+import { takeScopesNotice } from '../../core/memories/open-memory-book';
+import { GLOBAL_SCOPE, writerLabel, type MemoryScope, type MemoryVersion } from '../../core/memories/memory-types';
+import { ContractError, type MemoryEntry, type MemoryPage, type MemoryVersionInfo, type Params } from '../contract';
 
 /** Memories per page when the caller does not say. */
 export const MEMORY_PAGE_SIZE = 100;
 
 const MAX_SNIPPET_CHARS = 200;
+const GLOBAL_SHOWN = '/memories/global/';
+
+/** The memories a thread's model calls carried, turn by turn (the usage ledger keeps them). */
+export type MemoriesUsedOf = (threadId: string) => Array<{ turn: number; memories: Array<{ path: string; version: number }> }>;
 
 export class MemoriesService {
   constructor(
-    private readonly store: MemoryStore,
+    readonly book: MemoryBook,
     private readonly onChange: () => void,
     /** The shared store's URL without its password, when the memories live in one (the panel says so). */
     private readonly sharedStore?: string,
+    private readonly usedOf?: MemoriesUsedOf,
   ) {}
 
-  /** One page in path order: every memory, or (with a query) those whose name or text contains it, ignoring case. */
-  async list({ query, after, limit = MEMORY_PAGE_SIZE }: Params<'memories.list'> = {}): Promise<MemoryPage> {
+  /** One page in path order (the project's, then global): every memory, or those of a scope or status, or whose name or text contains the query. */
+  async list({ query, after, limit = MEMORY_PAGE_SIZE, scope, status }: Params<'memories.list'> = {}): Promise<MemoryPage> {
+    const extra = { ...(this.sharedStore !== undefined ? { sharedStore: this.sharedStore } : {}), ...optional('notice', takeScopesNotice(this.book.records)) };
+    if (status === 'proposed') return { entries: this.proposed(scope), next: null, ...extra };
+    if (status === 'stale') return { entries: await this.stale(scope), next: null, ...extra };
+    const scopes = scope === 'project' ? [this.book.projectScope] : scope === 'global' ? [GLOBAL_SCOPE] : [this.book.projectScope, GLOBAL_SCOPE];
     const q = query?.trim() ?? '';
-    const from = after === undefined ? '' : toStore(after);
-    let page: StorePage;
-    try {
-      page = q === '' ? await this.store.listPage(from, limit) : await this.store.searchPage(q, from, limit);
-    } catch (err) {
-      // A shared store that cannot be reached: the panel shows why.
-      throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
+    const entries: MemoryEntry[] = [];
+    let from = after;
+    for (const s of scopes) {
+      const inGlobal = s === GLOBAL_SCOPE;
+      if (from !== undefined && from.startsWith(GLOBAL_SHOWN) && !inGlobal) continue;
+      const start = from === undefined || (inGlobal && !from.startsWith(GLOBAL_SHOWN)) ? '' : this.book.placeOf(from).path;
+      const page = await this.page(s, q, start, limit - entries.length);
+      entries.push(...page.files.map((f) => this.entry(s, f)));
+      if (page.next !== null) return { entries, next: this.book.shown(s, page.next), ...extra };
+      from = undefined;
+      if (entries.length >= limit && s !== scopes[scopes.length - 1]) return { entries, next: inGlobal ? null : GLOBAL_SHOWN.slice(0, -1), ...extra };
     }
-    return { entries: page.files.map(toEntry), next: page.next === null ? null : toShown(page.next), ...(this.sharedStore !== undefined ? { sharedStore: this.sharedStore } : {}) };
+    return { entries, next: null, ...extra };
   }
 
   async read(path: string): Promise<{ path: string; text: string }> {
-    const p = toStore(path);
-    const raw = await this.store.readRaw(p);
-    if (raw.error !== undefined) throw new ContractError(raw.error.replace(p, toShown(p)), 'not_found');
-    return { path: toShown(p), text: Buffer.from(raw.data ?? new Uint8Array()).toString('utf8') };
+    const place = this.guard(() => this.book.placeOf(path));
+    const raw = await place.store.readRaw(place.path);
+    if (raw.error !== undefined) throw new ContractError(raw.error.replace(place.path, this.book.shown(place.scope, place.path)), 'not_found');
+    return { path: this.book.shown(place.scope, place.path), text: Buffer.from(raw.data ?? new Uint8Array()).toString('utf8') };
   }
 
   async write(path: string, text: string): Promise<void> {
-    const p = toStore(path);
-    const result = await this.store.write(p, text);
-    if (result.error !== undefined) throw new ContractError(result.error.replace(p, toShown(p)), 'failed');
+    await this.guardAsync(() => this.book.write(path, text));
     this.onChange();
   }
 
   async delete(path: string): Promise<void> {
-    const p = toStore(path);
-    const result = await this.store.delete(p);
-    if (result.error !== undefined) throw new ContractError(result.error.replace(p, toShown(p)), 'not_found');
+    await this.guardAsync(() => this.book.delete(path));
     this.onChange();
+  }
+
+  history(path: string): { path: string; versions: MemoryVersionInfo[] } {
+    const place = this.guard(() => this.book.placeOf(path));
+    return { path: this.book.shown(place.scope, place.path), versions: this.guard(() => this.book.history(path)).map(versionInfo) };
+  }
+
+  async restore(path: string, version: number): Promise<void> {
+    await this.guardAsync(() => this.book.restore(path, version));
+    this.onChange();
+  }
+
+  async approve(path: string, options: { version?: number; text?: string }): Promise<void> {
+    await this.guardAsync(() => this.book.approve(path, options));
+    this.onChange();
+  }
+
+  reject(path: string, version?: number): void {
+    this.guard(() => this.book.reject(path, version));
+    this.onChange();
+  }
+
+  async move(path: string, to: 'project' | 'global'): Promise<{ path: string }> {
+    const moved = await this.guardAsync(() => this.book.move(path, to));
+    this.onChange();
+    return { path: moved };
+  }
+
+  used(threadId: string): { turns: Array<{ turn: number; memories: Array<{ path: string; version: number }> }> } {
+    return { turns: this.usedOf?.(threadId) ?? [] };
+  }
+
+  private async page(scope: MemoryScope, query: string, after: string, limit: number): Promise<StorePage> {
+    const store = this.book.storeOf(scope);
+    try {
+      return query === '' ? await store.listPage(after, limit) : await store.searchPage(query, after, limit);
+    } catch (err) {
+      // A shared store that cannot be reached: the panel shows why.
+      throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
+    }
+  }
+
+  private entry(scope: MemoryScope, file: StoreListing): MemoryEntry {
+    const marks = this.book.records.marks(scope, file.path);
+    const last = this.book.records.latest(scope, file.path);
+    return {
+      path: this.book.shown(scope, file.path),
+      size: file.size,
+      modifiedAt: file.modifiedAt,
+      scope: scope === GLOBAL_SCOPE ? 'global' : 'project',
+      status: 'active',
+      ...(file.modifiedBy !== null ? { modifiedBy: file.modifiedBy } : {}),
+      ...(file.line !== undefined ? { snippet: file.line.trim().slice(0, MAX_SNIPPET_CHARS) } : {}),
+      ...(last !== undefined ? { writer: writerLabel(last.writer), version: this.book.records.activeVersion(scope, file.path) ?? last.version, ...optional('thread', last.thread ?? undefined) } : {}),
+      ...optional('stale', marks.stale ?? undefined),
+      ...optional('lastUsedAt', marks.lastUsedAt ?? undefined),
+      ...(marks.usedTurns > 0 ? { usedTurns: marks.usedTurns } : {}),
+    };
+  }
+
+  private proposed(scope: 'project' | 'global' | undefined): MemoryEntry[] {
+    return this.book.pending()
+      .filter((v) => scope === undefined || (v.scope === GLOBAL_SCOPE) === (scope === 'global'))
+      .map((v) => ({
+        path: v.shownPath,
+        size: Buffer.byteLength(v.content ?? ''),
+        modifiedAt: v.at,
+        scope: v.scope === GLOBAL_SCOPE ? ('global' as const) : ('project' as const),
+        status: 'proposed' as const,
+        writer: writerLabel(v.writer),
+        version: v.version,
+        sources: v.sources,
+        snippet: (v.content ?? '').trim().split('\n')[0]!.slice(0, MAX_SNIPPET_CHARS),
+        ...optional('thread', v.thread ?? undefined),
+      }));
+  }
+
+  private async stale(scope: 'project' | 'global' | undefined): Promise<MemoryEntry[]> {
+    const scopes = scope === 'project' ? [this.book.projectScope] : scope === 'global' ? [GLOBAL_SCOPE] : [this.book.projectScope, GLOBAL_SCOPE];
+    const out: MemoryEntry[] = [];
+    for (const s of scopes) {
+      for (const [path] of this.book.records.staleIn(s)) {
+        const stat = await this.book.storeOf(s).stat(path);
+        if (stat.info === undefined) continue;
+        out.push(this.entry(s, { path, size: stat.info.size ?? 0, modifiedAt: stat.info.modifiedAt ?? '', modifiedBy: null }));
+      }
+    }
+    return out;
+  }
+
+  private guard<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (err) {
+      throw asContractError(err);
+    }
+  }
+
+  private async guardAsync<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (err) {
+      throw asContractError(err);
+    }
   }
 }
 
-function toEntry(file: StoreListing): MemoryEntry {
-  return {
-    path: toShown(file.path),
-    size: file.size,
-    modifiedAt: file.modifiedAt,
-    ...(file.modifiedBy !== null ? { modifiedBy: file.modifiedBy } : {}),
-    ...(file.line !== undefined ? { snippet: file.line.trim().slice(0, MAX_SNIPPET_CHARS) } : {}),
-  };
+function asContractError(err: unknown): unknown {
+  return err instanceof MemoryBookError ? new ContractError(err.message, err.code) : err;
 }
 
-/** `/memories/a.md`, `/a.md` or `a.md` → the store's `/a.md`. */
-function toStore(path: string): string {
-  const checked = normalizeVirtualPath(path);
-  if (!checked.ok) throw new ContractError(checked.error);
-  const p = checked.path.startsWith(MEMORIES_PREFIX) ? checked.path.slice(MEMORIES_PREFIX.length - 1) : checked.path === '/memories' ? '/' : checked.path;
-  if (p === '/') throw new ContractError('a memory path names a file, e.g. /memories/notes.md');
-  return p;
+function versionInfo(v: MemoryVersion): MemoryVersionInfo {
+  return { version: v.version, action: v.action, status: v.status, at: v.at, writer: writerLabel(v.writer), ...optional('thread', v.thread ?? undefined), sources: v.sources, text: v.content };
 }
 
-function toShown(storePath: string): string {
-  return MEMORIES_PREFIX.slice(0, -1) + storePath;
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -16,6 +16,9 @@ import type { PermissionRule } from '../../core/agent/permissions/rules';
 import type { MountSpec } from '../../core/backends/mounts/mount-spec';
 import { MountTable } from '../../core/backends/mounts/mount-table';
 import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
+import type { MemoryBook } from '../../core/memories/memory-book';
+import { openMemoryBook } from '../../core/memories/open-memory-book';
+import { projectKeyOf } from '../../core/memories/project-key';
 import type { Backend } from '../../core/backends/protocol';
 import { RemoteBackend } from '../../core/backends/remote/remote-backend';
 import { CheckpointHistory } from '../../core/checkpoints/history';
@@ -102,7 +105,7 @@ export interface FolderSession {
   readonly settings: SettingsService;
   readonly extensions: SessionExtensions;
   readonly mounts: MountTable;
-  readonly memories: OpenedMemories;
+  readonly memories: SessionMemories;
   readonly checkpointStore: CheckpointStore;
   readonly recorder: CheckpointRecorder;
   readonly audit: RunAudit;
@@ -170,8 +173,9 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     const mounts = new MountTable({ cacheRoot: join(dataDir, 'mounts'), flags: flags.mounts ?? [], saved: () => settings.raw().mounts, env, onProblem: say });
     opened.push(() => mounts.close());
     // The store behind /memories/ is chosen when the session opens: a change in Settings applies from the next.
-    const memories = openMemoriesStore(flags.memoriesStore ?? settings.raw().memoriesStore, db, (why) => say(`The memories store cannot be used (${why}); memories are kept in SQLite for now.`));
-    opened.push(() => memories.store.close());
+    const memoriesStore = openMemoriesStore(flags.memoriesStore ?? settings.raw().memoriesStore, db, (why) => say(`The memories store cannot be used (${why}); memories are kept in SQLite for now.`));
+    opened.push(() => memoriesStore.store.close());
+    const memories = { ...memoriesStore, book: await openMemoryBook({ store: memoriesStore.store, db, projectKey: memoryProject(db, place), review: () => settings.raw().memories?.review ?? 'person' }) };
     const checkpointStore = CheckpointStore.open(dataDir);
     opened.push(() => {
       try {
@@ -259,7 +263,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           // A remote folder's hooks would have to run there: only a local folder's run (SPEC §13).
           ...(hooksFolder !== undefined ? { hooks: { hooks: () => extensions.extensions.hooks(), folder: hooksFolder, mode, env, transcripts } } : {}),
           mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
-          memories: memories.store,
+          memories: memories.book,
           // A goal's diff is the folder's git: here for a folder on this computer, and for a
           // provider's sandbox its worktree here (the sandbox's work comes back to it after each
           // step); over SSH, git there through the thread's own command path.
@@ -278,6 +282,14 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     await closeAll();
     throw err;
   }
+}
+
+/** The store behind /memories/ and the folder's memories over it (SPEC §25). */
+export type SessionMemories = OpenedMemories & { book: MemoryBook };
+
+/** The project a folder's memories belong to: a worktree's or sandbox's is its person's folder's; a remote folder's is its URL. */
+function memoryProject(db: Database.Database, place: SessionPlace): string {
+  return place.localPath !== undefined ? projectKeyOf(projectOfWorktree(db, place.localPath) ?? place.localPath) : place.text;
 }
 
 function placeText(place: PlaceRequest): string {

@@ -24,7 +24,7 @@ import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import type { Turn } from '../commands/slash-commands';
 import type { AgentEvent, ThreadState, UsageTotals } from '../../core/agent/types';
-import type { MemoryStore } from '../../core/backends/store/memory-store-api';
+import type { MemoryBook } from '../../core/memories/memory-book';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
 import { createDefaultMounts, threadFilesFrom, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts/mounts';
 import type { Backend } from '../../core/backends/protocol';
@@ -72,8 +72,8 @@ export interface RunAssemblyOptions {
   hooks?: HooksOptions;
   /** The person's mounts (SPEC §13), read on every call; the git ones also at every step (commit and push). */
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
-  /** The store behind /memories/ (default: SQLite on `db`). */
-  memories?: MemoryStore;
+  /** The folder's memories (SPEC §25): each thread sees its project's and the global ones, and its own proposals. */
+  memories?: MemoryBook;
   /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: the goal is checked without a diff. */
   goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
   /** Settings' revision rounds for a goal (absent: the default, 3). */
@@ -148,11 +148,10 @@ export class RunAssembly {
       folder: this.options.folder,
       db: this.options.db,
       threadFiles: threadFilesFrom(state.files),
-      memoryAuthor: state.id,
       ...(folderBackend ? { folderBackend } : {}),
       ...(this.options.skills ? { skills: this.options.skills.source } : {}),
       ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
-      ...(this.options.memories ? { memories: this.options.memories } : {}),
+      ...(this.options.memories ? { memories: this.options.memories.forThread(state.id) } : {}),
     });
   }
 

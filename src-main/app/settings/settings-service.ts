@@ -29,6 +29,7 @@ export const settingsFileShape = fieldsShape({
   mediaInput: stored.mediaInput,
   mounts: stored.mounts.optional(),
   memoriesStore: stored.memoriesStore.optional(),
+  memories: stored.memories,
   prices: stored.prices,
   threadBudgetUsd: stored.threadBudgetUsd,
   maxConcurrentRuns: stored.maxConcurrentRuns,

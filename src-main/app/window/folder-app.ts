@@ -8,7 +8,7 @@ import type { WindowApi } from '../base/window-api';
 import { ApprovalService, type ApprovalExtras } from '../approvals/approval-service';
 import { CheckpointsService, type UserMessageRef } from '../checkpoints/checkpoints-service';
 import { ContractError, type MethodName, type SandboxPlaceDto } from '../contract';
-import { MEMORY_AUTHOR_USER, MemoriesService } from '../memories/memories-service';
+import { MemoriesService } from '../memories/memories-service';
 import type { ThreadService } from '../session/thread-service';
 import { TerminalService } from '../terminal/terminal-service';
 import { shownShellBackend, WindowRemoteShellBackend, WindowShellBackend } from '../terminal/window-shell-backend';
@@ -51,7 +51,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     db,
     execute: false,
-    memories: memoriesStore.store,
+    memories: memoriesStore.book.person,
     extraMounts: () => mountTable.routes(),
     ...(remote ? { folderBackend: remote.shell } : {}),
   });
@@ -116,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const watchers = watchFolder({ folder: options.folder, remote, session, dataDir: options.dataDir, env, mcpConfigFiles: options.mcpConfigFiles ?? [], backend: shared.folder, checkpoints, send, notice });
   const { folderTrust, plugins } = watchers;
-  const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
+  const memories = new MemoriesService(memoriesStore.book, () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined, (threadId) => session.audit.ledger.memoriesUsed(threadId));
   // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
   const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}), noteCommits: () => session.noteCommits() };
   const worktrees = worktreeMethods(where);

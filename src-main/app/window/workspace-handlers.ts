@@ -15,6 +15,12 @@ export function workspaceHandlers(w: WindowServices): HandlersFor<'files.'> & Ha
     'memories.read': ({ path }) => memories.read(path),
     'memories.write': async ({ path, text }) => (await memories.write(path, text), ok),
     'memories.delete': async ({ path }) => (await memories.delete(path), ok),
+    'memories.history': async ({ path }) => memories.history(path),
+    'memories.restore': async ({ path, version }) => (await memories.restore(path, version), ok),
+    'memories.approve': async ({ path, version, text }) => (await memories.approve(path, { ...(version !== undefined ? { version } : {}), ...(text !== undefined ? { text } : {}) }), ok),
+    'memories.reject': async ({ path, version }) => (memories.reject(path, version), ok),
+    'memories.move': ({ path, to }) => memories.move(path, to),
+    'memories.used': async ({ threadId }) => memories.used(threadId),
 
     'terminal.list': async ({ threadId }) => terminals.list(threadId),
     'terminal.attach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => ({ buffer: terminals.attach(threadId, terminalId) }),

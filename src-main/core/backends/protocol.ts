@@ -11,6 +11,8 @@ export interface FileInfo {
   size?: number;
   /** ISO 8601 timestamp. */
   modifiedAt?: string;
+  /** What `ls` shows after the path: a memory's ` (proposed)` or `[stale: …]` (SPEC §25). */
+  mark?: string;
 }
 
 export type FileEncoding = 'utf-8' | 'base64';
@@ -38,6 +40,8 @@ export interface ReadResult {
   totalLines?: number;
   /** Offset to pass to read() for the next window; absent when the window reached the end. */
   nextOffset?: number;
+  /** A memory's version (SPEC §25), for what a request carried. */
+  memoryVersion?: number;
 }
 
 export interface ReadRawResult {
@@ -48,12 +52,15 @@ export interface ReadRawResult {
 export interface WriteResult {
   error?: string;
   path?: string;
+  /** A memory written beside untrusted content: kept for the person to review, not in use (SPEC §25). */
+  proposed?: true;
 }
 
 export interface EditResult {
   error?: string;
   path?: string;
   occurrences?: number;
+  proposed?: true;
 }
 
 export interface DeleteResult {
@@ -105,6 +112,8 @@ export interface StatResult {
   info?: FileInfo;
   /** Changes whenever the content changes (mtime+size+inode on disk, a counter in memory). */
   version?: string;
+  /** A memory's version (SPEC §25), for what a request carried. */
+  memoryVersion?: number;
 }
 
 export interface ExecuteOptions {

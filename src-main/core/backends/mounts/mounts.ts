@@ -1,5 +1,5 @@
 // The default mount table of SPEC §1: the project folder at `/`, long-term memories at
-// /memories/ (SQLite, shared by every thread and folder), and the thread-scoped folders
+// /memories/ (SPEC §25: the project's and global/), and the thread-scoped folders
 // kept in memory and persisted with the thread (/attachments/ holds files the person
 // attached that the model does not take as content); with skills, the person's skills
 // read-only at /skills/ (SPEC §11); and the mounts the person added (--mount, Settings ›
@@ -13,7 +13,7 @@ import type { Sandbox } from '../../sandbox/types';
 import { createComposite, type CompositeRoute } from './composite';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { LocalShellBackend } from '../filesystem/local-shell';
-import { MEMORIES_NAMESPACE, type MemoryStore } from '../store/memory-store-api';
+import { MEMORIES_NAMESPACE } from '../store/memory-store-api';
 import type { MountRoute } from './mount-table';
 import type { Backend } from '../protocol';
 import { StateBackend, type StateSnapshot } from '../store/state';
@@ -65,20 +65,18 @@ export interface MountOptions {
   folderBackend?: Backend;
   /** Commands of the default LocalShellBackend run inside it (SPEC §7). */
   sandbox?: Sandbox;
-  /** Recorded as the writer of memories written through these mounts: a thread id, or 'user'. */
-  memoryAuthor?: string;
   /** The skills to serve read-only at /skills/<name>/ (read on every call, so the list may change). */
   skills?: () => readonly Skill[];
   /** Mounts added by the person, read on every call when a function (a change applies to the next call). */
   extraMounts?: readonly MountRoute[] | (() => readonly MountRoute[]);
-  /** The store behind /memories/ (default: the SQLite StoreBackend on `db`); `memoryAuthor` is applied to it. */
-  memories?: MemoryStore;
+  /** What serves /memories/: a thread's view of its folder's memories (SPEC §25); default (tests): the SQLite store on `db`, ungated. */
+  memories?: Backend;
 }
 
 export interface Mounts {
   backend: Backend;
   folder: Backend;
-  memories: MemoryStore;
+  memories: Backend;
   threadFiles: ThreadFiles;
 }
 
@@ -88,11 +86,7 @@ export function createDefaultMounts(options: MountOptions): Mounts {
     (options.execute === false
       ? new FilesystemBackend({ rootDir: options.folder })
       : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
-  const memories: MemoryStore = options.memories
-    ? options.memoryAuthor
-      ? options.memories.withAuthor(options.memoryAuthor)
-      : options.memories
-    : new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
+  const memories = options.memories ?? new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const fixed: CompositeRoute[] = [
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },

@@ -31,7 +31,7 @@ import {
 } from './store-records';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
 import { SHORT_QUERY_SCAN_ROWS, childrenStep, fileInfo, globMatches, grepOneFile, rangeOf, searchHit, searchUsesIndex, statOf, toListing, toRecord } from './store-query';
-import type { MemoryStore } from './memory-store-api';
+import type { MemoryStore, StoreChangeHook } from './memory-store-api';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL (libpq-style parameters as `pg` takes them). */
@@ -42,6 +42,8 @@ export interface PostgresStoreOptions {
   author?: string;
   /** How messages name the store (default `store <url without password>`). */
   label?: string;
+  /** Told of each change inside its transaction (before PostgreSQL commits it). */
+  onChange?: StoreChangeHook;
   /** Connect timeout (default 5 s): an unreachable server is an error, never a hang. */
   connectTimeoutMs?: number;
 }
@@ -73,7 +75,7 @@ const TRIGRAM_INDEXES = [
   `CREATE INDEX IF NOT EXISTS ${POSTGRES_TABLE}_path_trgm ON ${POSTGRES_TABLE} USING gin (path gin_trgm_ops)`,
 ];
 
-const ROW_COLUMNS = 'id, content, original, encoding, mime_type, size, created_at, modified_at, version';
+const ROW_COLUMNS = 'id, content, original, encoding, mime_type, size, created_at, modified_at, modified_by, version';
 
 interface DbRow {
   id: string;
@@ -84,6 +86,7 @@ interface DbRow {
   size: number;
   created_at: string;
   modified_at: string;
+  modified_by: string | null;
   version: number;
 }
 
@@ -268,8 +271,14 @@ export class PostgresStoreBackend implements MemoryStore {
     return this.shared.trigram;
   }
 
-  withAuthor(author: string): PostgresStoreBackend {
-    return new PostgresStoreBackend({ ...this.options, author }, this.shared);
+  withAuthor(author: string, onChange?: StoreChangeHook): PostgresStoreBackend {
+    const { onChange: _old, ...options } = this.options;
+    return new PostgresStoreBackend({ ...options, author, ...(onChange ? { onChange } : {}) }, this.shared);
+  }
+
+  inNamespace(namespace: string): PostgresStoreBackend {
+    const { onChange: _old, ...options } = this.options;
+    return new PostgresStoreBackend({ ...options, namespace }, this.shared);
   }
 
   /** Ends the pool once the last backend on this URL in this process closed; withAuthor copies leave it open. */
@@ -354,7 +363,9 @@ export class PostgresStoreBackend implements MemoryStore {
         const blocked = await this.writeBlocker(q, p.path);
         if (blocked) return { error: blocked };
         const previous = await this.row(q, p.path, true);
-        await this.put(q, p.path, { content: keepFileConventions(previousText(previous), content), encoding: 'utf-8' });
+        const text = keepFileConventions(previousText(previous), content);
+        await this.put(q, p.path, { content: text, encoding: 'utf-8' });
+        this.told(p.path, text, previous);
         return { path: p.path };
       });
     });
@@ -368,6 +379,7 @@ export class PostgresStoreBackend implements MemoryStore {
         const outcome = editRecord(p.path, file, oldString, newString, replaceAll);
         if (!outcome.ok) return { error: outcome.error };
         await this.put(q, p.path, { content: outcome.content, encoding: 'utf-8' });
+        this.told(p.path, outcome.content, file);
         return { path: p.path, occurrences: outcome.occurrences };
       });
     });
@@ -380,6 +392,7 @@ export class PostgresStoreBackend implements MemoryStore {
         const file = await this.row(q, p.path, true);
         if (!file) return { error: (await this.hasBelow(q, p.path)) ? recordMessages.folderNotEmpty(p.path) : messages.pathNotFound(p.path) };
         await q.query(`DELETE FROM ${POSTGRES_TABLE} WHERE id = $1`, [file.id]);
+        this.told(p.path, null, file);
         return { path: p.path };
       });
     });
@@ -548,6 +561,10 @@ export class PostgresStoreBackend implements MemoryStore {
         this.namespace, path, hasNul ? data.content.replaceAll('\0', NUL_STAND_IN) : data.content, hasNul ? Buffer.from(data.content, 'utf8') : null,
         data.encoding, data.mimeType ?? null, size, now, this.author,
       ]);
+  }
+
+  private told(path: string, content: string | null, previous: FileRow | undefined): void {
+    this.options.onChange?.(path, content, previous ? { content: previous.content, modifiedAt: previous.modified_at, modifiedBy: previous.modified_by } : null);
   }
 
   private async row(q: Queryable, path: string, forUpdate = false): Promise<FileRow | undefined> {

@@ -19,7 +19,7 @@ import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './sto
 import {
   LAST_PATH, SHORT_QUERY_SCAN_ROWS, caseVariants, childrenStep, fileInfo, globMatches, grepOneFile, rangeOf, searchHit, searchUsesIndex, statOf, toListing, toRecord,
 } from './store-query';
-import type { MemoryStore } from './memory-store-api';
+import type { MemoryStore, StoreChangeHook } from './memory-store-api';
 
 export { SHORT_QUERY_SCAN_ROWS } from './store-query';
 
@@ -33,6 +33,8 @@ export interface StoreBackendOptions {
   namespace: string;
   /** Recorded as the last writer of every file this backend writes (a thread id, or 'user'). */
   author?: string;
+  /** Told of each change inside its transaction. */
+  onChange?: StoreChangeHook;
 }
 
 interface FileRow {
@@ -43,6 +45,7 @@ interface FileRow {
   size: number;
   created_at: string;
   modified_at: string;
+  modified_by: string | null;
   version: number;
 }
 
@@ -70,7 +73,7 @@ class StoreStatements {
   constructor(db: Database.Database) {
     this.db = db;
     this.get = db.prepare<[string, string], FileRow>(
-      'SELECT id, content, encoding, mime_type, size, created_at, modified_at, version FROM store_files WHERE namespace = ? AND path = ?');
+      'SELECT id, content, encoding, mime_type, size, created_at, modified_at, modified_by, version FROM store_files WHERE namespace = ? AND path = ?');
     this.anyBelow = db.prepare<[string, string, string], { one: number }>(
       'SELECT 1 AS one FROM store_files WHERE namespace = ? AND path >= ? AND path < ? LIMIT 1');
     this.listRange = db.prepare<[string, string, string], ListRow>(
@@ -129,6 +132,7 @@ export class StoreBackend extends RecordBackend<FileRow> implements MemoryStore 
   private readonly ownsDb: boolean;
   private readonly sql: StoreStatements;
   private readonly author: string | null;
+  private readonly onChange: StoreChangeHook | undefined;
 
   constructor(options: StoreBackendOptions) {
     super();
@@ -140,11 +144,16 @@ export class StoreBackend extends RecordBackend<FileRow> implements MemoryStore 
     // Prepared once per connection: a thread's store is made for each run (and again by withAuthor).
     this.sql = perConnection(this.db, STORE_STATEMENTS, () => new StoreStatements(this.db));
     this.author = options.author ?? null;
+    this.onChange = options.onChange;
   }
 
   /** The same files, with writes recorded as `author`'s. */
-  withAuthor(author: string): StoreBackend {
-    return new StoreBackend({ db: this.db, namespace: this.namespace, author });
+  withAuthor(author: string, onChange?: StoreChangeHook): StoreBackend {
+    return new StoreBackend({ db: this.db, namespace: this.namespace, author, ...(onChange ? { onChange } : {}) });
+  }
+
+  inNamespace(namespace: string): StoreBackend {
+    return new StoreBackend({ db: this.db, namespace, ...(this.author !== null ? { author: this.author } : {}) });
   }
 
   /** Up to `limit` files after the path `after` ('' for the first page), in path order. */
@@ -251,10 +260,12 @@ export class StoreBackend extends RecordBackend<FileRow> implements MemoryStore 
     const mime = data.mimeType ?? null;
     if (previous) this.sql.update.run(data.content, data.encoding, mime, size, now, this.author, previous.id);
     else this.sql.insert.run(this.namespace, path, data.content, data.encoding, mime, size, now, now, this.author);
+    this.onChange?.(path, data.content, previous ? changed(previous) : null);
   }
 
-  protected remove(_path: string, file: FileRow): void {
+  protected remove(path: string, file: FileRow): void {
     this.sql.remove.run(file.id);
+    this.onChange?.(path, null, changed(file));
   }
 
   protected file(path: string): FileRow | undefined {
@@ -289,6 +300,10 @@ export class StoreBackend extends RecordBackend<FileRow> implements MemoryStore 
     }
     return sortByPath(entries);
   }
+}
+
+function changed(file: FileRow): { content: string; modifiedAt: string; modifiedBy: string | null } {
+  return { content: file.content, modifiedAt: file.modified_at, modifiedBy: file.modified_by };
 }
 
 /** An FTS5 phrase that matches the text literally (trigram tokens, so any substring). */
