@@ -26,7 +26,8 @@ describe("Deepdesk's server", () => {
   let h: ProtocolHarness;
   const target = {} as CaseTarget;
   beforeAll(async () => {
-    h = await startProtocolHarness();
+    // Review off: a put is active at once, as the reference's (store-routes.test.ts has the proposals).
+    h = await startProtocolHarness({ settings: { memories: { review: 'off' } } });
     Object.assign(target, { url: h.url, apiKey: h.key, model: h.scripted, files: h.files, waitingRunStatus: 'interrupted' });
   });
   afterAll(async () => h.close());
