@@ -6,6 +6,7 @@ import type { SettingsDraft } from '../lib/settings-draft';
 import { FlagNote } from './FlagNote';
 import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
+import { MemoriesSettings } from './MemoriesSettings';
 import { MountsSettings } from './MountsSettings';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
@@ -57,6 +58,7 @@ export const SETTINGS_SECTIONS: ReadonlyArray<SettingsSectionRef & { Show(props:
   { id: 'settings-section-goals', label: 'Goals', Show: ({ draft, settings, change }) => <GoalSettings graderModelText={draft.graderModelText} maxRoundsText={draft.maxRoundsText} candidatesBudgetText={draft.candidatesBudgetText} modelInUse={settings.model} onChange={change} /> },
   { id: 'settings-section-agents', label: 'Agents', Show: AgentsSettings },
   { id: 'settings-section-mounts', label: 'Mounts', Show: ({ draft, settings, change }) => <MountsSettings memoriesStore={draft.memoriesStore} memoriesStoreFlag={settings.overridden?.memoriesStore === true} onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })} /> },
+  { id: 'settings-section-memories', label: 'Memories', Show: ({ draft, change }) => <MemoriesSettings value={draft.memories} onChange={(memories) => change({ memories })} /> },
   { id: 'settings-section-mcp', label: 'MCP servers', Show: McpSettings },
   { id: 'settings-section-skills', label: 'Skills', Show: SkillsSettings },
   { id: 'settings-section-hooks', label: 'Hooks', Show: HooksSettings },

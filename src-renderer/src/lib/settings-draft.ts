@@ -52,7 +52,7 @@ export function toDraft(settings: Settings, folder?: string): SettingsDraft {
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'reviewerScope', 'provenance'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'reviewerScope', 'provenance', 'memories'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

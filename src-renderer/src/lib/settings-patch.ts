@@ -29,6 +29,7 @@ export function settingsPatch(draft: SettingsDraft, from: SettingsDraft, setting
   if (draft.theme !== from.theme) patch.theme = draft.theme;
   if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
   if (draft.provenance !== from.provenance) patch.provenance = draft.provenance ?? {};
+  if (draft.memories !== from.memories) patch.memories = draft.memories ?? {};
   const differs = (...keys: Array<keyof SettingsDraft>): boolean => keys.some((k) => draft[k] !== from[k]);
   const retyped = (...keys: TextKey[]): boolean => keys.some((k) => draft[k].trim() !== from[k].trim());
   const windowText = draft.contextWindowText.trim();
