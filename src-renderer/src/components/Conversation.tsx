@@ -8,6 +8,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result, ThreadSummaryDto } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ShownAttachment, type ThreadDisplayState } from '../lib/thread-reducer';
+import { useMemoriesUsed } from '../state/use-memories-used';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { ConversationContext, type ConversationContextValue, type DecidedPreview } from './conversation-context';
@@ -85,6 +86,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   }, [first]);
 
   const decide = useDecisionFocus(ref, onDecide, approvals);
+  const memoriesUsed = useMemoriesUsed(state.threadId, state.running);
 
   const context = useMemo<ConversationContextValue>(
     () => ({
@@ -100,8 +102,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       fullToolCall,
       attachment,
       openAttachment,
+      memoriesUsed,
     }),
-    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment],
+    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment, memoriesUsed],
   );
 
   // When the run started: as the host says (through approvals and waits for a slot), until it

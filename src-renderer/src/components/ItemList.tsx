@@ -1,7 +1,7 @@
 // Renders conversation items in order; a task call's nested items go inside its card; a run
 // of reads and searches folds into one row (ReadGroup).
 
-import { memo, useMemo } from 'react';
+import { Fragment, memo, useMemo } from 'react';
 import { readGroupRows } from '../lib/read-groups';
 import type { ConvItem, ToolItem } from '../lib/thread-reducer';
 import { AssistantMessage } from './AssistantMessage';
@@ -10,6 +10,7 @@ import { ToolCallCard } from './ToolCallCard';
 import { SummaryNotice } from './SummaryNotice';
 import { UserMessage } from './UserMessage';
 import { Icon } from './Icon';
+import { MemoriesUsed } from './MemoriesUsed';
 import { useConversation } from './conversation-context';
 
 interface ItemListProps {
@@ -36,9 +37,18 @@ export const ItemList = memo(function ItemList({ items, nestedByCall, depth = 0,
         if (row.kind === 'reads') return <ReadGroup key={row.key} items={row.items} />;
         const item = row.item;
         switch (item.kind) {
-          case 'user':
+          case 'user': {
             // Top-level user messages are the person's turns; checkpoints name them by ordinal.
-            return <UserMessage key={item.key} item={item} {...(depth === 0 && item.parent === undefined ? { turn: turn++ } : {})} />;
+            if (depth > 0 || item.parent !== undefined) return <UserMessage key={item.key} item={item} />;
+            const ordinal = turn++;
+            // The turn before ends here: the memories it used (turns count from 1).
+            return (
+              <Fragment key={item.key}>
+                {ordinal > 0 ? <MemoriesUsed turn={ordinal} /> : null}
+                <UserMessage item={item} turn={ordinal} />
+              </Fragment>
+            );
+          }
           case 'assistant':
             return <AssistantMessage key={item.key} item={item} />;
           case 'tool':
@@ -75,6 +85,7 @@ export const ItemList = memo(function ItemList({ items, nestedByCall, depth = 0,
             );
         }
       })}
+      {depth === 0 && turn > 0 ? <MemoriesUsed turn={turn} /> : null}
     </>
   );
 });

@@ -1,6 +1,7 @@
-// One memory: read-only view with Edit and Delete, or the editor (also for a new memory).
+// One memory: read-only view (with what the panel knows of it) with Edit and Delete, or the
+// editor (also for a new memory).
 
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { Spinner } from './Icon';
 import { TextField } from './TextField';
 import { VisibleText } from './VisibleText';
@@ -10,13 +11,15 @@ interface MemoryEditorProps {
   path: string;
   /** undefined while loading. */
   text: string | undefined;
+  /** Shown under the path in the view: who wrote it, its use, its stale mark. */
+  facts?: ReactNode;
   onEdit(): void;
   onCancel(): void;
   onSave(path: string, text: string): Promise<boolean>;
   onDelete(): void;
 }
 
-export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDelete }: MemoryEditorProps): React.JSX.Element {
+export function MemoryEditor({ mode, path, text, facts, onEdit, onCancel, onSave, onDelete }: MemoryEditorProps): React.JSX.Element {
   const pathId = useId();
   const textId = useId();
   const [draftPath, setDraftPath] = useState(path);
@@ -38,6 +41,7 @@ export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDel
             Delete
           </button>
         </div>
+        {facts}
         {text === undefined ? <Spinner label="Loading the memory" /> : <pre className="memory-text" tabIndex={0}>{text || '(empty)'}</pre>}
       </div>
     );

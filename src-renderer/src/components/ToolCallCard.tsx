@@ -12,6 +12,7 @@ import { record, toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
 import { allowedByText, decidedText } from '../lib/review-words';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
+import { useMemoriesNav } from '../state/memories-nav';
 import { useNow } from '../state/use-now';
 import { ApprovalCard, GoalCheckBadge } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
@@ -219,6 +220,8 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
 
       {item.image ? <p className="muted tool-note">Returned an image ({item.image.mimeType}).</p> : null}
 
+      {item.proposedMemory !== undefined ? <MemoryProposed path={item.proposedMemory} /> : null}
+
       {offloaded ? (
         <div className="tool-offloaded">
           <Icon name="archive" size={14} />
@@ -248,6 +251,23 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
     </article>
   );
 });
+
+/** A memory the agent wrote beside untrusted content waits for the person (SPEC §25): `Review` opens the Memories panel's Proposed list at it. */
+function MemoryProposed({ path }: { path: string }): React.JSX.Element {
+  const { review } = useMemoriesNav();
+  return (
+    <div className="tool-memory-proposed" role="group" aria-label="Memory proposed">
+      <Icon name="brain" size={14} />
+      <span>
+        <strong>Memory proposed</strong> <code className="mono">{<VisibleText text={path} />}</code>: written while untrusted content was in context, it is not used
+        elsewhere until you approve it.
+      </span>
+      <button type="button" className="btn btn-small" onClick={() => review(path)}>
+        Review
+      </button>
+    </div>
+  );
+}
 
 /**
  * Why a call did not run, said once: the hook that blocked it and its words, the rule that

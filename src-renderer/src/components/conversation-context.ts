@@ -4,6 +4,7 @@ import { createContext, useContext } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import type { Todo } from '../lib/agent-event';
 import type { ShownAttachment } from '../lib/thread-reducer';
+import type { MemoriesUsedByTurn } from '../state/use-memories-used';
 
 export interface DecidedPreview {
   path: string;
@@ -33,6 +34,8 @@ export interface ConversationContextValue {
   attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
   /** Opens an attachment of a sent message in the file viewer. */
   openAttachment?(file: ShownAttachment): void;
+  /** The memories each turn's model requests held, by turn from 1 (SPEC §25). */
+  memoriesUsed?: MemoriesUsedByTurn;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({
