@@ -11,10 +11,10 @@
 //
 // A put is a protocol client's write: proposed unless review is off (Settings › Memories), then
 // stored and shown to the person, used nowhere until approved. Reads and searches list active
-// memories; the one proposal they show is a protocol client's own, on a GET of its key while it
-// is that key's latest version (so a client sees what it wrote, marked `proposed`). A client's
-// later put or delete of the key takes back its earlier proposal, as a thread's does. A delete is
-// at once, as the person's. The store is the one Settings names (this data folder's SQLite, or a
+// memories; the one proposal they show is a protocol client's own (clients share the one key, so
+// any client's), on a GET of its key while it is that key's latest version (so a client sees what
+// it wrote, marked `proposed`). A client's later put or delete of the key takes back its earlier
+// proposal, as a thread's does. A delete is at once, as the person's. The store is the one Settings names (this data folder's SQLite, or a
 // team's PostgreSQL), opened per request, so a change in Settings applies at once.
 // Requests are checked as the reference checks them; what only this store refuses (another
 // namespace, a key that leaves its scope, a value without text) is a 422 and writes nothing.
