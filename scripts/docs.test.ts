@@ -51,7 +51,7 @@ describe('the docs check', () => {
     expect(invocationProblems('run --json --thread ID "prompt"')).toEqual([]);
     expect(invocationProblems('run --bogus-flag "prompt"')).toEqual(['`deepdesk run --bogus-flag`: run has no --bogus-flag']);
     expect(invocationProblems('serve --revoke')).toEqual(['`deepdesk serve --revoke`: serve has no --revoke']);
-    expect(invocationProblems('memories ls | cat PATH | copy PATH')).toEqual(['`deepdesk memories copy`: no such subcommand (ls, cat, write, rm)']);
+    expect(invocationProblems('memories ls | cat PATH | copy PATH')).toEqual(['`deepdesk memories copy`: no such subcommand (ls, cat, write, rm, log, restore, approve, reject, import)']);
     expect(invocationProblems('deploy --now')).toEqual(['`deepdesk deploy`: no such command']);
   });
 

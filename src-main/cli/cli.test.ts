@@ -10,6 +10,7 @@ import { databasePath } from '../app/base/data-dir';
 import { MEMORIES_NAMESPACE } from '../core/backends/store/memory-store-api';
 import { StoreBackend } from '../core/backends/store/store';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
+import { proposedNotice } from '../core/memories/memory-types';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -79,7 +80,8 @@ describe('deepdesk tools', () => {
     expect(out[5]).toBe("Error: unknown tool 'nope'");
     expect(out[6]).toMatch(/^Error: /);
     expect(out[7]).toBe('one\nthree\n[Command succeeded with exit code 0]');
-    expect(out[8]).toBe('Updated file /memories/m.md');
+    // Whatever drives `deepdesk tools` is no person: its memory is proposed (SPEC §25).
+    expect(out[8]).toBe(proposedNotice('/memories/m.md'));
     expect(readFileSync(join(folder, 'a.txt'), 'utf8')).toBe('one\nthree\n');
     expect(existsSync(join(dataDir, 'deepdesk.db'))).toBe(true);
   });
@@ -90,11 +92,12 @@ describe('deepdesk tools', () => {
     expect(outputs(r)[0]?.image).toEqual({ mimeType: 'image/png' });
   });
 
-  it('keeps memories across sessions in the data dir', async () => {
-    await deepdesk(['tools', '--folder', folder], lines([{ tool: 'write_file', args: { file_path: '/memories/k.md', content: 'kept\n' } }]));
+  it('keeps memories across sessions in the data dir (global ones in every folder)', async () => {
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ memories: { review: 'off' } }));
+    await deepdesk(['tools', '--folder', folder], lines([{ tool: 'write_file', args: { file_path: '/memories/global/k.md', content: 'kept\n' } }]));
     const other = mkdtempSync(join(tmpdir(), 'deepdesk-cli-other-'));
     try {
-      const r = await deepdesk(['tools', '--folder', other], lines([{ tool: 'read_file', args: { file_path: '/memories/k.md' } }]));
+      const r = await deepdesk(['tools', '--folder', other], lines([{ tool: 'read_file', args: { file_path: '/memories/global/k.md' } }]));
       expect(outputs(r)[0]?.output).toBe('     1\tkept');
     } finally {
       rmSync(other, { recursive: true, force: true });
@@ -121,7 +124,7 @@ describe('deepdesk memories', () => {
     expect((await deepdesk(['memories', 'cat'])).code).toBe(2);
   });
 
-  it('lists every memory, however many pages they take', async () => {
+  it('lists every memory, however many pages they take (kept before scopes: now global)', async () => {
     const paths = Array.from({ length: MAX_MEMORY_PAGE * 2 + 1 }, (_, i) => `/m-${String(i).padStart(4, '0')}.md`);
     const store = new StoreBackend({ db: databasePath(dataDir), namespace: MEMORIES_NAMESPACE });
     try {
@@ -129,6 +132,6 @@ describe('deepdesk memories', () => {
     } finally {
       store.close();
     }
-    expect((await deepdesk(['memories', 'ls'])).stdout).toBe(paths.map((p) => `/memories${p}\n`).join(''));
+    expect((await deepdesk(['memories', 'ls'])).stdout).toBe(paths.map((p) => `/memories/global${p}\n`).join(''));
   });
 });

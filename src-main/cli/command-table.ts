@@ -24,7 +24,14 @@ function withSessionFlags<const O extends Options>(command: string, own: O): typ
 export const COMMAND_OPTIONS = {
   tools: withSessionFlags('tools', {
     ...FOLDER,}),
-  memories: withSessionFlags('memories', {}),
+  memories: withSessionFlags('memories', {
+    ...FOLDER,
+    proposed: { type: 'boolean' },
+    json: { type: 'boolean' },
+    version: { type: 'string' },
+    from: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+  }),
   run: withSessionFlags('run', {
     ...FOLDER,
     thread: { type: 'string' },
@@ -85,7 +92,7 @@ export type CommandName = keyof typeof COMMAND_OPTIONS;
 
 /** The first word after the command, for the commands that take one. */
 export const SUBCOMMANDS = {
-  memories: ['ls', 'cat', 'write', 'rm'],
+  memories: ['ls', 'cat', 'write', 'rm', 'log', 'restore', 'approve', 'reject', 'import'],
   checkpoints: ['ls', 'diff', 'restore'],
   mcp: ['ls', 'tools', 'add', 'rm'],
   skills: ['ls'],

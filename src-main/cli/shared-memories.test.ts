@@ -5,7 +5,7 @@
 // comes from PGPASSWORD, never the URL; a database that is down is an `Error: ` for the
 // memory tools while the folder's tools go on working.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,10 @@ afterEach(async () => {
 });
 
 const withPassword = () => ({ PGPASSWORD: password });
+
+function reviewOff(...dataDirs: string[]): void {
+  for (const dir of dataDirs) writeFileSync(join(dir, 'settings.json'), JSON.stringify({ memories: { review: 'off' } }));
+}
 
 async function tools(dataDir: string, calls: unknown[]) {
   const r = await t.deepdesk(['tools', '--folder', t.folder, '--data-dir', dataDir, '--memories-store', url], withPassword(), calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
@@ -78,6 +82,8 @@ describe('--memories-store postgres://', () => {
   }, 90_000);
 
   it('several processes editing one memory at once lose no edit: each lands, or is refused for a re-read and then lands', async () => {
+    // Every write active at once (a script's write is otherwise proposed, SPEC §25): what is shared is the subject here.
+    reviewOff(t.dataDir, otherDataDir);
     const writers = ['a', 'b', 'c', 'd'];
     await tools(t.dataDir, [{ tool: 'write_file', args: { file_path: '/memories/board.md', content: writers.map((w) => `${w}: todo`).join('\n') + '\n' } }]);
     // Each process reads the board and edits its own line, all at once. An edit whose file
@@ -110,11 +116,12 @@ describe('--memories-store postgres://', () => {
     for (const refusal of refusals) expect(refusal).toMatch(/has changed since you last read it/);
     const board = await tools(otherDataDir, [{ tool: 'read_file', args: { file_path: '/memories/board.md' } }]);
     for (const w of writers) expect(board[0]).toContain(`${w}: done`);
-    const listed = await t.deepdesk(['memories', 'ls', '--memories-store', url], withPassword());
+    const listed = await t.deepdesk(['memories', 'ls', '--folder', t.folder, '--memories-store', url], withPassword());
     expect(listed.stdout).toBe(['/memories/board.md', ...writers.map((w) => `/memories/by-${w}.md`)].map((p) => `${p}\n`).join(''));
   }, 180_000);
 
   it('a database that is down is an Error naming it (never its password) while the folder tools work', async () => {
+    reviewOff(t.dataDir);
     const closed = new URL(url);
     closed.port = '1';
     const r = await t.deepdesk(['tools', '--folder', t.folder, '--memories-store', closed.toString()], withPassword(), [

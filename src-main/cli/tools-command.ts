@@ -1,7 +1,10 @@
 // `deepdesk tools`: a JSON-lines tool session (SPEC §5). One request a line on stdin,
 // one `{"output": ...}` line per request on stdout, in order. The person is the caller,
-// so approval rules do not apply; path validation and the read guard do.
+// so approval rules do not apply; path validation and the read guard do. Whatever drives it
+// is no person, though: its memory writes are a protocol client's, proposed unless review is
+// off (SPEC §25), and shown to this session as its own (one thread for the process).
 
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { openDatabase } from '../core/backends/store/store';
@@ -20,6 +23,10 @@ import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { commitToolStep } from '../core/agent/middleware/mount-steps';
 import { mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
+import { asMemoryWriter, type MemoryWriteContext } from '../core/memories/write-context';
+
+/** Who writes a memory through `deepdesk tools`: a client with no person's words, beside content the host cannot vouch for. */
+const TOOLS_WRITER: MemoryWriteContext = { writer: { kind: 'protocol-client' }, sources: () => ['deepdesk tools'], personText: () => '' };
 
 const requestSchema = z.object({
   tool: z.string({ error: '"tool" must be a string' }),
@@ -45,13 +52,14 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
   let session: SessionMounts | undefined;
   try {
     db = openDatabase(databasePath(dataDir));
-    session = openSessionMounts({ dataDir, env: process.env, db, flags: flaggedMounts, memoriesStore, say: (line) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
+    const folder = folderLocationText(location);
+    session = await openSessionMounts({ dataDir, env: process.env, db, folder, flags: flaggedMounts, memoriesStore, say: (line) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
     const { table } = session;
     const mounts = createDefaultMounts({
-      folder: folderLocationText(location),
+      folder,
       db,
       folderBackend: opened.backend,
-      memories: session.memories.store,
+      memories: session.memories.book.forThread(`tools-${randomUUID()}`),
       extraMounts: () => table.routes(),
     });
     const tools = toolMap(filesystemTools({ execute: isShellBackend(mounts.backend) }));
@@ -65,7 +73,7 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
       // before its output is written.
       const output = await handleLine(line, async (tool, args) => {
         const toolCallId = `tools-${callNumber}`;
-        const result = await runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId });
+        const result = await asMemoryWriter(TOOLS_WRITER, () => runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId }));
         return commitToolStep(table.gitMounts(), result);
       });
       await writeLine(io.output, terminalSafeJson(output));

@@ -54,8 +54,14 @@ Commands:
   serve                 serve the app to a browser on 127.0.0.1
   serve --print-url     print the address (with its key) of the serve running on
                         this data folder, to open the window again
-  memories ls|cat|write|rm [PATH]
-                        manage the agent's long-term memories
+  memories ls [--proposed] | cat PATH [--version N] | write PATH | rm PATH |
+      log PATH [--json] | restore PATH --version N |
+      approve PATH [--version N] | reject PATH [--version N] |
+      import claude-code|codex [--from DIR] [--dry-run]
+                        the agent's long-term memories of the folder's project and
+                        global/: list, print, write (stdin) and remove them; a memory's
+                        versions and bringing one back; answer proposed ones; bring in
+                        Claude Code's or Codex's memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
                         what the agent changed in a thread, and undoing it
   blame FILE [--json]   who wrote each line: agent THREAD MODEL, person or unknown
@@ -101,7 +107,7 @@ Common options:
                         it opens the window on Open folder instead); on another machine:
                         ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints).
                         Taken by run, serve, tools, acp, checkpoints, blame, mcp, trust,
-                        skills and host; other commands refuse it
+                        skills, memories and host; other commands refuse it
 
 Model options (run, serve, acp; --memories-store also tools and memories; other
 commands refuse them):
