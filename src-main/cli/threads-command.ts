@@ -190,7 +190,11 @@ export function exportJsonl(data: ThreadExport, options: { media: boolean }): st
   }
   for (const m of data.pendingNotes) if (m.role === 'user') lines.push({ type: 'message', role: 'user', content: m.content, note: m.note, pending: true });
   for (const a of data.approvals) lines.push(approvalLine(a));
-  for (const { threadId: _thread, ...call } of data.calls) lines.push({ type: 'model_call', ...call });
+  // SPEC §25: what memories each model call carried, on the call and as a record of its own.
+  for (const { threadId: _thread, memories = [], ...call } of data.calls) {
+    lines.push({ type: 'model_call', ...call, memories_used: memories });
+    lines.push({ type: 'memories_used', callId: call.id, turn: call.turn, memories });
+  }
   lines.push({ type: 'usage', total: data.total });
   return lines.map((l) => terminalSafeJson(l) + '\n').join('');
 }

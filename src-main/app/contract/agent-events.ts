@@ -82,6 +82,10 @@ export const toolResultFactsShape = {
   gist: resultGistSchema.optional(),
   /** Who decided that it ran or not, with the reviewer's verdict when it did (SPEC §23). */
   decided: z.strictObject({ by: decidedBySchema, review: reviewVerdictSchema.optional() }).optional(),
+  /** read_file of a memory: the version it carried (SPEC §25). */
+  memory: z.strictObject({ path: z.string(), version: z.number().int() }).optional(),
+  /** write_file or edit_file of a memory held for the person (SPEC §25): its path (the conversation's *Memory proposed* card). */
+  proposedMemory: z.string().optional(),
 };
 
 /** Picks the facts out of a result, an event or a display item (its other fields are left out). */

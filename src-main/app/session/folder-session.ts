@@ -7,6 +7,9 @@
 // it shows events and who answers approvals (`threads(client)`), and the window its Settings
 // services and watchers on top of the same objects.
 
+import { staleCheck } from '../memories/stale-check';
+import { combineTelemetry } from '../../core/telemetry/observer';
+import { memoryUseTelemetry } from '../memories/memory-uses';
 import type Database from 'better-sqlite3';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -175,7 +178,12 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     // The store behind /memories/ is chosen when the session opens: a change in Settings applies from the next.
     const memoriesStore = openMemoriesStore(flags.memoriesStore ?? settings.raw().memoriesStore, db, (why) => say(`The memories store cannot be used (${why}); memories are kept in SQLite for now.`));
     opened.push(() => memoriesStore.store.close());
-    const memories = { ...memoriesStore, book: await openMemoryBook({ store: memoriesStore.store, db, projectKey: memoryProject(db, place), review: () => settings.raw().memories?.review ?? 'person' }) };
+    const book = await openMemoryBook({ store: memoriesStore.store, db, projectKey: memoryProject(db, place), review: () => settings.raw().memories?.review ?? 'person' });
+    const memoryUses = memoryUseTelemetry(book);
+    const memories = { ...memoriesStore, book };
+    const checkStale = place.localPath !== undefined ? staleCheck(book, place.localPath) : undefined;
+    void checkStale?.request();
+    opened.push(() => checkStale?.settled());
     const checkpointStore = CheckpointStore.open(dataDir);
     opened.push(() => {
       try {
@@ -250,7 +258,10 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           rules,
           subagents: () => extensions.extensions.subagents(settings.raw().subagents),
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
-          audit: (state, maxCostUsd, shared) => audit.runOptions(state, maxCostUsd, shared),
+          audit: async (state, maxCostUsd, shared) => {
+            const options = await audit.runOptions(state, maxCostUsd, shared);
+            return { ...options, telemetry: combineTelemetry([options.telemetry, memoryUses])! };
+          },
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
           threadCost: (threadId) => audit.ledger.threadCost(threadId),
           mode,
@@ -264,6 +275,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           ...(hooksFolder !== undefined ? { hooks: { hooks: () => extensions.extensions.hooks(), folder: hooksFolder, mode, env, transcripts } } : {}),
           mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
           memories: memories.book,
+          ...(checkStale ? { afterRun: () => void checkStale.request() } : {}),
           // A goal's diff is the folder's git: here for a folder on this computer, and for a
           // provider's sandbox its worktree here (the sandbox's work comes back to it after each
           // step); over SSH, git there through the thread's own command path.

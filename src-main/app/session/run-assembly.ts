@@ -74,6 +74,8 @@ export interface RunAssemblyOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The folder's memories (SPEC §25): each thread sees its project's and the global ones, and its own proposals. */
   memories?: MemoryBook;
+  /** Told when a run ended, whatever it changed (the memories' stale marks are checked again). */
+  afterRun?: () => void;
   /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: the goal is checked without a diff. */
   goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
   /** Settings' revision rounds for a goal (absent: the default, 3). */
@@ -225,7 +227,8 @@ export class RunAssembly {
         goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
     };
-    return { emit, run };
+    const afterRun = this.options.afterRun;
+    return { emit, run: afterRun === undefined ? run : (text) => run(text).finally(afterRun) };
   }
 
   /**

@@ -6,6 +6,7 @@
 // are (core/agent/decision.ts); a write or a command a permission request of the agent's was
 // allowed for is not asked about again. A turn ends when the prompt was answered AND the
 // session's updates have settled (some agents answer a few ms before their last message chunks).
+import { asMemoryWriter } from '../memories/write-context';
 import { Readable, Writable } from 'node:stream';
 import {
   client,
@@ -360,7 +361,9 @@ export class AcpClientSession {
     const callId = `write_${++this.writeCount}`;
     const verdict = await this.decided(operation, callId, signal, this.allowedOnce.delete(`change\0${path}`), params.content);
     if (!verdict.allowed) throw RequestError.invalidParams(undefined, `refused: ${verdict.reason}`);
-    const wrote = await withTargetGuard(verdict.guard, () => this.turn().backend.write(path, params.content));
+    // Another agent's context is not seen here: a memory it writes waits for the person (SPEC §25).
+    const writer = { writer: { kind: 'other-agent' as const, thread: this.options.threadId ?? '', vendor: this.options.agent }, sources: () => [`${this.options.agent}'s context`], personText: () => '' };
+    const wrote = await asMemoryWriter(writer, () => withTargetGuard(verdict.guard, () => this.turn().backend.write(path, params.content)));
     if (wrote.error !== undefined) throw RequestError.internalError(undefined, wrote.error);
     this.update({ sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `fs_${callId}`, kind: 'edit', title: `Write ${path}`, rawInput: { file_path: path }, status: 'completed' } });
     return {};

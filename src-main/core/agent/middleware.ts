@@ -2,6 +2,7 @@
 // wrap_tool_call. Each concern (eviction, summarization, todos, subagents, approval,
 // caching, memory, dangling-call repair) is one small module implementing some of these.
 
+import type { MemoryUse } from '../memories/memory-types';
 import type { ChatMessage, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, Usage } from '../models/types';
 import type { AgentTool, ToolOutput } from '../tools/tool';
 import type { ModelCallRequest, RunContext } from './run-context';
@@ -34,6 +35,8 @@ export interface TurnToolResult {
 export interface SystemPart {
   name: string;
   text: string;
+  /** A memory this part carries (SPEC §25 "Used in"). */
+  memory?: MemoryUse;
 }
 
 export type SystemSection = string | readonly SystemPart[];

@@ -8,6 +8,7 @@
 // added since, counted: a provider counts more tokens than our tokenizer does (its chat
 // template, its own tokenizer), and a prompt counted by ours alone let a run cross its budget.
 
+import type { MemoryUse } from '../memories/memory-types';
 import { costAt, modelPrice } from '../models/model-info';
 import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
@@ -21,6 +22,8 @@ export interface MeteredCall {
   promptTokens: () => number;
   /** Called once with what the provider reported and the cost, when the call finished. */
   onUsage?: (usage: Usage, costUsd: number | undefined) => void;
+  /** The memories the request carries (SPEC §25 "Used in"). */
+  memories?: MemoryUse[];
 }
 
 /** What a metered call needs of its run: the model, the observer and budget, and (through `parent`) the run whose tally it adds to. */
@@ -31,7 +34,7 @@ export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, cal
   // Held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
   const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
-  const metered = meterModelCall(ctx.observer, { purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools }, hold);
+  const metered = meterModelCall(ctx.observer, { purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools, ...(call.memories !== undefined ? { memories: call.memories } : {}) }, hold);
   let text = '';
   let stopReason: Extract<ModelEvent, { type: 'finish' }>['stopReason'] | undefined;
   const toolCalls: Array<{ id: string; name: string; args: unknown }> = [];

@@ -1,6 +1,7 @@
 // One model call of a step: the request built (tools, system parts, middleware), the answer
 // streamed, a context overflow shrunk once and retried; and the same request previewed.
 
+import type { MemoryUse } from '../memories/memory-types';
 import { z } from 'zod';
 import { AbortedError, ContextOverflowError } from '../models/errors';
 import { ZERO_USAGE, type ChatMessage, type ChatModel, type ModelRetryNotice, type ProviderMetadata, type ReasoningBlock, type ToolCall, type ToolSpec, type Usage } from '../models/types';
@@ -69,7 +70,8 @@ async function systemParts(def: AgentDefinition, ctx: RunContext): Promise<Syste
 
 async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<{ request: ModelCallRequest; systemParts: SystemPart[] }> {
   const parts = await systemParts(def, ctx);
-  return { request: { system: parts.map((part) => part.text).join('\n\n'), messages: modelView(ctx.state), tools: specs }, systemParts: parts };
+  const memories = parts.flatMap((part) => (part.memory !== undefined ? [part.memory] : []));
+  return { request: { system: parts.map((part) => part.text).join('\n\n'), messages: modelView(ctx.state), tools: specs, ...(memories.length > 0 ? { memories } : {}) }, systemParts: parts };
 }
 
 /** What the next model call of a thread would send, and the parts of its system prompt. */
@@ -125,6 +127,14 @@ export async function callModel(def: AgentDefinition, ctx: RunContext, specs: To
   }
 }
 
+/** The memories a request carries: its prompt's and those its tool results read (each memory once, at the version it carried last). */
+function memoriesCarried(request: ModelCallRequest): MemoryUse[] {
+  const uses = new Map<string, MemoryUse>();
+  for (const use of request.memories ?? []) uses.set(use.path, use);
+  for (const m of request.messages) if (m.role === 'tool' && m.memory !== undefined) uses.set(m.memory.path, m.memory);
+  return [...uses.values()];
+}
+
 async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<ModelTurn> {
   let text = '';
   const toolCalls: ToolCall[] = [];
@@ -137,6 +147,7 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
     const onRetry = (notice: ModelRetryNotice): void => ctx.emit({ type: 'retry', ...notice });
     const metered = meteredStream(ctx, { ...request, signal: ctx.signal, onRetry }, {
       purpose: 'agent',
+      memories: memoriesCarried(request),
       promptTokens: () => ctx.countRequestTokens(request),
       onUsage: (_usage, cost) => (costUsd = cost),
     });

@@ -1,5 +1,6 @@
 // What one run of one (sub)agent is: what its middleware hooks and tools can see and do.
 
+import type { MemoryUse } from '../memories/memory-types';
 import type { Backend } from '../backends/protocol';
 import type { StepAttribution } from '../process/attribution';
 import type { ReviewLayer } from '../sandbox/types';
@@ -13,6 +14,8 @@ export interface ModelCallRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
   cacheBreakpoints?: boolean;
+  /** The memories the system prompt carries (SPEC §25 "Used in"). */
+  memories?: MemoryUse[];
 }
 
 /** What a hook can see and do during one run of one (sub)agent. */

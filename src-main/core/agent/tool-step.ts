@@ -1,6 +1,8 @@
 // The tools of a step: those offered, each call checked and run through the middleware (approval,
 // hooks…), the results recorded; and runHostCommand, a goal's verify step on that very path.
 
+import { asMemoryWriter } from '../memories/write-context';
+import { memoryWriterOf } from './memory-writer';
 import { randomUUID } from 'node:crypto';
 import type { StepRun } from '../goals/evidence';
 import type { ChatMessage, MediaInput, ToolCall, ToolSpec } from '../models/types';
@@ -137,7 +139,7 @@ export class StepTools {
 
   /** Runs a tool as it is, outside any step (the grader's reads). */
   runTool(call: ToolCall): Promise<ToolOutput> {
-    return runTool(this.byName, call.name, call.args, this.context(call));
+    return asMemoryWriter(memoryWriterOf(this.ctx), () => runTool(this.byName, call.name, call.args, this.context(call)));
   }
 
   /** The calls of one turn through the middleware (approval, hooks), each checked again right before it runs. */
@@ -173,10 +175,10 @@ export class StepTools {
     const live = call.name === 'execute' ? liveOutput((chunk) => this.ctx.emit({ type: 'tool_output', id: call.id, chunk })) : null;
     if (live === null) return this.runTool(call);
     try {
-      return await runTool(this.byName, call.name, call.args, {
+      return await asMemoryWriter(memoryWriterOf(this.ctx), () => runTool(this.byName, call.name, call.args, {
         ...this.context(call),
         onTerminalData: (chunk: string) => live.push(chunk),
-      });
+      }));
     } finally {
       live.close();
     }

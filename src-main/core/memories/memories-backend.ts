@@ -116,7 +116,9 @@ export class MemoriesBackend implements Backend {
       return { info: { path, isDir: false, size: Buffer.byteLength(own.content ?? ''), modifiedAt: own.at }, version: `proposed-${own.version}`, memoryVersion: own.version };
     }
     const res = await this.view.stat(path);
-    return res.error === undefined && res.info?.isDir !== true ? { ...res, ...this.versionOf(place) } : res;
+    if (res.error !== undefined || res.info === undefined || res.info.isDir === true) return res;
+    const stale = this.options.records.marks(place.scope, place.path).stale;
+    return { ...res, info: { ...res.info, ...(stale !== null ? { mark: `[stale: ${stale}]` } : {}) }, ...this.versionOf(place) };
   }
 
   grep(pattern: string, path?: string, glob?: string, maxCount?: number): Promise<GrepResult> {

@@ -3,6 +3,7 @@
 // call, a tool call and a subagent once, whoever listens. Observers never throw into the
 // run and never make it wait: an exporter that is slow or down drops, it does not block.
 
+import type { MemoryUse } from '../memories/memory-types';
 import type { ChatMessage, ProviderName, StopReason, ToolSpec, Usage } from '../models/types';
 import type { DecidedBy, RunStopReason } from '../agent/types';
 
@@ -45,6 +46,8 @@ export interface ModelCallInfo {
   system: string;
   messages: readonly ChatMessage[];
   tools: readonly ToolSpec[];
+  /** The memories the request carries (SPEC §25 "Used in"): paths under /memories/ and versions. */
+  memories?: readonly MemoryUse[];
 }
 
 export interface ModelCallOutcome {

@@ -14,6 +14,7 @@
 // written at once, with their cost when a price per hour was known then, and priced the same
 // way when read (the person's price per hour now) when it was not.
 
+import type { MemoryUse } from '../memories/memory-types';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { perConnection, runMigrations } from '../backends/store/store-db';
@@ -68,6 +69,8 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  // The memories each request carried (SPEC §25 "Used in"), JSON; null when none.
+  { id: 'usage-003-memories', up: (db) => db.exec('ALTER TABLE model_calls ADD COLUMN memories TEXT') },
 ];
 
 /** One model call as the ledger keeps it. */
@@ -91,6 +94,8 @@ export interface ModelCallRecord {
   durationMs: number;
   failed: boolean;
   error: string | null;
+  /** The memories the request carried (SPEC §25), when any. */
+  memories?: MemoryUse[];
 }
 
 export type UsageGrouping = 'thread' | 'day' | 'model';
@@ -218,6 +223,7 @@ interface RecordRow {
   duration_ms: number;
   failed: number;
   error: string | null;
+  memories: string | null;
 }
 
 /** The ledger's queries by their SQL, per connection (UsageLedger.query). */
@@ -242,9 +248,9 @@ export class UsageLedger {
     runMigrations(db, MIGRATIONS);
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO model_calls (id, at, thread_id, turn, subagent, purpose, provider, model, input_tokens, output_tokens,
-        cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, failed, error)
+        cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, failed, error, memories)
        VALUES (@id, @at, @threadId, @turn, @subagent, @purpose, @provider, @model, @inputTokens, @outputTokens,
-        @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error)`,
+        @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error, @memories)`,
     );
     this.insertSandbox = db.prepare(
       `INSERT INTO sandbox_time (id, at, thread_id, folder, provider, sandbox_id, seconds, cost_usd)
@@ -343,7 +349,7 @@ export class UsageLedger {
     this.pending = [];
     try {
       this.db.transaction(() => {
-        for (const r of rows) this.insert.run({ ...r, failed: r.failed ? 1 : 0 });
+        for (const { memories, ...r } of rows) this.insert.run({ ...r, failed: r.failed ? 1 : 0, memories: memories !== undefined ? JSON.stringify(memories) : null });
       })();
     } catch {
       // A busy or read-only database loses these rows, never the run.
@@ -368,6 +374,19 @@ export class UsageLedger {
   /** What a thread's calls used and cost so far. */
   threadSums(threadId: string): UsageSums {
     return this.sums('WHERE thread_id = ?', [threadId]).total;
+  }
+
+  /** The memories a thread's calls carried, turn by turn (each memory once a turn, at the last version carried). */
+  memoriesUsed(threadId: string): Array<{ turn: number; memories: MemoryUse[] }> {
+    this.flush();
+    const rows = this.query<[string], { turn: number; memories: string }>('SELECT turn, memories FROM model_calls WHERE thread_id = ? AND memories IS NOT NULL ORDER BY at, rowid').all(threadId);
+    const turns = new Map<number, Map<string, MemoryUse>>();
+    for (const row of rows) {
+      const uses = turns.get(row.turn) ?? new Map<string, MemoryUse>();
+      for (const use of JSON.parse(row.memories) as MemoryUse[]) uses.set(use.path, use);
+      turns.set(row.turn, uses);
+    }
+    return [...turns].map(([turn, uses]) => ({ turn, memories: [...uses.values()] }));
   }
 
   /** What the calls of a thread's latest turn used; the cost only when every call's price is known. */
@@ -441,6 +460,7 @@ export class UsageLedger {
               durationMs: Math.round(outcome.durationMs),
               failed: outcome.error !== undefined,
               error: outcome.error ?? null,
+              ...(call.memories !== undefined && call.memories.length > 0 ? { memories: [...call.memories] } : {}),
             }),
         };
       },
@@ -560,6 +580,7 @@ function fromRow(row: RecordRow): ModelCallRecord {
     durationMs: row.duration_ms,
     failed: row.failed === 1,
     error: row.error,
+    ...(row.memories !== null && row.memories !== undefined ? { memories: JSON.parse(row.memories) as MemoryUse[] } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { changeRefusedBeforeAsking } from './change-precheck';
 import { applyEdit } from '../backends/text';
 import { describeChange, fileText } from './file-change';
 import { defineTool, errorText, text } from './tool';
+import { proposedNotice } from '../memories/memory-types';
 
 const schema = z.object({
   file_path: pathArg('file_path'),
@@ -44,6 +45,7 @@ export const editFileTool = defineTool({
       const path = result.path ?? checked.path;
       await ctx.guard.remember(ctx.backend, path);
       const change = describeChange(path, before, await fileText(ctx.backend, path));
+      if (result.proposed) return { ...text(proposedNotice(path)), proposedMemory: path, ...(change ? { change } : {}) };
       return { ...text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`), ...(change ? { change } : {}) };
     });
   },

@@ -16,6 +16,6 @@ export const lsTool = defineTool({
     const entries = result.entries ?? [];
     const gist = { kind: 'ls', entries: entries.length } as const;
     if (entries.length === 0) return { ...text('No files found'), gist };
-    return { gist, ...text(entries.map((e) => (e.isDir ? `${e.path} (directory)` : `${e.path} (${e.size ?? 0} bytes)`)).join('\n')) };
+    return { gist, ...text(entries.map((e) => (e.isDir ? `${e.path} (directory)` : `${e.path}${e.mark !== undefined ? ` ${e.mark}` : ''} (${e.size ?? 0} bytes)`)).join('\n')) };
   },
 });

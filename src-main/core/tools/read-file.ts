@@ -45,7 +45,8 @@ export const readFileTool = defineTool({
       return { ...text('System reminder: File exists but has empty contents'), gist: { kind: 'read-empty' } };
     }
     const window = numberedWindow(data.content, result.startLine ?? offset + 1, total);
-    return { ...text(window.text), gist: { kind: 'read', from: window.from, to: window.to, total } };
+    const memory = result.memoryVersion !== undefined ? { memory: { path, version: result.memoryVersion } } : {};
+    return { ...text(window.text), gist: { kind: 'read', from: window.from, to: window.to, total }, ...memory };
   },
 });
 

@@ -68,6 +68,10 @@ export interface ToolResultFacts {
   gist?: ResultGist;
   /** Who decided that it ran or not (SPEC §23), with the reviewer's verdict when it did. */
   decided?: { by: DecidedBy; review?: ReviewVerdict };
+  /** read_file of a memory: which version it carried (SPEC §25 "Used in"). */
+  memory?: { path: string; version: number };
+  /** write_file or edit_file of a memory the host holds for the person (SPEC §25): its path. */
+  proposedMemory?: string;
 }
 
 /** The facts of a result (a tool's output, a stored result), without anything else it carries. */
@@ -83,5 +87,7 @@ export function resultFacts(from: ToolResultFacts): ToolResultFacts {
   if (from.interrupted) facts.interrupted = true;
   if (from.gist !== undefined) facts.gist = from.gist;
   if (from.decided !== undefined) facts.decided = { by: from.decided.by, ...(from.decided.review !== undefined ? { review: from.decided.review } : {}) };
+  if (from.memory !== undefined) facts.memory = { path: from.memory.path, version: from.memory.version };
+  if (from.proposedMemory !== undefined) facts.proposedMemory = from.proposedMemory;
   return facts;
 }

@@ -4,6 +4,7 @@ import { describeChange, fileText } from './file-change';
 import { withPathLock } from './path-lock';
 import { changeRefusedBeforeAsking } from './change-precheck';
 import { defineTool, errorText, text } from './tool';
+import { proposedNotice } from '../memories/memory-types';
 
 const schema = z.object({
   file_path: pathArg('file_path'),
@@ -31,6 +32,7 @@ export const writeFileTool = defineTool({
       const path = result.path ?? checked.path;
       await ctx.guard.remember(ctx.backend, path);
       const change = describeChange(path, before, await fileText(ctx.backend, path));
+      if (result.proposed) return { ...text(proposedNotice(path)), proposedMemory: path, ...(change ? { change } : {}) };
       return { ...text(`Updated file ${path}`), ...(change ? { change } : {}) };
     });
   },
