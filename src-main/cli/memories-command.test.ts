@@ -236,6 +236,21 @@ describe('deepdesk memories: proposals', () => {
   });
 });
 
+describe('deepdesk tools: stale memories', () => {
+  it("marks a memory that names what the folder no longer has, in the session's ls", async () => {
+    mkdirSync(join(t.folder, 'scripts'));
+    writeFileSync(join(t.folder, 'scripts', 'test.sh'), 'true\n');
+    await ok(['write', '/memories/build.md', '--folder', t.folder], 'Build with scripts/build.sh, test with scripts/test.sh.\n');
+    const listed = async () => {
+      const r = await t.deepdesk(['tools', '--folder', t.folder], {}, JSON.stringify({ tool: 'ls', args: { path: '/memories/' } }) + '\n');
+      return (JSON.parse(r.stdout) as { output: string }).output;
+    };
+    expect(await listed()).toContain('/memories/build.md [stale: scripts/build.sh no longer exists]');
+    writeFileSync(join(t.folder, 'scripts', 'build.sh'), 'true\n');
+    expect(await listed()).toMatch(/\/memories\/build\.md \(\d+ bytes\)/);
+  });
+});
+
 describe('deepdesk memories import', () => {
   function claudeMemory(files: Record<string, string>): string {
     const dir = join(home, '.claude', 'projects', claudeProjectName(t.folder), 'memory');

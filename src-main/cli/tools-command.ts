@@ -24,6 +24,7 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { commitToolStep } from '../core/agent/middleware/mount-steps';
 import { mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
 import { asMemoryWriter, type MemoryWriteContext } from '../core/memories/write-context';
+import { staleCheck } from '../app/memories/stale-check';
 
 /** Who writes a memory through `deepdesk tools`: a client with no person's words, beside content the host cannot vouch for. */
 const TOOLS_WRITER: MemoryWriteContext = { writer: { kind: 'protocol-client' }, sources: () => ['deepdesk tools'], personText: () => '' };
@@ -55,6 +56,8 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
     const folder = folderLocationText(location);
     session = await openSessionMounts({ dataDir, env: process.env, db, folder, flags: flaggedMounts, memoriesStore, say: (line) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
     const { table } = session;
+    // Its `ls` of /memories/ says which memories name what the folder no longer has (SPEC §25).
+    if (location.kind === 'local') await staleCheck(session.memories.book, location.path).request();
     const mounts = createDefaultMounts({
       folder,
       db,
