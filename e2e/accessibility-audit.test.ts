@@ -66,7 +66,7 @@ describe('the axe audit (WCAG 2.2 AA, serious and critical)', () => {
         { text: 'Stopped.' },
       ],
     });
-    execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'write', '/memories/style.md', '--data-dir', serve.dataDir], { input: 'Use tabs.\n' });
+    execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'write', '/memories/style.md', '--folder', serve.folder, '--data-dir', serve.dataDir], { input: 'Use tabs.\n' });
     const page = await openApp(e2e.browser, serve.url);
     const log = conversation(page);
 

@@ -93,12 +93,12 @@ describe('folder, viewer, mentions, memories and settings in the browser', () =>
   it('memories explain themselves, say who wrote them and when, and search ignores case', async () => {
     serve = await startServe();
     for (const [path, text] of [['/memories/tax.md', 'Prices include VAT at 21%.\n'], ['/memories/style.md', 'Use tabs.\n']] as const) {
-      execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'write', path, '--data-dir', serve.dataDir], { input: text });
+      execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'write', path, '--folder', serve.folder, '--data-dir', serve.dataDir], { input: text });
     }
     const page = await openApp(browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
     await memories.waitFor();
-    expect(await memories.innerText()).toMatch(/Shared by every thread and every folder/);
+    expect(await memories.innerText()).toMatch(/This project's memories, and global ones \(\/memories\/global\/\) shared by every project/);
     expect(await memories.innerText()).toContain('/memories/AGENTS.md');
     await expect.poll(() => memories.innerText(), { timeout: 60_000 }).toMatch(/tax\.md[\s\S]*just now · by you/);
     await memories.getByRole('searchbox', { name: 'Search memories' }).fill('vat');

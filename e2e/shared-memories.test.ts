@@ -30,15 +30,17 @@ describe('the Memories panel on a shared PostgreSQL store', () => {
     parsed.password = '';
     const url = parsed.toString();
     teammate = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-teammate-'));
+    // The teammate works on the same project (memories are the project's, SPEC §25).
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
     const asTeammate = (args: string[], input?: string) =>
-      execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', ...args, '--data-dir', teammate!, '--memories-store', url], {
+      execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', ...args, '--folder', folder, '--data-dir', teammate!, '--memories-store', url], {
         env: { ...process.env, PGPASSWORD: password },
         encoding: 'utf8',
         ...(input !== undefined ? { input } : {}),
       });
     asTeammate(['write', '/memories/release.md'], 'Releases are tagged vX.Y.Z and signed.\n');
 
-    const serve = await e2e.serve({ extraArgs: ['--memories-store', url], env: { PGPASSWORD: password } });
+    const serve = await e2e.serve({ folder, extraArgs: ['--memories-store', url], env: { PGPASSWORD: password } });
     const page = await openApp(e2e.browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
     await expect.poll(() => memories.innerText(), { timeout: 60_000 }).toMatch(/release\.md[\s\S]*by you/);

@@ -45,7 +45,7 @@ async function offsetWithin(inner: Locator, outer: Locator): Promise<number> {
   return a.y - b.y;
 }
 
-const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approvals', 'Subagents', 'Goals', 'Agents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Agent Protocol', 'Sandboxes', 'Provenance', 'Appearance', 'Updates'];
+const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approvals', 'Subagents', 'Goals', 'Agents', 'Mounts', 'Memories', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Agent Protocol', 'Sandboxes', 'Provenance', 'Appearance', 'Updates'];
 
 describe('Settings sections', () => {
   for (const [width, height] of [

@@ -180,7 +180,7 @@ describe('deepdesk serve in a browser', () => {
 
 function memoryText(handle: ServeHandle): string | null {
   try {
-    return execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'cat', '/memories/prefs.md', '--data-dir', handle.dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'cat', '/memories/prefs.md', '--folder', handle.folder, '--data-dir', handle.dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return null;
   }

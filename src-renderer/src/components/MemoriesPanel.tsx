@@ -113,6 +113,10 @@ export function MemoriesPanel(): React.JSX.Element {
     changed();
     if (selection && selection.mode === 'view') void openMemory(selection.path, 'view');
   });
+  // A run's model calls noted which memories they used: when each was last used changed.
+  useEvent('thread.event', ({ event }) => {
+    if (event.type === 'done') changed();
+  });
 
   const save = async (path: string, text: string): Promise<boolean> => {
     const ok = await api.safe('memories.write', { path, text });
@@ -238,7 +242,7 @@ export function MemoriesPanel(): React.JSX.Element {
             current={selected?.version}
             titles={threadTitles}
             version={version}
-            onClose={() => setSelection({ mode: 'view', path: selection.path })}
+            onClose={() => void openMemory(selection.path)}
             onRestored={changed}
           />
         ) : selection ? (

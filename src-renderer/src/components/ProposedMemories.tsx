@@ -61,7 +61,7 @@ function Proposal({ entry, titles, focused, onAnswered }: { entry: MemoryEntry; 
   return (
     <li ref={ref} className="memory-proposal" aria-label={`Proposed ${path}`} tabIndex={-1}>
       <div className="memory-proposal-head">
-        <PathName path={path} className="memory-path" />
+        <PathName path={path.replace(/^\/memories\//, '')} className="memory-path" />
         <span className="muted small">
           {version !== undefined ? `v${version} · ` : ''}
           {entry.scope === 'global' ? 'Global' : 'This project'}
