@@ -8,6 +8,10 @@ import type Database from 'better-sqlite3';
 import { MemoriesService } from '../../src-main/app/memories/memories-service';
 import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/store/memory-store-api';
 import { openDatabase, StoreBackend } from '../../src-main/core/backends/store/store';
+import type { Backend } from '../../src-main/core/backends/protocol';
+import type { MemoryBook } from '../../src-main/core/memories/memory-book';
+import { openMemoryBook } from '../../src-main/core/memories/open-memory-book';
+import { asMemoryWriter } from '../../src-main/core/memories/write-context';
 import { ensureMemories, MEMORY_COUNTS, MEMORY_SEARCH, type MemoryCount } from './gen-data';
 import { type Contender, type ContenderResult, formatMs, formatRatio, median, timeInterleaved } from './measure';
 import type { BenchOptions } from './options';
@@ -28,10 +32,14 @@ export async function benchMemories(report: Report, options: BenchOptions, dataD
     const data = await ensureMemories(dataDir, count, options.regenerate);
     const db = openDatabase(data.file);
     try {
-      const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE });
-      const service = new MemoriesService(store, () => undefined);
+      // The generated memories are in the namespace every memory lived in before scopes: the global scope (SPEC §25).
+      const book = await openMemoryBook({ store: new StoreBackend({ db, namespace: MEMORIES_NAMESPACE }), db, projectKey: '/bench/project', review: () => 'person' });
+      const service = new MemoriesService(book, () => undefined);
       await listAndSearch(section, options, db, service, `${count} memories`);
-      if (count === '100k') await agentTools(section, options, db, store);
+      if (count === '100k') {
+        await agentTools(section, options, db, book.forThread('bench'));
+        await writeCost(section, options, book);
+      }
     } finally {
       db.close();
     }
@@ -94,9 +102,12 @@ async function listAndSearch(section: Section, options: BenchOptions, db: Databa
   }
 }
 
-async function agentTools(section: Section, options: BenchOptions, db: Database.Database, store: StoreBackend): Promise<void> {
+/** The agent's view of the global memories (what it sees at /memories/global/). */
+async function agentTools(section: Section, options: BenchOptions, db: Database.Database, view: Backend): Promise<void> {
   const folder = db.prepare<[string], { path: string }>("SELECT path FROM store_files WHERE namespace = ? AND path LIKE '/%/%' ORDER BY path LIMIT 1").get(MEMORIES_NAMESPACE)!.path;
-  const dir = folder.slice(0, folder.indexOf('/', 1));
+  const stored = folder.slice(0, folder.indexOf('/', 1));
+  const dir = `/global${stored}`;
+  const store = view;
   const everything = db.prepare('SELECT path, size, modified_at FROM store_files WHERE namespace = ? ORDER BY path');
   const instr = db.prepare('SELECT path, content FROM store_files WHERE namespace = ? AND instr(content, ?) > 0 ORDER BY path');
   const count = (r: { error?: string; matches?: unknown[]; entries?: unknown[] }, unit: string): string => {
@@ -107,16 +118,16 @@ async function agentTools(section: Section, options: BenchOptions, db: Database.
     {
       name: `ls ${dir}`,
       ours: async () => count(await store.ls(dir), 'entries'),
-      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(dir + '/')).length} rows`,
+      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(stored + '/')).length} rows`,
     },
     {
       name: `glob '${dir.slice(1)}/*.md'`,
       ours: async () => count(await store.glob(`${dir.slice(1)}/*.md`, '/'), 'files'),
-      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(dir + '/')).length} rows`,
+      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(stored + '/')).length} rows`,
     },
     {
       name: `grep '${MEMORY_SEARCH.planted}'`,
-      ours: async () => count(await store.grep(MEMORY_SEARCH.planted, '/', undefined, 1000), 'matches'),
+      ours: async () => count(await store.grep(MEMORY_SEARCH.planted, '/global', undefined, 1000), 'matches'),
       floor: () => `${instr.all(MEMORIES_NAMESPACE, MEMORY_SEARCH.planted).length} rows`,
     },
   ];
@@ -125,6 +136,35 @@ async function agentTools(section: Section, options: BenchOptions, db: Database.
     const r = await timeInterleaved({ ours: { run: c.ours }, floor: { run: async () => c.floor() } }, { runs: options.runs, budgetMs: ROUND_BUDGET_MS });
     section.rows.push({
       name: `100k memories: agent ${c.name} → ${r.ours?.detail ?? 'n/a'} (floor: full SQL scan, ${r.floor?.detail ?? 'n/a'})`,
+      ours: cell(r.ours),
+      floor: cell(r.floor),
+      ratio: Number.isFinite(ms(r.ours)) && Number.isFinite(ms(r.floor)) ? formatRatio(ms(r.ours), ms(r.floor)) : '',
+    });
+  }
+}
+
+/**
+ * What a memory write costs the agent's turn at 100k memories (SPEC §25: one transaction): the
+ * store's own write (floor), an active write through the gate (text and version in one
+ * transaction), and a proposed one (a version row only).
+ */
+async function writeCost(section: Section, options: BenchOptions, book: MemoryBook): Promise<void> {
+  const floor = book.storeOf('global');
+  const view = book.forThread('bench-writer');
+  const beside = (sources: string[]) => ({ writer: { kind: 'agent' as const, thread: 'bench-writer' }, sources: () => sources, personText: () => '' });
+  let n = 0;
+  const cases = [
+    { name: 'an active write (no untrusted source)', ours: () => asMemoryWriter(beside([]), () => view.write(`/global/bench/active-${n++}.md`, 'a note\n')) },
+    { name: 'a proposed write (after read_file /README.md)', ours: () => asMemoryWriter(beside(['read_file /README.md']), () => view.write(`/global/bench/proposed-${n++}.md`, 'a note\n')) },
+  ];
+  for (const c of cases) {
+    progress(`memories 100k: ${c.name}`);
+    const r = await timeInterleaved(
+      { ours: { run: async () => ((await c.ours()).error ?? 'written') }, floor: { run: async () => ((await floor.write(`/bench/floor-${n++}.md`, 'a note\n')).error ?? 'written') } },
+      { runs: options.runs, budgetMs: ROUND_BUDGET_MS },
+    );
+    section.rows.push({
+      name: `100k memories: ${c.name} (floor: the store's own write)`,
       ours: cell(r.ours),
       floor: cell(r.floor),
       ratio: Number.isFinite(ms(r.ours)) && Number.isFinite(ms(r.floor)) ? formatRatio(ms(r.ours), ms(r.floor)) : '',

@@ -4,7 +4,8 @@
 // memories store (SQLite, or PostgreSQL shared by a team).
 
 import type { StoreListing, StorePage } from '../../core/backends/store/store-query';
-import { MemoryBook, MemoryBookError } from '../../core/memories/memory-book';
+import type { MemoryBook} from '../../core/memories/memory-book';
+import { MemoryBookError } from '../../core/memories/memory-book';
 import { takeScopesNotice } from '../../core/memories/open-memory-book';
 import { GLOBAL_SCOPE, writerLabel, type MemoryScope, type MemoryVersion } from '../../core/memories/memory-types';
 import { ContractError, type MemoryEntry, type MemoryPage, type MemoryVersionInfo, type Params } from '../contract';
@@ -14,6 +15,8 @@ export const MEMORY_PAGE_SIZE = 100;
 
 const MAX_SNIPPET_CHARS = 200;
 const GLOBAL_SHOWN = '/memories/global/';
+/** The cursor after the project's last memory when the page ended there: the global ones come next. */
+const GLOBAL_CURSOR = '/memories/global';
 
 /** The memories a thread's model calls carried, turn by turn (the usage ledger keeps them). */
 export type MemoriesUsedOf = (threadId: string) => Array<{ turn: number; memories: Array<{ path: string; version: number }> }>;
@@ -38,13 +41,13 @@ export class MemoriesService {
     let from = after;
     for (const s of scopes) {
       const inGlobal = s === GLOBAL_SCOPE;
-      if (from !== undefined && from.startsWith(GLOBAL_SHOWN) && !inGlobal) continue;
-      const start = from === undefined || (inGlobal && !from.startsWith(GLOBAL_SHOWN)) ? '' : this.book.placeOf(from).path;
+      if (from !== undefined && (from === GLOBAL_CURSOR || from.startsWith(GLOBAL_SHOWN)) && !inGlobal) continue;
+      const start = from === undefined || from === GLOBAL_CURSOR || (inGlobal && !from.startsWith(GLOBAL_SHOWN)) ? '' : this.book.placeOf(from).path;
       const page = await this.page(s, q, start, limit - entries.length);
       entries.push(...page.files.map((f) => this.entry(s, f)));
       if (page.next !== null) return { entries, next: this.book.shown(s, page.next), ...extra };
       from = undefined;
-      if (entries.length >= limit && s !== scopes[scopes.length - 1]) return { entries, next: inGlobal ? null : GLOBAL_SHOWN.slice(0, -1), ...extra };
+      if (entries.length >= limit && s !== scopes[scopes.length - 1]) return { entries, next: inGlobal ? null : GLOBAL_CURSOR, ...extra };
     }
     return { entries, next: null, ...extra };
   }

@@ -11,7 +11,6 @@ import { staleCheck } from '../memories/stale-check';
 import { combineTelemetry } from '../../core/telemetry/observer';
 import { memoryUseTelemetry } from '../memories/memory-uses';
 import type Database from 'better-sqlite3';
-import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { withClaudeRules } from '../../core/config/claude-permissions';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -21,7 +20,7 @@ import { MountTable } from '../../core/backends/mounts/mount-table';
 import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
 import type { MemoryBook } from '../../core/memories/memory-book';
 import { openMemoryBook } from '../../core/memories/open-memory-book';
-import { projectKeyOf } from '../../core/memories/project-key';
+import { memoryProjectOf, projectOfWorktree } from './session-mounts';
 import type { Backend } from '../../core/backends/protocol';
 import { RemoteBackend } from '../../core/backends/remote/remote-backend';
 import { CheckpointHistory } from '../../core/checkpoints/history';
@@ -45,7 +44,6 @@ import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace 
 import { folderLocationText } from '../places/folder-location';
 import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
-import { WorktreeStore } from '../worktrees/worktree-store';
 import { gitGoalFolder, shellGoalFolder } from './goal-folder';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
@@ -299,22 +297,12 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
 /** The store behind /memories/ and the folder's memories over it (SPEC §25). */
 export type SessionMemories = OpenedMemories & { book: MemoryBook };
 
-/** The project a folder's memories belong to: a worktree's or sandbox's is its person's folder's; a remote folder's is its URL. */
+/** The project a folder's memories belong to (a remote folder's is its URL). */
 function memoryProject(db: Database.Database, place: SessionPlace): string {
-  return place.localPath !== undefined ? projectKeyOf(projectOfWorktree(db, place.localPath) ?? place.localPath) : place.text;
+  return place.localPath !== undefined ? memoryProjectOf(db, place.localPath) : place.text;
 }
 
 function placeText(place: PlaceRequest): string {
   return place.kind === 'opened-remote' ? place.url : folderLocationText(place);
 }
 
-/** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */
-export function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
-  let real = folder;
-  try {
-    real = realpathSync(folder);
-  } catch {
-    // Compared as given.
-  }
-  return new WorktreeStore(db).list().find((record) => record.threadFolder === real || record.path === real)?.originFolder;
-}

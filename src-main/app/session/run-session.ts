@@ -12,7 +12,8 @@ import { overSettingsFlags } from '../base/session-flags';
 import { parseFolderLocation } from '../places/folder-location';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
-import { openFolderSession, projectOfWorktree, type FolderSession } from './folder-session';
+import { openFolderSession, type FolderSession } from './folder-session';
+import { projectOfWorktree } from './session-mounts';
 import type { HeadlessRunContext, HeadlessRunRequest } from './run-request';
 import { NoticeRoute, type KeptSession } from './session-pool';
 

@@ -2,7 +2,6 @@
 // flags over Settings' mounts, read live, and `--memories-store` over Settings' store
 // (SPEC §13), with the folder's project's memories over it (SPEC §25); nothing here is saved.
 
-import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
@@ -11,6 +10,7 @@ import { MountTable } from '../../core/backends/mounts/mount-table';
 import type { MemoryBook } from '../../core/memories/memory-book';
 import { openMemoryBook } from '../../core/memories/open-memory-book';
 import { projectKeyOf } from '../../core/memories/project-key';
+import { realpathSync } from 'node:fs';
 import { WorktreeStore } from '../worktrees/worktree-store';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
@@ -73,14 +73,18 @@ export async function openSessionMounts(options: SessionMountsOptions): Promise<
   }
 }
 
-/** The project a folder's memories belong to: a Deepdesk worktree's or sandbox's is its person's folder's; a remote folder's is its URL. */
+/** The project a folder's memories belong to (SPEC §25): a Deepdesk worktree's or sandbox's is its person's folder's; a remote folder's is its URL. */
 export function memoryProjectOf(db: Database.Database, folder: string): string {
+  return projectKeyOf(projectOfWorktree(db, folder) ?? folder);
+}
+
+/** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */
+export function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
   let real = folder;
   try {
     real = realpathSync(folder);
   } catch {
-    // An ssh:// URL, or a folder compared as given.
+    // Compared as given.
   }
-  const origin = new WorktreeStore(db).list().find((record) => record.threadFolder === real || record.path === real)?.originFolder;
-  return projectKeyOf(origin ?? folder);
+  return new WorktreeStore(db).list().find((record) => record.threadFolder === real || record.path === real)?.originFolder;
 }

@@ -7,7 +7,7 @@ import type { MemoryStore } from '../backends/store/memory-store-api';
 import { MemoriesBackend, type MemoriesBackendOptions, type MemoryPlace } from './memories-backend';
 import { GLOBAL_SCOPE, type MemoryAction, type MemoryScope, type MemoryVersion, type MemoryWriter } from './memory-types';
 import type { MemoryRecords } from './memory-records';
-import type { MemoryWriteContext } from './write-context';
+import { asMemoryWriter, type MemoryWriteContext } from './write-context';
 
 export const MEMORIES_ROOT = '/memories';
 
@@ -70,7 +70,7 @@ export class MemoryBook {
 
   async delete(shown: string): Promise<void> {
     this.placeOf(shown);
-    const res = await this.person.delete(innerPath(shown));
+    const res = await asMemoryWriter(personal({ kind: 'person' }), () => this.person.delete(innerPath(shown)));
     if (res.error !== undefined) throw new MemoryBookError(res.error.replace(innerPath(shown), shown), 'not_found');
   }
 

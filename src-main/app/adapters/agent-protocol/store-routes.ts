@@ -28,9 +28,8 @@ import { GLOBAL_FOLDER } from '../../../core/memories/memories-backend';
 import type { MemoryBook } from '../../../core/memories/memory-book';
 import { GLOBAL_SCOPE, type MemoryScope } from '../../../core/memories/memory-types';
 import { openMemoryBook } from '../../../core/memories/open-memory-book';
-import { projectKeyOf } from '../../../core/memories/project-key';
 import { asMemoryWriter, type MemoryWriteContext } from '../../../core/memories/write-context';
-import { projectOfWorktree } from '../../session/folder-session';
+import { memoryProjectOf } from '../../session/session-mounts';
 import type { ProtocolContext } from './context';
 import { json, ProtocolHttpError, type Route } from './http';
 import { parseBody } from './validate';
@@ -148,7 +147,7 @@ async function withMemories<T>(context: ProtocolContext, use: (memories: Memorie
   );
   try {
     const folder = context.defaultFolder;
-    const projectKey = folder === undefined ? NO_PROJECT : projectKeyOf(projectOfWorktree(context.db, folder) ?? folder);
+    const projectKey = folder === undefined ? NO_PROJECT : memoryProjectOf(context.db, folder);
     const book = await openMemoryBook({ store: opened.store, db: context.db, projectKey, review: () => settings.memories?.review ?? 'person' });
     return await use({ book, hasProject: folder !== undefined });
   } finally {
