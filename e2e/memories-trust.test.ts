@@ -2,15 +2,21 @@
 // agent writes after reading a project file is proposed (the conversation's card says so, with
 // Review), the Memories panel's Proposed list shows it with its writer and untrusted source, and
 // the person approves or rejects it; a memory's History lists its versions with Restore; a
-// memory moves to global; a turn says which memories it used; Settings › Memories saves
-// `memories.review`.
+// memory moves to global; a stale memory says what is missing; memories kept before scopes are
+// global and the panel says so once; a turn says which memories it used; Settings › Memories
+// saves `memories.review`.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { databasePath } from '../src-main/app/base/data-dir';
+import { MEMORIES_NAMESPACE } from '../src-main/core/backends/store/memory-store-api';
+import { openDatabase, StoreBackend } from '../src-main/core/backends/store/store';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+import { conversation, openApp, repo, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 const pages: Page[] = [];
@@ -147,6 +153,48 @@ describe('memories you can trust, in the window', () => {
     await poll(() => filter(page, 'Global').getAttribute('aria-pressed')).toBe('true');
     await poll(() => memoryRow(page, 'global/deploy.md').count()).toBe(1);
     await memoryRow(page, 'global/deploy.md').getByRole('button', { name: 'Move to project', exact: true }).waitFor();
+  });
+
+  it('memories kept before scopes are global and the panel says so once; a memory naming a path the project lacks is Stale, with the reason', { timeout: 120_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+    // A memory of the one scope there was before: where every memory lived.
+    const db = openDatabase(databasePath(dataDir));
+    try {
+      const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: 'user' });
+      expect((await store.uploadFiles([{ path: '/old.md', content: new TextEncoder().encode('Prices include VAT.\n') }]))[0]?.error).toBeUndefined();
+    } finally {
+      db.close();
+    }
+    execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'write', '/memories/build.md', '--folder', folder, '--data-dir', dataDir], { input: 'Build with `scripts/build.sh` first.\n' });
+
+    const serve = await e2e.serve({ folder, dataDir, script: [] });
+    const page = await open(serve.url);
+    const notice = memoriesOf(page).getByRole('status').filter({ hasText: '/memories/global/' });
+    await notice.waitFor({ timeout: 60_000 });
+    await poll(() => memoryRow(page, 'global/old.md').count()).toBe(1);
+    await screenshot(page, 'memories-trust-notice');
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    await poll(() => notice.count()).toBe(0);
+
+    // Stale: the project has no scripts/build.sh.
+    await filter(page, 'Stale').click();
+    const build = memoryRow(page, 'build.md');
+    await poll(() => build.innerText()).toContain('scripts/build.sh no longer exists');
+    await poll(() => memoryRow(page, 'old.md').count()).toBe(0);
+    await build.getByRole('button', { name: /build\.md/ }).click();
+    await poll(() => memoriesOf(page).getByRole('group', { name: 'Memory /memories/build.md' }).innerText()).toContain('Stale: scripts/build.sh no longer exists');
+    // Global: the old memory, not the project's.
+    await filter(page, 'Global').click();
+    await filter(page, 'Stale').click();
+    // (Global and Stale hold nothing: the global list is the first to show old.md again.)
+    await poll(() => memoryRow(page, 'global/old.md').count()).toBe(1);
+    expect(await memoryRow(page, 'build.md').count()).toBe(0);
+
+    // Said once: not again in a new window.
+    const again = await open(serve.url);
+    await poll(() => memoryRow(again, 'build.md').count()).toBe(1);
+    expect(await memoriesOf(again).getByRole('status').filter({ hasText: '/memories/global/' }).count()).toBe(0);
   });
 
   it('a turn’s Memories used lists the memories its requests held, path (vN)', { timeout: 120_000 }, async () => {

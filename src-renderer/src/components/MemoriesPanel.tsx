@@ -12,7 +12,7 @@ import { useApi } from '../state/use-api';
 import { whileCurrent } from '../lib/while-current';
 import { useMemoriesNav } from '../state/memories-nav';
 import { useEvent } from '../state/transport-context';
-import { useMemoryPages, useProposedCount, type MemoryFilter } from '../state/use-memory-pages';
+import { useMemoryPages, type MemoryFilter } from '../state/use-memory-pages';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon, IconButton } from './Icon';
 import { MemoryEditor } from './MemoryEditor';
@@ -50,8 +50,7 @@ export function MemoriesPanel(): React.JSX.Element {
   const [version, setVersion] = useState(0);
   const [threadTitles, setThreadTitles] = useState<ReadonlyMap<string, string>>(new Map());
   const [reviewing, setReviewing] = useState<string | null>(null);
-  const { entries, more, loadMore, sharedStore, notice, dismissNotice } = useMemoryPages(query, filter, version);
-  const proposedCount = useProposedCount(version);
+  const { entries, more, loadMore, sharedStore, proposed: proposedCount, notice, dismissNotice } = useMemoryPages(query, filter, version);
   const changed = useCallback(() => setVersion((v) => v + 1), []);
   const proposedShown = filter.status === 'proposed';
 

@@ -5,7 +5,6 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { MAX_MEMORY_PAGE, type MemoryEntry, type Params } from '../../../src-main/app/contract';
-import { whileCurrent } from '../lib/while-current';
 import { useApi } from './use-api';
 import { useConnection } from './transport-context';
 
@@ -24,6 +23,8 @@ export interface MemoryPages {
   more: boolean;
   /** The shared store the memories live in, if they are not this computer's. */
   sharedStore: string | undefined;
+  /** How many memories wait for the person's review (the panel points to them from any filter). */
+  proposed: number;
   /** Said once by the app (memories kept before scopes were moved), until the person dismisses it. */
   notice: string | undefined;
   dismissNotice: () => void;
@@ -37,6 +38,7 @@ export function useMemoryPages(query: string, filter: MemoryFilter, version: num
   const [next, setNext] = useState<string | null>(null);
   const [sharedStore, setSharedStore] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [proposed, setProposed] = useState(0);
   // Bumped on every reload, so pages asked for before it are dropped.
   const generation = useRef(0);
   const loading = useRef(false);
@@ -64,6 +66,22 @@ export function useMemoryPages(query: string, filter: MemoryFilter, version: num
     return () => clearTimeout(timer);
   }, [api, query, scope, status, version, reconnects]);
 
+  // The proposals waiting, whatever is shown. The notice may come with this answer (it is said
+  // once, to whichever call is first): it is kept even from an answer come too late.
+  useEffect(() => {
+    let current = true;
+    api.call('memories.list', { status: 'proposed', limit: MAX_MEMORY_PAGE }).then(
+      (page) => {
+        if (page.notice !== undefined) setNotice(page.notice);
+        if (current) setProposed(page.entries.length);
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, version, reconnects]);
+
   const loadMore = useCallback(() => {
     if (loading.current || next === null) return;
     loading.current = true;
@@ -81,14 +99,6 @@ export function useMemoryPages(query: string, filter: MemoryFilter, version: num
   }, [api, next]);
 
   const dismissNotice = useCallback(() => setNotice(undefined), []);
-  return { entries, more: next !== null, loadMore, sharedStore, notice, dismissNotice };
+  return { entries, more: next !== null, loadMore, sharedStore, proposed, notice, dismissNotice };
 }
 
-/** How many memories wait for the person's review (the panel points to them from any filter). */
-export function useProposedCount(version: number): number {
-  const api = useApi();
-  const { reconnects } = useConnection();
-  const [count, setCount] = useState(0);
-  useEffect(() => whileCurrent(api.call('memories.list', { status: 'proposed', limit: MAX_MEMORY_PAGE }), (page) => setCount(page.entries.length)), [api, version, reconnects]);
-  return count;
-}
