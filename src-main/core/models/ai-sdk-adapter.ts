@@ -44,6 +44,7 @@ export interface AiSdkChatModelOptions {
 export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
+  readonly endpoint: string | undefined;
   readonly contextWindow: number;
   readonly price: ModelPrice | null | undefined;
   private readonly options: AiSdkChatModelOptions;
@@ -51,6 +52,7 @@ export class AiSdkChatModel implements ChatModel {
   constructor(options: AiSdkChatModelOptions) {
     this.id = options.id;
     this.provider = options.provider;
+    this.endpoint = options.endpoint;
     this.contextWindow = options.contextWindow;
     this.price = options.price;
     this.options = options;

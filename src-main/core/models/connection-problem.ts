@@ -1,9 +1,9 @@
 // Why a model call could not be made, in plain words: each kind of connection failure (the
 // server is not running, no such host, no answer in time, a TLS failure, a refused key, no
-// such model, too many requests, the server's own error) with what the person can check.
+// such model, too many requests, an account out of quota, the server's own error) with what the person can check.
 // Where that is (Settings, a flag) is for the caller to say: core knows no window.
 
-import { ModelError } from './errors';
+import { ModelError, QuotaError } from './errors';
 
 export type ModelProblemKind =
   | 'refused'
@@ -15,6 +15,7 @@ export type ModelProblemKind =
   | 'forbidden'
   | 'model-not-found'
   | 'rate-limited'
+  | 'quota'
   | 'server-error';
 
 /** What the person can check to fix it (in Settings, or on the command line). */
@@ -90,6 +91,9 @@ export function modelProblem(err: unknown, model?: string): ModelProblem | undef
   const status = statusOf(err);
   const server = (host: string | undefined): string => (host ? `the model server at ${host}` : 'the model server');
 
+  if (err instanceof QuotaError) {
+    return { kind: 'quota', summary: 'The model provider says the account is out of quota, credit or its usage limit. Retrying will not help: add credit or raise the plan’s limit, or wait until it resets.', lasting: true, detail };
+  }
   if (status !== undefined) {
     if (status === 401) return { kind: 'unauthorized', summary: 'The model server refused the API key (401): it is missing, wrong or expired.', check: 'api-key', lasting: true, detail };
     if (status === 403) return { kind: 'forbidden', summary: 'The API key may not use this model or server (403).', check: 'api-key', lasting: true, detail };
@@ -97,7 +101,7 @@ export function modelProblem(err: unknown, model?: string): ModelProblem | undef
       const name = model ? `“${model.replace(/^[a-z-]+:/, '')}”` : 'this model';
       return { kind: 'model-not-found', summary: `The server has no model named ${name}, or the address does not point at its API (404).`, check: 'model', lasting: true, detail };
     }
-    if (status === 429) return { kind: 'rate-limited', summary: 'The model provider is limiting requests (429): too many at once, or the plan’s quota is used up. Wait a moment, then retry.', lasting: false, detail };
+    if (status === 429) return { kind: 'rate-limited', summary: 'The model provider is limiting requests (429): too many at once. Wait a moment, then retry.', lasting: false, detail };
     if (status >= 500 && status <= 599) return { kind: 'server-error', summary: `The model server failed with its own error (HTTP ${status}). This is on its side: retry in a moment.`, lasting: false, detail };
     if (status === 408) return { kind: 'timeout', summary: 'The model server did not answer in time (408). Retry in a moment.', lasting: false, detail };
     return undefined;

@@ -1,5 +1,8 @@
 import type { ProviderName } from './types';
 import { oneLine } from '../text/markdown-code';
+import { quotaAnswer, retryAfterFromHeaders } from './quota-answer';
+
+export { retryAfterFromHeaders } from './quota-answer';
 
 export interface ModelErrorOptions {
   status?: number;
@@ -60,6 +63,25 @@ export class MediaNotTakenError extends ModelError {
   constructor(message: string, options: ModelErrorOptions = {}) {
     super(message, { ...options, retryable: false });
     this.name = 'MediaNotTakenError';
+  }
+}
+
+/**
+ * The provider says the account is out of quota, credit or its usage limit (SPEC §26;
+ * quota-answer.ts tells it from a rate limit): never retried, and it trips the provider's
+ * breaker (quota-breaker.ts). `resetAt`: when the provider said it lifts (epoch ms).
+ */
+export class QuotaError extends ModelError {
+  readonly resetAt: number | undefined;
+
+  constructor(message: string, options: ModelErrorOptions & { resetAt?: number | undefined } = {}) {
+    super(message, { ...options, retryable: false });
+    this.name = 'QuotaError';
+    this.resetAt = options.resetAt;
+  }
+
+  override withMessage(message: string): QuotaError {
+    return new QuotaError(message, { status: this.status, provider: this.provider, retryAfterMs: this.retryAfterMs, body: this.body, cause: this.cause, resetAt: this.resetAt });
   }
 }
 
@@ -190,6 +212,8 @@ export function classifyError(err: unknown, provider?: ProviderName): ModelError
       const chain = causeMessages(status === undefined ? err : err.cause);
       return new ModelError(`Network error: ${chain || err.message}`, { ...options, status: undefined, retryable: true });
     }
+    const quota = quotaAnswer({ status, text: `${err.message}\n${body ?? ''}`, headers: err.responseHeaders });
+    if (quota !== undefined) return new QuotaError(message, { ...options, ...quota });
     if (status !== 429 && isContextOverflowText(`${err.message}\n${body ?? ''}`)) {
       return new ContextOverflowError(message, options);
     }
@@ -218,6 +242,8 @@ export function classifyError(err: unknown, provider?: ProviderName): ModelError
     const status = numberOr(inner.statusCode) ?? numberOr(inner.status) ?? numberOr(inner.code);
     const options: ModelErrorOptions = { status, provider, cause: err, body: safeStringify(err) };
     const message = status === undefined ? oneLine(text) : describeHttpError(status, text, undefined);
+    const quota = quotaAnswer({ status, text: `${text}\n${type ?? ''}\n${String(inner.code ?? '')}` });
+    if (quota !== undefined) return new QuotaError(message, { ...options, ...quota });
     if (status !== 429 && isContextOverflowText(`${text}\n${type ?? ''}\n${String(inner.code ?? '')}`)) {
       return new ContextOverflowError(message, options);
     }
@@ -263,22 +289,6 @@ function isNetworkError(err: unknown): boolean {
     current = current.cause;
   }
   return false;
-}
-
-/** Reads `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function retryAfterFromHeaders(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const get = (name: string) => {
-    for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value.trim();
-    return undefined;
-  };
-  const ms = get('retry-after-ms');
-  if (ms !== undefined && ms !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = get('retry-after');
-  if (value === undefined || value === '') return undefined;
-  if (Number.isFinite(Number(value))) return Math.max(0, Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function describeHttpError(status: number | undefined, message: string, body: string | undefined): string {

@@ -7,7 +7,7 @@ import { takesMedia } from '../media/capabilities';
 import type { MediaInput, ChatMessage, ContentPart, MediaPart } from './types';
 import { MEDIA_KINDS, kindOfMime, mediaKindOf } from '../media/kinds';
 import type { MediaKind } from '../media/kinds';
-import { ContextOverflowError, ModelError } from './errors';
+import { ContextOverflowError, ModelError, QuotaError } from './errors';
 
 /** Everything, as a list (a model with no declared input takes all of it). */
 const ALL_MEDIA: MediaInput = ['image/*', 'audio/*', 'video/*', 'application/*'];
@@ -72,7 +72,7 @@ const digestOf = (part: MediaPart): string => createHash('sha256').update(part.d
 
 /** Whether a failed request may have failed for its attachments: a client error that is not about the key, the limits or the context. */
 export function mayBeAttachmentRejection(err: unknown): err is ModelError {
-  if (!(err instanceof ModelError) || err instanceof ContextOverflowError || err.status === undefined) return false;
+  if (!(err instanceof ModelError) || err instanceof ContextOverflowError || err instanceof QuotaError || err.status === undefined) return false;
   return err.status >= 400 && err.status < 500 && ![401, 402, 403, 404, 408, 409, 429].includes(err.status);
 }
 

@@ -152,6 +152,8 @@ export interface ChatModel {
   /** 'provider:model', e.g. 'openai-compatible:qwen3'. */
   readonly id: string;
   readonly provider: ProviderName;
+  /** Where it is served (its base URL), when known: a provider's quota breaker is per provider and endpoint. */
+  readonly endpoint?: string | undefined;
   readonly contextWindow: number;
   /**
    * The media it takes (SPEC §12); a block of another type is replaced by its notice

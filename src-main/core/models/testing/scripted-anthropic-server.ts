@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { listenOnLoopback } from './loopback';
 
-export type AnthropicReply = { status: number; json: unknown } | { sse: Array<Record<string, unknown>> };
+export type AnthropicReply = { status: number; json: unknown; headers?: Record<string, string> } | { sse: Array<Record<string, unknown>> };
 
 /** A reply, or one chosen from the request's body (a real agent's side calls come in any order). */
 export type AnthropicScript = AnthropicReply | ((body: Record<string, unknown>) => AnthropicReply);
@@ -56,7 +56,7 @@ export async function startScriptedAnthropicServer(replies: AnthropicScript[] = 
         return;
       }
       if ('json' in reply) {
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         res.end(JSON.stringify(reply.json));
         return;
       }
