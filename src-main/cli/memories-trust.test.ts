@@ -119,5 +119,10 @@ describe('memories you can trust (SPEC §25) through deepdesk run', () => {
     const exported = lines((await t.deepdesk(['threads', 'export', 'compacted'])).stdout);
     const carried = [{ path: '/memories/AGENTS.md', version: 1 }, { path: '/memories/global/AGENTS.md', version: 1 }];
     expect(exported.filter((l) => l.type === 'model_call' && (l as { purpose?: string }).purpose === 'agent').map((l) => l.memories_used)).toEqual([carried, carried, carried]);
+    // Each memory knows when it was last used and in how many turns (three turns carried them; /compact's summary did not).
+    await withBook(t.folder, (book) => {
+      expect(book.records.marks(book.projectScope, '/AGENTS.md')).toMatchObject({ usedTurns: 3, lastUsedAt: expect.any(String) });
+      expect(book.records.marks('global', '/AGENTS.md')).toMatchObject({ usedTurns: 3 });
+    });
   });
 });

@@ -97,6 +97,10 @@ describe('memories you can trust', () => {
     await a.write('/memories/notes.md', 'run scripts/build.sh\n');
     expect((await a.forThread('T').ls('/')).entries).toContainEqual(expect.objectContaining({ path: '/notes.md', mark: '[stale: scripts/build.sh no longer exists]' }));
     expect((await a.forThread('T').stat('/notes.md')).info?.mark).toBe('[stale: scripts/build.sh no longer exists]');
+    a.records.recordUse([{ scope: a.projectScope, path: '/notes.md' }], 'T:1');
+    a.records.recordUse([{ scope: a.projectScope, path: '/notes.md' }], 'T:1');
+    a.records.recordUse([{ scope: a.projectScope, path: '/notes.md' }], 'T:2');
+    expect(a.records.marks(a.projectScope, '/notes.md')).toMatchObject({ usedTurns: 2, lastUsedAt: expect.any(String), stale: 'scripts/build.sh no longer exists' });
   });
 
   it('names the untrusted sources of a request: reads, listings, searches, commands, MCP and subagents, not its own writes or active memories', () => {

@@ -109,10 +109,10 @@ class RecordStatements {
     this.staleIn = db.prepare<[string], { path: string; stale: string }>('SELECT path, stale FROM memory_marks WHERE scope = ? AND stale IS NOT NULL');
     this.setStale = db.prepare<[string, string, string | null]>(
       `INSERT INTO memory_marks (scope, path, stale) VALUES (?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET stale = excluded.stale`);
-    this.used = db.prepare<[string, string, string, string]>(
-      `INSERT INTO memory_marks (scope, path, last_used_at, used_turns, last_turn) VALUES (?1, ?2, ?3, 1, ?4)
-       ON CONFLICT (scope, path) DO UPDATE SET last_used_at = ?3,
-         used_turns = used_turns + (CASE WHEN last_turn IS ?4 THEN 0 ELSE 1 END), last_turn = ?4`);
+    this.used = db.prepare<[{ scope: string; path: string; at: string; turn: string }]>(
+      `INSERT INTO memory_marks (scope, path, last_used_at, used_turns, last_turn) VALUES (@scope, @path, @at, 1, @turn)
+       ON CONFLICT (scope, path) DO UPDATE SET last_used_at = @at,
+         used_turns = used_turns + (CASE WHEN last_turn IS @turn THEN 0 ELSE 1 END), last_turn = @turn`);
     this.meta = db.prepare<[string], { value: string }>('SELECT value FROM memory_meta WHERE key = ?');
     this.setMeta = db.prepare<[string, string]>('INSERT INTO memory_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
@@ -224,7 +224,7 @@ export class MemoryRecords {
     if (uses.length === 0) return;
     const at = new Date().toISOString();
     this.atomically(() => {
-      for (const u of uses) this.sql.used.run(u.scope, u.path, at, turnKey);
+      for (const u of uses) this.sql.used.run({ scope: u.scope, path: u.path, at, turn: turnKey });
     });
   }
 
