@@ -86,6 +86,8 @@ export const toolResultFactsShape = {
   memory: z.strictObject({ path: z.string(), version: z.number().int() }).optional(),
   /** write_file or edit_file of a memory held for the person (SPEC §25): its path (the conversation's *Memory proposed* card). */
   proposedMemory: z.string().optional(),
+  /** task: the model its subagent ran on, `provider:model` (SPEC §26: Settings' subagent model unless its declaration names one). */
+  subagentModel: z.string().optional(),
 };
 
 /** Picks the facts out of a result, an event or a display item (its other fields are left out). */

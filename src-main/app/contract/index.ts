@@ -110,6 +110,8 @@ export const settingsSchema = z.object({
   contextWindow: z.number().int().positive().optional(),
   rules: z.array(permissionRuleSchema),
   subagents: z.array(subagentSchema),
+  /** Settings › Model › *Subagent model* (SPEC §26): `subagent` is the `provider:model` a subagent runs on unless its declaration names one (absent: the thread's model). */
+  models: z.object({ subagent: z.string().optional() }).optional(),
   theme: z.enum(['dark', 'light', 'system']),
   /** The media kinds a model takes, set per `provider:model` (openai-compatible and Ollama; SPEC §12); absent: the provider's default. */
   mediaInput: z.record(z.string(), z.array(z.enum(['image', 'audio', 'video', 'document']))).optional(),

@@ -251,6 +251,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           folderBackendFor: client.folderBackendFor ?? (() => place.shell),
           createModel: () => models.main(),
           resolveModel: (spec) => models.named(spec),
+          subagentModel: () => settings.raw().models?.subagent,
           contextWindow: () => models.contextWindow(),
           ...(flags.evictChars !== undefined ? { evictChars: flags.evictChars } : {}),
           rules,

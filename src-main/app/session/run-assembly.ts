@@ -42,6 +42,8 @@ export interface RunAssemblyOptions {
   rules: () => readonly PermissionRule[];
   subagents: () => SubagentSpec[];
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
+  /** Settings' subagent model (SPEC §26): what a subagent whose declaration names no model runs on. */
+  subagentModel?: () => string | undefined;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
   audit?: (state: ThreadState, maxCostUsd?: number, shared?: RunBudget) => Promise<AuditRunOptions>;
@@ -284,6 +286,7 @@ export class RunAssembly {
       ...(this.options.hooks ? { hooks: { ...this.options.hooks, skillShellLines: () => plan.turn()?.shell ?? [] } } : {}),
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
+      ...(this.options.subagentModel ? { subagentModel: this.options.subagentModel } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });

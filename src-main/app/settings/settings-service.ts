@@ -25,6 +25,7 @@ export const settingsFileShape = fieldsShape({
   contextWindow: stored.contextWindow,
   rules: stored.rules.optional(),
   subagents: stored.subagents.optional(),
+  models: stored.models,
   theme: stored.theme.optional(),
   mediaInput: stored.mediaInput,
   mounts: stored.mounts.optional(),

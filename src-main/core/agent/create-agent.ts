@@ -38,6 +38,8 @@ export interface AgentSetup extends Omit<ApprovalOptions, 'readOnlyTool'> {
    */
   agent?: SubagentSpec;
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
+  /** Settings' subagent model ('provider:model'), read at each `task`: what a subagent naming no model runs on (SPEC §26). */
+  subagentModel?: () => string | undefined;
   /** Overrides the model's context window for summarization (tokens). */
   contextWindow?: number;
   /** Overrides the tool-result eviction threshold (characters). */
@@ -101,6 +103,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     childMiddleware: shared,
     basePrompt: systemPrompt,
     ...(setup.resolveModel ? { resolveModel: setup.resolveModel } : {}),
+    ...(setup.subagentModel ? { defaultModel: setup.subagentModel } : {}),
   });
   if (setup.agent !== undefined) {
     const own = subagentTools(setup.agent, tools, shared());

@@ -72,6 +72,8 @@ export interface ToolResultFacts {
   memory?: { path: string; version: number };
   /** write_file or edit_file of a memory the host holds for the person (SPEC §25): its path. */
   proposedMemory?: string;
+  /** task: the model its subagent ran on ('provider:model', SPEC §26). */
+  subagentModel?: string;
 }
 
 /** The facts of a result (a tool's output, a stored result), without anything else it carries. */
@@ -89,5 +91,6 @@ export function resultFacts(from: ToolResultFacts): ToolResultFacts {
   if (from.decided !== undefined) facts.decided = { by: from.decided.by, ...(from.decided.review !== undefined ? { review: from.decided.review } : {}) };
   if (from.memory !== undefined) facts.memory = { path: from.memory.path, version: from.memory.version };
   if (from.proposedMemory !== undefined) facts.proposedMemory = from.proposedMemory;
+  if (from.subagentModel !== undefined) facts.subagentModel = from.subagentModel;
   return facts;
 }

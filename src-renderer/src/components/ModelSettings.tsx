@@ -147,6 +147,9 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
       ) : null}
       <ConnectionTest model={draft.model.trim()} baseUrl={baseUrl} apiKey={key.trim()} />
       <LocalServers locked={overridden.model === true || overridden.baseUrl === true} onChange={onChange} />
+      <TextField id="settings-subagent-model" label="Subagent model" className="mono" spellCheck={false} placeholder={draft.model.trim() ? `the thread's model (${draft.model.trim()})` : "the thread's model"} value={draft.subagentModelText} onValue={(subagentModelText) => onChange({ subagentModelText })} linkHelp
+        help="What subagents run on (PROVIDER:MODEL), often a cheaper model; one whose declaration names a model runs on that. Empty: the thread's model."
+      />
     </fieldset>
   );
 }

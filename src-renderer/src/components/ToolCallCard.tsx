@@ -222,6 +222,12 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
 
       {item.proposedMemory !== undefined ? <MemoryProposed path={item.proposedMemory} /> : null}
 
+      {item.subagentModel !== undefined ? (
+        <p className="muted tool-note">
+          Ran on <code className="mono">{item.subagentModel}</code>
+        </p>
+      ) : null}
+
       {offloaded ? (
         <div className="tool-offloaded">
           <Icon name="archive" size={14} />

@@ -29,6 +29,8 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridd
   graderModelText: string;
   maxRoundsText: string;
   candidatesBudgetText: string;
+  /** Settings › Model › Subagent model as typed (empty: the thread's model). */
+  subagentModelText: string;
 } & AgentProtocolDraft &
   ReviewerDraft;
 
@@ -47,12 +49,13 @@ export function toDraft(settings: Settings, folder?: string): SettingsDraft {
     captureContent: settings.telemetry?.captureContent === true,
     sandboxesDraft: sandboxesDraft(settings.sandboxes),
     ...goalsDraft(settings.goals),
+    subagentModelText: settings.models?.subagent ?? '',
     ...agentProtocolDraft(settings.agentProtocol),
     ...reviewerDraft(settings.reviewer, folder),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'reviewerScope', 'provenance', 'memories'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText', 'subagentModelText', 'reviewerOn', 'reviewerModelText', 'reviewerTimeoutText', 'reviewerScope', 'provenance', 'memories'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

@@ -4,6 +4,7 @@
 import { memoriesStoreTextError, type Params, type Settings } from '../../../src-main/app/contract';
 import { agentProtocolFromDraft } from './agent-protocol-settings';
 import { goalsFromDraft } from './goal-settings';
+import { modelsFromDraft } from './subagent-model-settings';
 import { reviewerFromDraft } from './reviewer-settings';
 import { sameSandboxesDraft, sandboxesFromDraft } from './sandbox-settings';
 import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraft } from './usage-settings';
@@ -52,6 +53,7 @@ export function settingsPatch(draft: SettingsDraft, from: SettingsDraft, setting
     [retyped('otlpEndpointText') || differs('captureContent'), () => telemetryFromDraft(draft.otlpEndpointText, draft.captureContent)],
     [differs('protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText'), () => agentProtocolFromDraft(draft)],
     [retyped('graderModelText', 'maxRoundsText', 'candidatesBudgetText'), () => goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText)],
+    [retyped('subagentModelText'), () => modelsFromDraft(draft.subagentModelText, settings?.models)],
     [!flags.reviewerChoice && (differs('reviewerOn', 'reviewerScope') || retyped('reviewerModelText', 'reviewerTimeoutText')), () => reviewerFromDraft(draft, settings?.reviewer, folder)],
     [!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft), () => sandboxesFromDraft(draft.sandboxesDraft)],
   ];

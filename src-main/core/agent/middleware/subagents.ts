@@ -19,7 +19,7 @@ export interface SubagentSpec {
   systemPrompt: string;
   /** Names of base tools it may use; all of them when absent. */
   tools?: string[];
-  /** 'provider:model'; the parent's model when absent. */
+  /** 'provider:model'; when absent, Settings' subagent model (SubagentOptions.defaultModel), else the parent's. */
   model?: string;
 }
 
@@ -32,6 +32,8 @@ export interface SubagentOptions {
   /** The base system prompt the general-purpose subagent shares. */
   basePrompt: string;
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
+  /** Settings' *Subagent model* ('provider:model'), read at each `task`: a subagent whose declaration names none runs on it (SPEC §26). */
+  defaultModel?: () => string | undefined;
 }
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -99,13 +101,16 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
 
   const runSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string) => {
     let model = parent.model;
-    if (spec.model !== undefined && options.resolveModel) {
+    const named = spec.model ?? (options.defaultModel?.() || undefined);
+    if (named !== undefined && options.resolveModel) {
       try {
-        model = await options.resolveModel(spec.model);
+        model = await options.resolveModel(named);
       } catch (err) {
-        return errorText(`subagent ${spec.name} has an unusable model '${spec.model}': ${err instanceof Error ? err.message : String(err)}`);
+        return errorText(`subagent ${spec.name} has an unusable model '${named}': ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    // The card names the model it ran on (SPEC §26).
+    const ranOn = { subagentModel: model.id };
     const { tools, middleware } = subagentTools(spec, options.baseTools, options.childMiddleware());
     const state = newThreadState(`${parent.threadId}.${callId}`);
     // After a restart, a subagent that was waiting for the person goes on from its saved
@@ -151,9 +156,9 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     total.cacheReadTokens += state.usage.cacheReadTokens;
     total.cacheWriteTokens += state.usage.cacheWriteTokens;
     if (state.usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + state.usage.costUsd;
-    if (result.reason === 'error') return errorText(`subagent ${spec.name} failed: ${result.error?.message ?? 'unknown error'}`);
-    if (result.reason === 'aborted') return errorText(`subagent ${spec.name} was stopped`);
-    return text(result.text.trim() === '' ? `(subagent ${spec.name} finished without a final message)` : result.text);
+    if (result.reason === 'error') return { ...errorText(`subagent ${spec.name} failed: ${result.error?.message ?? 'unknown error'}`), ...ranOn };
+    if (result.reason === 'aborted') return { ...errorText(`subagent ${spec.name} was stopped`), ...ranOn };
+    return { ...text(result.text.trim() === '' ? `(subagent ${spec.name} finished without a final message)` : result.text), ...ranOn };
   };
 
   return {
