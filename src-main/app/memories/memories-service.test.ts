@@ -366,7 +366,10 @@ describe('MemoriesService: memories kept before scopes', () => {
     try {
       const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: 'user' });
       await store.write('/kept.md', 'from before\n');
-      const service = new MemoriesService(await openMemoryBook({ store, db, projectKey: PROJECT, review: () => 'person' }), () => undefined);
+      const book = await openMemoryBook({ store, db, projectKey: PROJECT, review: () => 'person' });
+      // Only the window is told (a CLI listing first does not use the notice up).
+      expect((await new MemoriesService(book, () => undefined).list()).notice).toBeUndefined();
+      const service = new MemoriesService(book, () => undefined, { usedOf: () => [] });
       const first = await service.list();
       expect(first.entries.map((m) => [m.path, m.scope])).toEqual([['/memories/global/kept.md', 'global']]);
       expect(first.notice).toMatch(/global/);

@@ -25,14 +25,13 @@ export class MemoriesService {
   constructor(
     readonly book: MemoryBook,
     private readonly onChange: () => void,
-    /** The shared store's URL without its password, when the memories live in one (the panel says so). */
-    private readonly sharedStore?: string,
-    private readonly usedOf?: MemoriesUsedOf,
+    /** What only the window has: the shared store's URL without its password (the panel says so), what each turn used, and the notice said once. */
+    private readonly window?: { sharedStore?: string; usedOf: MemoriesUsedOf },
   ) {}
 
   /** One page in path order (the project's, then global): every memory, or those of a scope or status, or whose name or text contains the query. */
   async list({ query, after, limit = MEMORY_PAGE_SIZE, scope, status }: Params<'memories.list'> = {}): Promise<MemoryPage> {
-    const extra = { ...(this.sharedStore !== undefined ? { sharedStore: this.sharedStore } : {}), ...optional('notice', takeScopesNotice(this.book.records)) };
+    const extra = { ...optional('sharedStore', this.window?.sharedStore), ...optional('notice', this.window && takeScopesNotice(this.book.records)) };
     if (status === 'proposed') return { entries: this.proposed(scope), next: null, ...extra };
     if (status === 'stale') return { entries: await this.stale(scope), next: null, ...extra };
     const scopes = scope === 'project' ? [this.book.projectScope] : scope === 'global' ? [GLOBAL_SCOPE] : [this.book.projectScope, GLOBAL_SCOPE];
@@ -96,7 +95,7 @@ export class MemoriesService {
   }
 
   used(threadId: string): { turns: Array<{ turn: number; memories: Array<{ path: string; version: number }> }> } {
-    return { turns: this.usedOf?.(threadId) ?? [] };
+    return { turns: this.window?.usedOf(threadId) ?? [] };
   }
 
   private async page(scope: MemoryScope, query: string, after: string, limit: number): Promise<StorePage> {

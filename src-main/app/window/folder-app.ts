@@ -116,7 +116,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const watchers = watchFolder({ folder: options.folder, remote, session, dataDir: options.dataDir, env, mcpConfigFiles: options.mcpConfigFiles ?? [], backend: shared.folder, checkpoints, send, notice });
   const { folderTrust, plugins } = watchers;
-  const memories = new MemoriesService(memoriesStore.book, () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined, (threadId) => session.audit.ledger.memoriesUsed(threadId));
+  const memories = new MemoriesService(memoriesStore.book, () => send('memories.changed', {}), {
+    ...(memoriesStore.shared ? { sharedStore: memoriesStore.label } : {}),
+    usedOf: (threadId) => session.audit.ledger.memoriesUsed(threadId),
+  });
   // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
   const where = { folder: options.folder, remote: remote !== undefined, dataDir: options.dataDir, db, env, changed: () => send('worktrees.changed', {}), noteCommits: () => session.noteCommits() };
   const worktrees = worktreeMethods(where);
