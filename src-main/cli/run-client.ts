@@ -188,7 +188,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
 /** One line on why a run did not complete. */
 export function whyNotCompleted(end: RunEnd): string {
   if (end.reason === 'interrupted') return end.error ?? 'interrupted: the agent host stopped';
-  if (end.reason === 'error' || end.reason === 'budget') return (end.error ?? 'the agent failed').split('\n')[0] ?? '';
+  if (end.reason === 'error' || end.reason === 'budget' || end.reason === 'quota') return (end.error ?? 'the agent failed').split('\n')[0] ?? '';
   if (end.reason === 'aborted') return 'stopped';
   return 'stopped after too many steps';
 }

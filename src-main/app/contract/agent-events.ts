@@ -134,7 +134,7 @@ export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
 );
 
 const modelProblemSchema = z.strictObject({
-  kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
+  kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'quota', 'server-error']),
   summary: z.string(),
   check: z.enum(['address', 'api-key', 'model']).optional(),
   lasting: z.boolean(),
@@ -203,7 +203,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   event('tool_output', { id: z.string(), chunk: z.string() }),
   /** The thread's goal changed (SPEC §21): its state, criteria, the evidence pack and contradicted claims. */
   event('goal', { goal: goalJsonSchema }),
-  event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget']), usage: usageSchema.optional() }),
+  event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget', 'quota']), usage: usageSchema.optional() }),
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];

@@ -39,6 +39,10 @@ export interface HarnessOptions {
   subagents?: SubagentSpec[];
   /** The model name sent to the scripted server (default scripted-model). */
   modelName?: string;
+  /** Another model than the scripted server's (e.g. one on a scripted Anthropic server). */
+  model?: ChatModel;
+  /** The model of a subagent whose declaration names one. */
+  resolveModel?: (spec: string) => ChatModel;
   /** The media kinds set for the model in Settings (replaces openai-compatible's images-only row). */
   mediaInput?: readonly MediaKind[];
   /** Added after the standard middleware (e.g. a mode that refuses writes). */
@@ -86,7 +90,7 @@ export interface Harness {
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const server = await startScriptedServer(options.script ?? []);
   const ws = createTestWorkspace({ ...(options.sandbox ? options.sandbox : {}), ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
-  const model = createChatModel({
+  const model = options.model ?? createChatModel({
     model: `openai-compatible:${options.modelName ?? 'scripted-model'}`,
     baseUrl: server.url,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
@@ -114,6 +118,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.resolveModel ? { resolveModel: options.resolveModel } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(transcripts!), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),

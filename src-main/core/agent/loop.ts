@@ -3,12 +3,13 @@
 // goes on; the thread saved after every step, Stop (the AbortSignal) cutting a step short.
 
 import type { ChatMessage } from '../models/types';
-import { AbortedError, ModelError } from '../models/errors';
+import { AbortedError, ModelError, QuotaError } from '../models/errors';
 import { modelProblem, type ModelProblem } from '../models/connection-problem';
+import { resetQuota } from '../models/quota-breaker';
 import { BudgetExceededError } from './budget';
 import { runGate } from './goal-run';
 import { PromptRefusedError } from './middleware';
-import { runTally, startRunTally } from './model-call';
+import { quotaStopUnder, runTally, startRunTally } from './model-call';
 import { ModelTurns } from './model-turns';
 import { RepeatedCallsError } from './repeated-calls';
 import type { RunContext } from './run-context';
@@ -26,6 +27,8 @@ const DEFAULT_MAX_STEPS = 200;
 export async function runAgent(def: AgentDefinition, state: ThreadState, input: ChatMessage | null, options: RunOptions): Promise<RunResult> {
   const { ctx, toolObservers } = openRun(def, state, input, options);
   if (options.parentRun === undefined) startRunTally(ctx);
+  // The person's new message is their trying again: their provider's quota breaker lets calls go (quota-breaker.ts).
+  if (options.parentRun === undefined && input !== null) resetQuota(def.model);
   const tools = new StepTools(def, ctx, options, toolObservers);
   const goal = runGate(ctx, options.goals, tools);
   let source: TurnSource | undefined;
@@ -52,6 +55,9 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       for (const participant of source.participants) if (next === undefined && !ctx.signal.aborted) next = await participant.turnEnded(source.text);
       if (next !== undefined) continue;
       if (ctx.signal.aborted) return await end('aborted');
+      // A subagent stopped by a quota answer: the run says so, never `completed` (SPEC §26).
+      const quota = options.parentRun === undefined ? quotaStopUnder(ctx) : undefined;
+      if (quota !== undefined) throw quota;
       return finish(ctx, source.text, 'completed');
     }
     return await end('max_steps');
@@ -61,8 +67,9 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     if (err instanceof RepeatedCallsError && goal?.stall(err.message.replace(/^Stopped: /, '').replace(/ Send a message.*$/, ''))) return await end('completed');
     const error = err instanceof Error ? err : new Error(String(err));
     const budget = err instanceof BudgetExceededError;
+    const reason: RunStopReason = budget ? 'budget' : err instanceof QuotaError ? 'quota' : 'error';
     // Recorded whole: the goal's state and its evidence so far are saved with the run's end.
-    goal?.settle(budget ? 'budget' : 'error', error.message);
+    goal?.settle(reason, error.message);
     ctx.emit({
       type: 'error',
       message: error.message,
@@ -71,7 +78,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       ...(err instanceof PromptRefusedError ? { refused: true } : {}),
       ...problemOf(err, def.model.id),
     });
-    return await end(budget ? 'budget' : 'error', error);
+    return await end(reason, error);
   }
 }
 

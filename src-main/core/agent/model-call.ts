@@ -9,7 +9,9 @@
 // template, its own tokenizer), and a prompt counted by ours alone let a run cross its budget.
 
 import type { MemoryUse } from '../memories/memory-types';
+import { QuotaError } from '../models/errors';
 import { costAt, modelPrice } from '../models/model-info';
+import { quotaError, quotaTripped, tripQuota } from '../models/quota-breaker';
 import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
 import { meterModelCall } from '../telemetry/metering';
@@ -29,8 +31,14 @@ export interface MeteredCall {
 /** What a metered call needs of its run: the model, the observer and budget, and (through `parent`) the run whose tally it adds to. */
 export type MeteredRun = Pick<RunContext, 'model' | 'observer' | 'budget' | 'countRequestTokens'> & { readonly parent?: RunContext };
 
-/** Streams one model call through the metering point: the budget held first, the call measured and reported when it ends. */
+/**
+ * Streams one model call through the metering point: the budget held first, the call measured
+ * and reported when it ends. A provider out of quota (SPEC §26) is asked nothing: its tripped
+ * breaker refuses the call with a QuotaError, and a quota answer trips it.
+ */
 export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
+  const tripped = quotaTripped(ctx.model);
+  if (tripped !== undefined) throw quotaStop(ctx, quotaError(tripped));
   // Held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
   const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
@@ -57,7 +65,7 @@ export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, cal
     }
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
-    throw err;
+    throw err instanceof QuotaError ? quotaStop(ctx, quotaError(tripQuota(ctx.model, err))) : err;
   } finally {
     metered.end({ ...(stopReason !== undefined ? { stopReason } : {}), ...(error !== undefined ? { error } : {}), text, toolCalls });
   }
@@ -138,6 +146,20 @@ class RunTally {
 }
 
 const TALLIES = new WeakMap<object, RunTally>();
+
+/** The quota stops under each run of a thread's own agent (its subagents' included): such a run never ends `completed`. */
+const QUOTA_STOPS = new WeakMap<object, QuotaError>();
+
+function quotaStop(ctx: MeteredRun, error: QuotaError): QuotaError {
+  const root = ctx.parent ? rootRun(ctx.parent) : ctx;
+  if (!QUOTA_STOPS.has(root)) QUOTA_STOPS.set(root, error);
+  return error;
+}
+
+/** The first quota stop under this run (the thread's own agent's), if a call of it or of its subagents met one. */
+export function quotaStopUnder(ctx: RunContext): QuotaError | undefined {
+  return QUOTA_STOPS.get(ctx);
+}
 
 /** Starts counting what a run of the thread's own agent uses (subagents count into it). */
 export function startRunTally(ctx: RunContext): void {

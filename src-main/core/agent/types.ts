@@ -139,8 +139,11 @@ export interface HookRef {
   file: string;
 }
 
-/** `budget`: stopped before a model call that would have crossed a budget (SPEC §17). */
-export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget';
+/**
+ * `budget`: stopped before a model call that would have crossed a budget (SPEC §17); `quota`:
+ * a provider said the account is out of quota or credit, here or in a subagent (SPEC §26).
+ */
+export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget' | 'quota';
 
 interface EventBase {
   threadId: string;

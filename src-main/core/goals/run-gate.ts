@@ -17,7 +17,7 @@ export interface GateThread {
   persist(): Promise<void>;
 }
 
-export type RunEnd = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget';
+export type RunEnd = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget' | 'quota';
 
 export class RunGate {
   constructor(
@@ -65,6 +65,7 @@ export class RunGate {
     const goal = this.gate.goal;
     if (!this.pursuing || end === 'completed') return;
     if (end === 'budget') endGoal(goal, 'budget-limited', message ?? 'the budget stopped the run');
+    else if (end === 'quota') endGoal(goal, 'paused', message ?? 'the model provider is out of quota');
     else endGoal(goal, 'paused', end === 'aborted' ? (this.shuttingDown() ? 'the agent host stopped while the goal was pursued' : 'the run was stopped') : end === 'max_steps' ? 'the run reached its step limit' : `the run failed: ${message ?? end}`);
     this.thread.emit({ type: 'goal', goal: goalJson(goal) });
   }

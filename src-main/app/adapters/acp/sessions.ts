@@ -214,7 +214,7 @@ export class AcpSessions {
     await Promise.all(sent);
     if (result.reason === 'aborted') return 'cancelled';
     if (result.reason === 'max_steps') return 'max_turn_requests';
-    if (result.reason === 'error') throw RequestError.internalError(undefined, result.error?.message ?? 'the agent failed');
+    if (result.reason === 'error' || result.reason === 'quota') throw RequestError.internalError(undefined, result.error?.message ?? 'the agent failed');
     // A budget stop was told as a message of the agent's; the turn ended as the person asked it to.
     if (result.reason === 'budget') return 'max_tokens';
     return 'end_turn';

@@ -158,6 +158,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     if (state.usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + state.usage.costUsd;
     if (result.reason === 'error') return { ...errorText(`subagent ${spec.name} failed: ${result.error?.message ?? 'unknown error'}`), ...ranOn };
     if (result.reason === 'aborted') return { ...errorText(`subagent ${spec.name} was stopped`), ...ranOn };
+    if (result.reason === 'quota') return { ...errorText(`subagent ${spec.name} stopped (quota): ${result.error?.message ?? 'the model provider is out of quota'}`), ...ranOn };
     return { ...text(result.text.trim() === '' ? `(subagent ${spec.name} finished without a final message)` : result.text), ...ranOn };
   };
 
