@@ -29,7 +29,8 @@ export function errorEventForWindow(event: AgentEvent): AgentEvent {
   if (event.type !== 'error') return event;
   // Budgets and prices are set in Settings: the stop offers the way there.
   if (event.budget === true) return { ...event, settings: true };
-  if (event.problem === undefined) return event;
+  // A quota stop's own line names the provider and what it said (SPEC §26): kept as it is.
+  if (event.problem === undefined || event.problem.kind === 'quota') return event;
   return { ...event, message: problemForWindow(event.problem, 'Settings'), detail: event.message, ...(event.problem.check !== undefined ? { settings: true } : {}) };
 }
 

@@ -75,6 +75,30 @@ describe('a model that cannot be used, in the window', () => {
   });
 });
 
+describe('a provider out of quota, in the window (SPEC §26)', () => {
+  it('the run ends `quota` with the line naming the provider and what it said, asked once; Test connection says it plainly, at once', async () => {
+    const quota = { error: { status: 429, body: { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } } } };
+    t.server.push(quota);
+    const { call, events, thread } = await open({ model: 'openai-compatible:scripted-model', baseUrl: t.server.url });
+    await call('threads.send', { threadId: thread.id, text: 'hi' });
+    const told = () =>
+      events
+        .filter((e) => e.event === 'thread.event')
+        .map((e) => (e.payload as { event: { type: string; message?: string; reason?: string; problem?: { kind: string } } }).event)
+        .filter((e) => e.type === 'error' || e.type === 'done');
+    await expect.poll(told, { timeout: 60_000 }).toMatchObject([
+      { type: 'error', message: `quota: openai-compatible (${t.server.url}) is out of quota or credit — it said "HTTP 429: You exceeded your current quota, please check your plan and billing details."; no new model call goes to it until you send a message`, problem: { kind: 'quota' } },
+      { type: 'done', reason: 'quota' },
+    ]);
+    expect(t.server.requests).toHaveLength(1);
+
+    t.server.push(quota);
+    const tested = await call('settings.testConnection', { model: 'openai-compatible:scripted-model', baseUrl: t.server.url, apiKey: 'sk-test' });
+    expect(tested).toMatchObject({ ok: false, message: expect.stringMatching(/^The model provider says the account is out of quota, credit or its usage limit\./), detail: expect.stringContaining('You exceeded your current quota') });
+    expect(t.server.requests).toHaveLength(2);
+  });
+});
+
 /** A port nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
   const { createServer } = await import('node:net');
