@@ -141,6 +141,9 @@ const modelProblemSchema = z.strictObject({
   detail: z.string(),
 });
 
+/** A fan-out's honest count (SPEC §26): how many of its parts finished, failed, paused and never started. */
+export const fanOutSchema = z.strictObject({ total: z.number(), finished: z.number(), failed: z.number(), paused: z.number(), notStarted: z.number(), line: z.string() });
+
 /** Every event's own fields: its thread, and for a subagent's, the `task` call it runs under. */
 const base = { threadId: z.string(), parentToolCallId: z.string().optional() };
 
@@ -203,7 +206,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   event('tool_output', { id: z.string(), chunk: z.string() }),
   /** The thread's goal changed (SPEC §21): its state, criteria, the evidence pack and contradicted claims. */
   event('goal', { goal: goalJsonSchema }),
-  event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget', 'quota']), usage: usageSchema.optional() }),
+  /** `fanOut`: what the run's subagents came to (SPEC §26): `line` says it (`12 of 30 finished, 16 failed (quota), 2 not started`). */
+  event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget', 'quota']), usage: usageSchema.optional(), fanOut: fanOutSchema.optional() }),
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];

@@ -18,6 +18,7 @@ import { ReadGuard } from '../tools/read-guard';
 import type { Sandbox } from '../sandbox/types';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace.test-support';
 import { createAgentDefinition } from './create-agent';
+import type { FanOutLimits } from './fan-out';
 import { AGENT_CONFIG } from './permissions/agent-config.test-support';
 import { runAgent, type RunOptions, type RunResult } from './loop';
 import type { Middleware } from './middleware';
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   /** Mounts added as the person's (e.g. a read-only folder). */
   extraMounts?: MountOptions['extraMounts'];
   maxRepeatedCalls?: number;
+  /** The thread's fan-out caps (SPEC §26). */
+  fanOut?: FanOutLimits;
   /** Called instead of the scripted decisions when set. */
   decide?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   takeQueued?: RunOptions['takeQueued'];
@@ -125,6 +128,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
     ...(options.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: options.maxRepeatedCalls } : {}),
+    ...(options.fanOut ? { fanOutLimits: () => options.fanOut! } : {}),
   });
   definition.middleware.push(...(options.extraMiddleware ?? []));
   const state = newThreadState('thread-1');

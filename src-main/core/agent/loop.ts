@@ -7,6 +7,7 @@ import { AbortedError, ModelError, QuotaError } from '../models/errors';
 import { modelProblem, type ModelProblem } from '../models/connection-problem';
 import { resetQuota } from '../models/quota-breaker';
 import { BudgetExceededError } from './budget';
+import { runFanOut } from './fan-out';
 import { runGate } from './goal-run';
 import { PromptRefusedError } from './middleware';
 import { quotaStopUnder, runTally, startRunTally } from './model-call';
@@ -100,6 +101,6 @@ function problemOf(err: unknown, model: string): { problem?: ModelProblem } {
 function finish(ctx: RunContext, text: string, reason: RunStopReason, error?: string): RunResult {
   ctx.observer.end({ reason, text, ...(error !== undefined ? { error } : {}) });
   const usage = runTally(ctx);
-  ctx.emit({ type: 'done', text, reason, ...(usage !== undefined ? { usage } : {}) });
+  ctx.emit({ type: 'done', text, reason, ...(usage !== undefined ? { usage } : {}), ...runFanOut(ctx) });
   return { text, reason };
 }

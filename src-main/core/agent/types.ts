@@ -11,6 +11,7 @@ import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
 import type { ReviewBreaker } from './review/breakers';
 import type { Goal, GoalJson } from '../goals/goal';
+import type { FanOutCounts } from './fan-out';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -194,7 +195,8 @@ export type AgentEvent = EventBase &
     /** The thread's goal changed (SPEC §21): started, checked by the gate, ended. */
     | { type: 'goal'; goal: GoalJson }
     /** `usage`: what this run of the thread's own agent used and cost, subagents and summaries included (SPEC §17). */
-    | { type: 'done'; text: string; reason: RunStopReason; usage?: UsageTotals }
+    /** `fanOut`: what the run's subagents came to (SPEC §26 honest counts), when it started any. */
+    | { type: 'done'; text: string; reason: RunStopReason; usage?: UsageTotals; fanOut?: FanOutCounts }
   );
 
 /** A file a checkpoint recorded (`checkpoint` event): its virtual path and what happened to it. */

@@ -2,16 +2,22 @@
 // and returns only its final answer. `general-purpose` always exists; more come from
 // settings. Several task calls in one turn run in parallel (the loop runs calls
 // concurrently); their events stream under the parent call; they ask for approval too.
+// A thread's fan-out (SPEC §26): its spawn cap and a large turn's question (fan-out-gate.ts),
+// at most maxConcurrent subagents running at once, and the honest count after each step.
 
 import { z } from 'zod';
-import type { ChatModel } from '../../models/types';
+import { costAt, modelPrice } from '../../models/model-info';
+import type { ChatModel, ToolCall } from '../../models/types';
 import { deepdeskToolName } from '../../tools/claude-code-names';
 import { ReadGuard } from '../../tools/read-guard';
-import { defineTool, errorText, text, type AgentTool } from '../../tools/tool';
+import { defineTool, errorText, text, type AgentTool, type ToolOutput } from '../../tools/tool';
+import { formatUsd } from '../budget';
+import { countParts, DEFAULT_MAX_CONCURRENT, fanOutNote, partOf, recordFanOut, Turns, type FanOutLimits, type FanOutPart } from '../fan-out';
 import { runAgent } from '../loop';
 import type { Middleware } from '../middleware';
 import type { RunContext } from '../run-context';
 import { newThreadState, type AgentEvent } from '../types';
+import { fanOutGate, type FanOutGateOptions } from './fan-out-gate';
 
 export interface SubagentSpec {
   name: string;
@@ -34,6 +40,10 @@ export interface SubagentOptions {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Settings' *Subagent model* ('provider:model'), read at each `task`: a subagent whose declaration names none runs on it (SPEC §26). */
   defaultModel?: () => string | undefined;
+  /** The thread's fan-out caps (SPEC §26), read at each turn that starts subagents (defaults: 50 spawns, 8 at once). */
+  limits?: () => FanOutLimits;
+  /** Who answers a large fan-out, and what allows it unasked (the approval middleware's options). */
+  approval?: FanOutGateOptions['approval'];
 }
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -99,7 +109,20 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     },
   });
 
-  const runSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string) => {
+  const limits: () => FanOutLimits = options.limits ?? (() => ({}));
+  /** Each thread's run's subagents take turns, at most maxConcurrent at once (the depth-0 run: only it has `task`). */
+  const turns = new WeakMap<RunContext, Turns>();
+  /** What each started subagent came to, by its task call's id, until its step's count is made. */
+  const parts = new WeakMap<RunContext, Map<string, FanOutPart>>();
+  const admit = fanOutGate({ limits, ...(options.approval ? { approval: options.approval } : {}), estimate: (ctx, calls) => estimate(ctx, calls, specs) });
+
+  const runSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string): Promise<ToolOutput> => {
+    let slots = turns.get(parent);
+    if (slots === undefined) turns.set(parent, (slots = new Turns(() => limits().maxConcurrent ?? DEFAULT_MAX_CONCURRENT)));
+    return slots.run(parent.signal, () => startSubagent(parent, spec, description, callId), () => errorText(`subagent ${spec.name} was stopped before it started`));
+  };
+
+  const startSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string): Promise<ToolOutput> => {
     let model = parent.model;
     const named = spec.model ?? (options.defaultModel?.() || undefined);
     if (named !== undefined && options.resolveModel) {
@@ -119,6 +142,8 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     const saved = parent.state.subagentRuns?.[callId];
     const resuming = waiting.size > 0 && saved !== undefined && saved.length > 0;
     if (resuming) state.messages = [...saved];
+    // Started: it counts against the thread's spawn cap from now on (fan-out-gate.ts hasStarted).
+    parent.state.subagentRuns = { ...parent.state.subagentRuns, [callId]: state.messages };
     const result = await runAgent(
       {
         model,
@@ -156,6 +181,9 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     total.cacheReadTokens += state.usage.cacheReadTokens;
     total.cacheWriteTokens += state.usage.cacheWriteTokens;
     if (state.usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + state.usage.costUsd;
+    let ended = parts.get(parent);
+    if (ended === undefined) parts.set(parent, (ended = new Map()));
+    ended.set(callId, partOf(result.reason));
     if (result.reason === 'error') return { ...errorText(`subagent ${spec.name} failed: ${result.error?.message ?? 'unknown error'}`), ...ranOn };
     if (result.reason === 'aborted') return { ...errorText(`subagent ${spec.name} was stopped`), ...ranOn };
     if (result.reason === 'quota') return { ...errorText(`subagent ${spec.name} stopped (quota): ${result.error?.message ?? 'the model provider is out of quota'}`), ...ranOn };
@@ -165,5 +193,38 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
   return {
     name: 'subagents',
     tools: (ctx) => (ctx.depth === 0 ? [task] : []),
+    async wrapToolCall(ctx, info, next) {
+      if (info.call.name !== 'task' || ctx.depth !== 0) return next(info.call);
+      const admitted = await admit(ctx, info.call, info.turnCalls);
+      return admitted.start ? next(info.call) : errorText(admitted.why);
+    },
+    // The step's honest count: into the run's (its `done` event), and to the model under the last task result when not every part finished.
+    afterToolCalls(ctx, results) {
+      const tasks = results.filter((r) => r.call.name === 'task');
+      if (ctx.depth !== 0 || tasks.length === 0) return Promise.resolve(undefined);
+      const ended = parts.get(ctx);
+      const counted = tasks.map((r) => ended?.get(r.call.id) ?? ({ kind: 'not-started' } as const));
+      for (const r of tasks) ended?.delete(r.call.id);
+      recordFanOut(ctx, counted);
+      const note = fanOutNote(countParts(counted));
+      const last = tasks.at(-1)!;
+      return Promise.resolve(note === undefined ? undefined : results.map((r) => (r === last ? { ...r.output, text: `${r.output.text}\n\n${note}` } : r.output)));
+    },
   };
+}
+
+/** What starting these subagents may cost: each one's first model call (its prompt, the parent's average answer), at the parent's model's price. */
+function estimate(ctx: RunContext, calls: readonly ToolCall[], specs: ReadonlyMap<string, SubagentSpec>): string {
+  const price = modelPrice(ctx.model);
+  if (price === null) return `cost unknown: no price for ${ctx.model.id}`;
+  const answers = ctx.state.messages.filter((m) => m.role === 'assistant').length;
+  const outputTokens = answers > 0 ? Math.ceil(ctx.state.usage.outputTokens / answers) : 0;
+  let usd = 0;
+  for (const call of calls) {
+    const args = (call.args ?? {}) as { description?: unknown; subagent_type?: unknown };
+    const spec = specs.get(String(args.subagent_type)) ?? specs.get(GENERAL_PURPOSE)!;
+    const inputTokens = ctx.countRequestTokens({ system: `${spec.systemPrompt}\n\n${SUBAGENT_NOTE}`, messages: [{ role: 'user', content: String(args.description ?? '') }], tools: [] });
+    usd += costAt(price, { inputTokens, outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 }) ?? 0;
+  }
+  return `about ${formatUsd(usd)} for their first model calls`;
 }
