@@ -16,6 +16,7 @@ import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
 import { base64Bytes } from '../core/media/kinds';
+import { costDrifts } from '../core/telemetry/cost-drift';
 import { ledgerReader, type LedgerReader, type ModelCallRecord, type UsageGroup, type UsageSums } from '../core/telemetry/usage-ledger';
 import { fence, inlineCode, oneLine } from '../core/text/markdown-code';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -90,6 +91,8 @@ export interface ThreadExport {
   pendingNotes: ChatMessage[];
   approvals: StoredApproval[];
   calls: ModelCallRecord[];
+  /** SPEC §26: the turns whose cost drifted, each with its ratio to the thread's median (on their model_call lines as costDrift). */
+  costDrifts: ReadonlyMap<number, number>;
   byModel: UsageGroup[];
   total: UsageSums;
 }
@@ -109,7 +112,12 @@ function exportData(ledger: LedgerReader, db: Database.Database, threads: Thread
   }));
   const { rows: byModel, total } = ledger.report({ by: 'model', threadId: summary.id });
   const sandbox = storedSandbox(db, summary.folder);
-  return { summary, ...(sandbox !== undefined ? { sandbox } : {}), state, pendingNotes, approvals: storedApprovals(db, summary.id), calls: ledger.calls(summary.id), byModel, total };
+  return { summary, ...(sandbox !== undefined ? { sandbox } : {}), state, pendingNotes, approvals: storedApprovals(db, summary.id), calls: ledger.calls(summary.id), costDrifts: driftsOf(ledger, summary.id), byModel, total };
+}
+
+/** The thread's drifted turns (SPEC §26) and their ratios. */
+function driftsOf(ledger: LedgerReader, threadId: string): Map<number, number> {
+  return new Map(costDrifts(ledger.turns(threadId)).map((d) => [d.turn, d.ratio]));
 }
 
 /** The sandbox record of the thread's folder (sandbox-store.ts), read as it is: exporting changes nothing. */
@@ -141,7 +149,7 @@ function storedApprovals(db: Database.Database, threadId: string): StoredApprova
  * `note` for a note Deepdesk gave the model), each assistant message's `tool_call`s right
  * after it (a subagent's lines, with `parentToolCallId`, right after its `task` call),
  * `tool_result`, `summary` where the model's history was summarized; then `approval`s,
- * `model_call`s and a final `usage`.
+ * `model_call`s (those of a turn whose cost drifted with `costDrift`, its ratio) and a final `usage`.
  */
 export function exportJsonl(data: ThreadExport, options: { media: boolean }): string {
   const { summary, state } = data;
@@ -192,7 +200,8 @@ export function exportJsonl(data: ThreadExport, options: { media: boolean }): st
   for (const a of data.approvals) lines.push(approvalLine(a));
   // SPEC §25: what memories each model call carried, on the call and as a record of its own.
   for (const { threadId: _thread, memories = [], ...call } of data.calls) {
-    lines.push({ type: 'model_call', ...call, memories_used: memories });
+    const drift = data.costDrifts.get(call.turn);
+    lines.push({ type: 'model_call', ...call, memories_used: memories, ...(drift !== undefined ? { costDrift: drift } : {}) });
     lines.push({ type: 'memories_used', callId: call.id, turn: call.turn, memories });
   }
   lines.push({ type: 'usage', total: data.total });

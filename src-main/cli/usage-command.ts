@@ -1,10 +1,10 @@
 // `deepdesk usage [--since DATE] [--by thread|day|model] [--json]` (SPEC §17): the usage
 // ledger summed by thread, day or model, as a table with a total (and sandbox time, SPEC §18,
-// as a second one), or as one JSON document shaped as the contract's UsageReport (what the
-// window's Usage view reads).
+// as a second one) and a line for each turn whose cost drifted (SPEC §26), or as one JSON
+// document shaped as the contract's UsageReport (what the window's Usage view reads).
 
 import { databasePath, resolveDataDir } from '../app/base/data-dir';
-import { sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
+import { costDriftText, sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
 import { isSandboxProviderName, PROVIDER_LABELS } from '../core/sandbox-providers/provider';
@@ -67,7 +67,12 @@ function checkSince(since: string): void {
 
 /** The report as the tables a person reads (model calls, then sandbox time), each with its unknown-price line. */
 export function usageText(report: UsageReport): string {
-  return modelCallsText(report) + sandboxText(report);
+  return modelCallsText(report) + driftsText(report) + sandboxText(report);
+}
+
+/** A line for each turn whose cost drifted (SPEC §26), under the calls. */
+function driftsText(report: UsageReport): string {
+  return report.drifts.map((d) => `Turn ${d.turn} of thread ${terminalSafe(shortId(d.thread), { singleLine: true })}: ${costDriftText(d.ratio)}\n`).join('');
 }
 
 function modelCallsText(report: UsageReport): string {

@@ -67,6 +67,13 @@ export const sandboxRowSchema = sandboxSumsSchema.extend({
   lastAt: z.string(),
 });
 
+/**
+ * Cost drift (SPEC §26): a turn that cost `ratio` times the median of its thread's earlier turns
+ * (at least 3, `ratio` ≥ 2) with no more tool calls than their median.
+ */
+export const costDriftSchema = z.object({ thread: z.string(), turn: z.number().int().positive(), ratio: z.number().positive() });
+export type CostDriftDto = z.infer<typeof costDriftSchema>;
+
 export const usageReportSchema = z.object({
   by: usageGroupingSchema,
   since: z.string().optional(),
@@ -76,8 +83,15 @@ export const usageReportSchema = z.object({
   /** Sandbox time grouped the same way (and apart by provider), in the same order. */
   sandboxes: z.array(sandboxRowSchema),
   sandboxTotal: sandboxSumsSchema,
+  /** The turns (since `since`) that cost far more than their thread's usual, each thread's in order. */
+  drifts: z.array(costDriftSchema),
 });
 export type UsageReport = z.infer<typeof usageReportSchema>;
+
+/** A drift as the Usage view and `deepdesk usage` say it: `cost ×2.7 the thread's median`. */
+export function costDriftText(ratio: number): string {
+  return `cost ×${Number(ratio.toFixed(1))} the thread's median`;
+}
 
 /** A sandbox's time as the Usage view and `deepdesk usage` write it: `45s`, `3m 20s`, `1h 02m`. */
 export function sandboxTimeText(seconds: number): string {

@@ -2,12 +2,13 @@
 // day or model, since a date, with totals — what the window's Usage view and `deepdesk
 // usage` both show — priced at the prices known now for the calls whose price was unknown
 // when they were made (usage-ledger.ts), and a cost as the command line writes it. Sandbox
-// time (SPEC §18) comes with it, grouped the same way.
+// time (SPEC §18) comes with it, grouped the same way, and the turns whose cost drifted (§26).
 
 import { formatUsd } from '../../core/agent/budget';
 import { resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import { isSandboxProviderName } from '../../core/sandbox-providers/provider';
-import type { LedgerReader, PriceNow, SandboxPriceNow } from '../../core/telemetry/usage-ledger';
+import { costDrifts, type CostDrift } from '../../core/telemetry/cost-drift';
+import { sinceInstant, type LedgerReader, type PriceNow, type SandboxPriceNow } from '../../core/telemetry/usage-ledger';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { SandboxSums, UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
@@ -32,6 +33,14 @@ export function costText(sums: Pick<UsageSums, 'unpricedCalls' | 'costUsd'>): st
   return sums.unpricedCalls > 0 ? `${formatUsd(sums.costUsd)} + unknown` : formatUsd(sums.costUsd);
 }
 
+/** The turns that drifted (SPEC §26), judged against each thread's whole history, of those that ended since `since`. */
+export function driftsSince(ledger: Pick<LedgerReader, 'turns'>, since?: string): CostDrift[] {
+  const turns = ledger.turns();
+  const from = since !== undefined ? sinceInstant(since) : undefined;
+  const ended = new Map(turns.map((t) => [`${t.threadId}\n${t.turn}`, t.lastAt]));
+  return costDrifts(turns).filter((d) => from === undefined || ended.get(`${d.thread}\n${d.turn}`)! >= from);
+}
+
 /** What a sandbox row of no thread is called. */
 export const NO_THREAD_LABEL = 'No thread';
 
@@ -52,5 +61,6 @@ export function usageReport(ledger: LedgerReader, threads: Pick<ThreadStore, 'ge
     total,
     sandboxes: sandboxes.rows.map((row) => ({ ...row, ...labelled(row.key) })),
     sandboxTotal: sandboxes.total,
+    drifts: driftsSince(ledger, query.since),
   };
 }

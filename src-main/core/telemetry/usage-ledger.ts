@@ -1,8 +1,8 @@
 // The usage ledger (SPEC §17): every model call — the agent's, a subagent's, a summary's — is
 // one row in SQLite with its thread, turn, subagent, provider, model, the four token counts
-// the provider reported, its cost (when the price is known), its duration and whether it
-// failed. Rows are written in one transaction per event-loop turn, off the run's path; a
-// report sums them by thread, day or model.
+// the provider reported, its cost (when the price is known), its duration, whether it
+// failed and the tool calls its answer asked for. Rows are written in one transaction per
+// event-loop turn, off the run's path; a report sums them by thread, day, model or turn.
 //
 // A cost is read as it was recorded. A call whose price was unknown when it was made is
 // priced when it is read, from its tokens, at the price known now (the person's in Settings,
@@ -71,6 +71,8 @@ const MIGRATIONS: Migration[] = [
   },
   // The memories each request carried (SPEC §25 "Used in"), JSON; null when none.
   { id: 'usage-003-memories', up: (db) => db.exec('ALTER TABLE model_calls ADD COLUMN memories TEXT') },
+  // The tool calls each answer asked for (SPEC §26 cost drift); null for rows written before, and another agent's.
+  { id: 'usage-004-tool-calls', up: (db) => db.exec('ALTER TABLE model_calls ADD COLUMN tool_calls INTEGER') },
 ];
 
 /** One model call as the ledger keeps it. */
@@ -96,9 +98,23 @@ export interface ModelCallRecord {
   error: string | null;
   /** The memories the request carried (SPEC §25), when any. */
   memories?: MemoryUse[];
+  /** The tool calls its answer asked for; absent when not known (a row written before they were counted, another agent's call). */
+  toolCalls?: number;
 }
 
 export type UsageGrouping = 'thread' | 'day' | 'model';
+
+/** One turn of a thread in the ledger (UsageLedger.turns). */
+export interface TurnTotals {
+  threadId: string;
+  turn: number;
+  /** null unless every call of the turn has a price. */
+  costUsd: number | null;
+  /** The tool calls its steps asked for; null when one of them was not counted. */
+  toolCalls: number | null;
+  /** When its last call started. */
+  lastAt: string;
+}
 
 export interface UsageSums {
   calls: number;
@@ -224,6 +240,7 @@ interface RecordRow {
   failed: number;
   error: string | null;
   memories: string | null;
+  tool_calls: number | null;
 }
 
 /** The ledger's queries by their SQL, per connection (UsageLedger.query). */
@@ -248,9 +265,9 @@ export class UsageLedger {
     runMigrations(db, MIGRATIONS);
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO model_calls (id, at, thread_id, turn, subagent, purpose, provider, model, input_tokens, output_tokens,
-        cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, failed, error, memories)
+        cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, failed, error, memories, tool_calls)
        VALUES (@id, @at, @threadId, @turn, @subagent, @purpose, @provider, @model, @inputTokens, @outputTokens,
-        @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error, @memories)`,
+        @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error, @memories, @toolCalls)`,
     );
     this.insertSandbox = db.prepare(
       `INSERT INTO sandbox_time (id, at, thread_id, folder, provider, sandbox_id, seconds, cost_usd)
@@ -349,7 +366,7 @@ export class UsageLedger {
     this.pending = [];
     try {
       this.db.transaction(() => {
-        for (const { memories, ...r } of rows) this.insert.run({ ...r, failed: r.failed ? 1 : 0, memories: memories !== undefined ? JSON.stringify(memories) : null });
+        for (const { memories, toolCalls, ...r } of rows) this.insert.run({ ...r, failed: r.failed ? 1 : 0, memories: memories !== undefined ? JSON.stringify(memories) : null, toolCalls: toolCalls ?? null });
       })();
     } catch {
       // A busy or read-only database loses these rows, never the run.
@@ -395,6 +412,31 @@ export class UsageLedger {
     if (s.calls === 0) return undefined;
     const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = s;
     return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, ...(s.unpricedCalls === 0 && s.costUsd !== null ? { costUsd: s.costUsd } : {}) };
+  }
+
+  /**
+   * Each turn of every thread (or of one), in its thread's order: what it cost as the ledger
+   * prices it now (null unless every call of it has a price) and the tool calls the model asked
+   * for in it, subagents' included (null when one of its steps was not counted). For cost drift.
+   */
+  turns(threadId?: string): TurnTotals[] {
+    const { filter, params } = queryFilter(threadId !== undefined ? { by: 'thread', threadId } : { by: 'thread' });
+    const costs = new Map(this.sums(filter, params, 'json_array(thread_id, turn)').groups.map((g) => [g.key, g]));
+    const steps = this.query<string[], { key: string; threadId: string; turn: number; toolCalls: number; uncounted: number }>(
+      `SELECT json_array(thread_id, turn) AS key, thread_id AS threadId, turn, COALESCE(SUM(tool_calls), 0) AS toolCalls,
+        SUM(tool_calls IS NULL AND purpose IN ('agent', 'other-agent')) AS uncounted
+       FROM model_calls ${filter} GROUP BY thread_id, turn ORDER BY thread_id, turn`,
+    ).all(...params);
+    return steps.map((step) => {
+      const cost = costs.get(step.key)!;
+      return {
+        threadId: step.threadId,
+        turn: step.turn,
+        costUsd: cost.unpricedCalls === 0 ? cost.costUsd : null,
+        toolCalls: step.uncounted === 0 ? step.toolCalls : null,
+        lastAt: cost.lastAt,
+      };
+    });
   }
 
   /** Sums by thread (most expensive first), day (oldest first) or model (most expensive first), with the total. */
@@ -461,6 +503,7 @@ export class UsageLedger {
               failed: outcome.error !== undefined,
               error: outcome.error ?? null,
               ...(call.memories !== undefined && call.memories.length > 0 ? { memories: [...call.memories] } : {}),
+              ...(outcome.toolCalls !== undefined ? { toolCalls: outcome.toolCalls.length } : {}),
             }),
         };
       },
@@ -581,10 +624,11 @@ function fromRow(row: RecordRow): ModelCallRecord {
     failed: row.failed === 1,
     error: row.error,
     ...(row.memories !== null && row.memories !== undefined ? { memories: JSON.parse(row.memories) as MemoryUse[] } : {}),
+    ...(row.tool_calls !== null && row.tool_calls !== undefined ? { toolCalls: row.tool_calls } : {}),
   };
 }
 
 /** The ledger as a report reads it (`deepdesk usage`, `threads export`, the Agents view's costs): it writes nothing. */
-export type LedgerReader = Pick<UsageLedger, 'report' | 'calls' | 'threadCost' | 'sandboxUsage'>;
+export type LedgerReader = Pick<UsageLedger, 'report' | 'calls' | 'threadCost' | 'sandboxUsage' | 'turns'>;
 
 export const ledgerReader = (db: Database.Database, priceNow?: PriceNow, sandboxPrice?: SandboxPriceNow): LedgerReader => new UsageLedger(db, priceNow, sandboxPrice);

@@ -4,11 +4,12 @@
 // that folder first, as the Agents view's row does). The table is the source of
 // truth; by day a bar chart of cost per day (tokens when no price is known) comes first, its
 // text alternative saying what it shows. Sandbox time (SPEC §18), when there is any, follows
-// in its own section, grouped the same way. It asks the ledger again when shown, when Group by
-// or Since change, and when a run ends.
+// in its own section, grouped the same way. By thread, a turn whose cost drifted (SPEC §26) is
+// said under its thread (`Turn 4: cost ×2.7 the thread's median`). It asks the ledger again
+// when shown, when Group by or Since change, and when a run ends.
 
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { isSandboxProviderName, SANDBOX_PROVIDER_LABELS, sandboxTimeText, type UsageGrouping, type UsageReport, type UsageRow, type UsageSums } from '../../../src-main/app/contract';
+import { costDriftText, isSandboxProviderName, SANDBOX_PROVIDER_LABELS, sandboxTimeText, type CostDriftDto, type UsageGrouping, type UsageReport, type UsageRow, type UsageSums } from '../../../src-main/app/contract';
 import {
   costCell,
   dayChart,
@@ -198,6 +199,7 @@ interface RowOpeners {
 }
 
 function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; sinceLabel: string } & RowOpeners): React.JSX.Element {
+  const drifts = report.by === 'thread' ? driftsByThread(report.drifts) : new Map<string, CostDriftDto[]>();
   return (
     <table className="usage-table">
       <caption>
@@ -219,6 +221,11 @@ function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; s
           <tr key={row.key}>
             <th scope="row" className="usage-label">
               <RowLabel row={row} by={report.by} {...openers} />
+              {drifts.get(row.key)?.map((d) => (
+                <span key={d.turn} className="usage-drift">
+                  Turn {d.turn}: {costDriftText(d.ratio)}
+                </span>
+              ))}
             </th>
             <SumCells sums={row} />
           </tr>
@@ -232,6 +239,13 @@ function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; s
       </tfoot>
     </table>
   );
+}
+
+/** SPEC §26: each thread's turns that cost far more than its usual, under its label. */
+function driftsByThread(drifts: readonly CostDriftDto[]): Map<string, CostDriftDto[]> {
+  const by = new Map<string, CostDriftDto[]>();
+  for (const d of drifts) by.set(d.thread, [...(by.get(d.thread) ?? []), d]);
+  return by;
 }
 
 function RowLabel(props: { row: Pick<UsageRow, 'key' | 'label' | 'folder' | 'agent'>; by: UsageGrouping } & RowOpeners): React.JSX.Element {
