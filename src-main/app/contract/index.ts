@@ -103,6 +103,22 @@ export const provenanceSettingsSchema = provenanceChoicesSchema.extend({ folders
 
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
+/** One node of the budget tree (SPEC §26): dollars, tokens, spawns (subagents, candidates), at once, and what may be spent unattended. */
+export const budgetNodeSchema = z.object({
+  maxCostUsd: z.number().positive().optional(),
+  maxTokens: z.number().int().positive().optional(),
+  maxSpawns: z.number().int().nonnegative().optional(),
+  maxConcurrent: z.number().int().min(1).max(64).optional(),
+  unattendedUsd: z.number().positive().optional(),
+});
+/** settings.json `budgets` (SPEC §26): the workspace's daily and monthly limits, every thread's default node, and a folder's own. */
+export const budgetsSchema = z.object({
+  dailyUsd: z.number().positive().optional(),
+  monthlyUsd: z.number().positive().optional(),
+  thread: budgetNodeSchema.optional(),
+  folders: z.record(z.string(), budgetNodeSchema).optional(),
+});
+
 export const settingsSchema = z.object({
   /** 'provider:model', or '' when none is configured yet. */
   model: z.string(),
@@ -129,6 +145,8 @@ export const settingsSchema = z.object({
   threadBudgetUsd: z.number().positive().optional(),
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
+  /** The budget tree (SPEC §26); a thread's `maxSpawns` (default 50) and `maxConcurrent` (default 8) cap its fan-out. */
+  budgets: budgetsSchema.optional(),
   telemetry: telemetrySettingsSchema.optional(),
   /**
    * Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's), the revision

@@ -34,6 +34,7 @@ export const settingsFileShape = fieldsShape({
   prices: stored.prices,
   threadBudgetUsd: stored.threadBudgetUsd,
   maxConcurrentRuns: stored.maxConcurrentRuns,
+  budgets: stored.budgets,
   telemetry: stored.telemetry,
   goals: stored.goals,
   reviewer: stored.reviewer,
