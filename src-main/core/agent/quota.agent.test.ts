@@ -130,7 +130,7 @@ describe('a quota answer stops the fan-out', () => {
     // The 7 that had a step to do ran it, and their next call never went out.
     expect(h.events.filter((e) => e.type === 'tool_result' && e.name === 'ls')).toHaveLength(7);
     expect(errorOf(h.events)).toMatchObject({ message: expect.stringMatching(/^quota: openai-compatible/), problem: { kind: 'quota' } });
-    expect(h.events.at(-1)).toMatchObject({ type: 'done', reason: 'quota' });
+    expect(h.events.at(-1)).toMatchObject({ type: 'done', reason: 'quota', fanOut: { total: 8, finished: 0, failed: 8, line: '0 of 8 finished, 8 failed (quota)' } });
   });
 
   it('a subagent on another provider meets the quota: the parent may answer, but its run ends `quota`, never `completed`', async () => {
