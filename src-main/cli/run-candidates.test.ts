@@ -433,6 +433,34 @@ describe('deepdesk run --candidates', () => {
     expect(server.requests).toHaveLength(0);
   }, 300_000);
 
+  it('a set counts as spawns (SPEC §26): under budgets.thread.maxSpawns 2 the first two of three start, the third is not started (spawn cap) with no worktree, and the end says so', async () => {
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ budgets: { thread: { maxSpawns: 2 } } }));
+    scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'idle', 'cand-c': 'fixer' });
+    const r = await candidates(['--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const set = setOf(r.stdout);
+    expect(set.ranking).toHaveLength(3);
+    const capped = set.ranking.find((e) => e.candidate === 3)!;
+    expect(capped.state).toBe('failed');
+    expect(capped.reason).toContain('not started (spawn cap)');
+    expect(server.requests.filter((q) => q.model === 'cand-c')).toHaveLength(0);
+    expect(readdirSync(join(folder, '.git', 'worktrees'))).toHaveLength(2);
+    expect(r.stderr).toContain('deepdesk run: candidates: 2 of 3 finished, 1 not started\n');
+  }, 300_000);
+
+  it('a set over 15 asks first: --approve deny refuses it and nobody at the terminal cannot allow it; nothing is made or asked of a model', async () => {
+    const sixteen = (approve: string) =>
+      deepdesk(['run', '--folder', folder, '--data-dir', dataDir, '--base-url', server.url, '--model', 'openai-compatible:cand-a', '--approve', approve, '--candidates', '16', '--goal', 'make sum add', '--verify', CHECK, '--max-cost', '2']);
+    const denied = await sixteen('deny');
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toBe('deepdesk run: not started: a set of more than 15 candidates asks first, and --approve deny refused it (Start 16 candidates (at most $2.00, the set\'s budget))\n');
+    const unasked = await sixteen('ask');
+    expect(unasked.code).toBe(1);
+    expect(unasked.stderr).toContain('nobody is at this terminal to answer (Start 16 candidates');
+    expect(existsSync(join(folder, '.git', 'worktrees'))).toBe(false);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('assigns the models given to the candidates in turn', () => {
     expect(modelFlags(['--model', 'a:x', '--goal', 'g', '--model=b:y', '--', '--model', 'c:z'])).toEqual(['a:x', 'b:y']);
     expect([0, 1, 2, 3, 4].map((i) => candidateModel(['a:x', 'b:y'], i))).toEqual(['a:x', 'b:y', 'a:x', 'b:y', 'a:x']);

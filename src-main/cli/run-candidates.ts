@@ -3,6 +3,8 @@
 // in the agent host, each goal checked by the host; one budget for the set (the host's, held by
 // every model call of every candidate); when all have ended, the ranking by evidence as a table
 // (or `--json`). The person's folder is untouched until they apply one (`worktrees apply`).
+// A set over 15 asks first, and its end says how many candidates finished, failed, were paused
+// or never started (SPEC §26).
 
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -10,9 +12,11 @@ import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
 import { candidateChoices, MAX_CANDIDATES } from '../app/session/candidate-sets';
 import { formatUsd } from '../core/agent/budget';
+import { countParts, LARGE_FAN_OUT, type FanOutPart } from '../core/agent/fan-out';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
-import { followRun, type TerminalIo } from './run-client';
+import { followRun, interactiveTerminal, type TerminalIo } from './run-client';
+import { askLine } from './terminal-output';
 import { table } from './table';
 import { UsageError } from './usage';
 
@@ -57,6 +61,11 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   if (count < 1 || count > MAX_CANDIDATES) throw new UsageError(`--candidates must be 1 to ${MAX_CANDIDATES} (got ${count})`);
   const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, externalAgent: _agent, instruction: _instruction, ...request } = options.request(options.folder, undefined);
   const choices = candidateChoices(options.agents ?? [], options.models);
+  const refused = await largeSetAnswer(options, request.mode === 'auto');
+  if (refused !== undefined) {
+    io.stderr.write(`deepdesk run: ${refused}\n`);
+    return 1;
+  }
   const host = await connectToHost(options.dataDir, 'run', io.env);
   // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/session/candidate-sets.ts);
   // this terminal follows each thread from its first event and prints the ranking.
@@ -97,6 +106,7 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
     if (options.json) io.stdout.write(`${terminalSafeJson(set)}\n`);
     else io.stdout.write(rankingTable(ranking, spentUsd, set.budgetUsd ?? undefined));
     const achieved = ranking.filter((r) => r.state === 'achieved').length;
+    io.stderr.write(`deepdesk run: candidates: ${setCounts(threadIds, started.notStarted, ranking).line}\n`);
     const first = ranking[0];
     io.stderr.write(
       `deepdesk run: ${achieved} of ${count} candidates achieved the goal${first !== undefined && first.verifyPassed ? `; first: ${first.threadId} (deepdesk worktrees apply ${first.threadId})` : ''}\n`,
@@ -108,6 +118,34 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
     process.off('SIGTERM', onSignal);
     await host.close();
   }
+}
+
+/**
+ * A set over 15 asks once (SPEC §26), naming the count and what it may cost: `--approve auto` or
+ * `--mode auto` allow it, `--approve deny` refuses it, else the person at this terminal answers.
+ * Why none starts, or undefined when they may.
+ */
+async function largeSetAnswer(options: CandidateSetOptions, autoMode: boolean): Promise<string | undefined> {
+  const { count, io } = options;
+  if (count <= LARGE_FAN_OUT || options.approve === 'auto' || autoMode) return undefined;
+  const cost = options.maxCostUsd !== undefined ? `at most ${formatUsd(options.maxCostUsd)}, the set's budget` : 'no --max-cost: Settings › Goals budget, if any, holds';
+  const question = `Start ${count} candidates (${cost})`;
+  const asks = `a set of more than ${LARGE_FAN_OUT} candidates asks first`;
+  if (options.approve === 'deny') return `not started: ${asks}, and --approve deny refused it (${question})`;
+  if (!interactiveTerminal(io)) return `not started: ${asks}, and nobody is at this terminal to answer (${question}; --approve auto allows it)`;
+  const answer = await askLine(io.stdin, io.stderr, `deepdesk run: ${question}? [y]es / [n]o: `);
+  return /^(y|yes)$/i.test(answer.trim()) ? undefined : `not started: you refused to start ${count} candidates`;
+}
+
+/** The set's honest count: a candidate not started, failed, stopped by the budget (paused), or finished (achieved, unmet, stalled, blocked). */
+export function setCounts(threadIds: readonly string[], notStarted: ReadonlyArray<string | null>, ranking: readonly RankingEntry[]) {
+  const states = new Map(ranking.map((r) => [r.threadId, r.state]));
+  const parts = threadIds.map((id, i): FanOutPart => {
+    if ((notStarted[i] ?? null) !== null) return { kind: 'not-started' };
+    const state = states.get(id);
+    return state === 'failed' ? { kind: 'failed' } : state === 'budget-limited' ? { kind: 'paused' } : { kind: 'finished' };
+  });
+  return countParts(parts);
 }
 
 /**

@@ -3,7 +3,8 @@
 // each on its own git worktree of the folder (made one after another: git locks its admin
 // files), started at once with one budget the set shares (every model call of every candidate
 // holds it); when all have ended, the host ranks them by evidence and keeps the ranking.
-// Nothing reaches the person's folder until they apply one (§16).
+// Nothing reaches the person's folder until they apply one (§16). A set counts as spawns (SPEC
+// §26): over a thread's spawn cap, the first candidates start and the rest are not started.
 
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -17,10 +18,11 @@ import { RunRecords } from '../threads/run-records';
 import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './run-requests';
 import { asHostError, HostRequestError, type HostConnection } from '../base/host-service';
 import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
+import { DEFAULT_MAX_SPAWNS } from '../../core/agent/fan-out';
 import type { SecretStore } from '../base/secret-store';
 
-/** Candidates a set may have at most (and at least one). */
-export const MAX_CANDIDATES = 10;
+/** Candidates a set may ask for at most (and at least one); how many start is the spawn cap's (SPEC §26). */
+export const MAX_CANDIDATES = 100;
 /** Sets still running, or ranked, kept in memory to wait on (the latest); older ones are read from the database. */
 const KEPT_SETS = 50;
 
@@ -108,13 +110,17 @@ export class HostCandidateSets {
     const setId = randomUUID();
     const goal = params.request.goal ?? '';
     const sandbox = params.request.sandbox !== undefined;
+    // A thread's spawn cap holds for a set: the first ones start, the others are not started (nor made a worktree).
+    const maxSpawns = session.settings.raw().budgets?.thread?.maxSpawns ?? DEFAULT_MAX_SPAWNS;
+    const starting = Math.min(count, maxSpawns);
+    const capped = `not started (spawn cap): a set may start ${maxSpawns} candidates (budgets.thread.maxSpawns) and ${count} were asked for`;
     // The worktrees first, one after another: nothing starts unless all are made. A sandbox
     // candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
     const worktrees: Array<CreatedWorktree | undefined> = [];
     if (!sandbox) {
       const service = new WorktreeService({ dataDir: this.options.dataDir, env: this.options.env });
       try {
-        for (let i = 0; i < count; i++) worktrees.push(await service.create({ folder, carry: false, nameHint: `${goal} ${i + 1}` }));
+        for (let i = 0; i < starting; i++) worktrees.push(await service.create({ folder, carry: false, nameHint: `${goal} ${i + 1}` }));
       } catch (err) {
         // Made in part: the ones made go (worktree, branch, record); one that cannot is named.
         const kept: string[] = [];
@@ -125,16 +131,16 @@ export class HostCandidateSets {
         service.close();
       }
     } else {
-      for (let i = 0; i < count; i++) worktrees.push(undefined);
+      for (let i = 0; i < starting; i++) worktrees.push(undefined);
     }
-    const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
+    const threadIds = params.threadIds !== undefined ? [...params.threadIds] : Array.from({ length: count }, () => randomUUID());
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
-    const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds, session) : undefined;
-    const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds.slice(0, starting), session) : undefined;
+    const models = threadIds.map((_, i) => candidateModel(params.models, i));
     // The set's one budget: the one it was started with, else Settings › Goals' (SPEC §21).
     const maxCostUsd = params.maxCostUsd ?? session.settings.raw().goals?.candidatesBudgetUsd;
-    const agents = worktrees.map((_, i) => candidateModel(params.agents ?? [], i));
-    const prompts = worktrees.map((_, i) => candidateModel(params.prompts ?? [], i));
+    const agents = threadIds.map((_, i) => candidateModel(params.agents ?? [], i));
+    const prompts = threadIds.map((_, i) => candidateModel(params.prompts ?? [], i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
     this.records.addSet(
       { setId, goal, budgetUsd: maxCostUsd ?? null },
@@ -170,6 +176,11 @@ export class HostCandidateSets {
       ends[i]!.cancel();
       this.records.noteNotStarted(threadIds[i]!, s.reason instanceof Error ? s.reason.message : String(s.reason));
     }
+    for (let i = starting; i < count; i++) {
+      ends[i]!.cancel();
+      this.records.noteNotStarted(threadIds[i]!, capped);
+      started.push({ status: 'rejected', reason: new Error(capped) });
+    }
     const live: LiveSet = {
       done: Promise.all(ends.map((e) => e.promise)).then(async () => {
         const set = await this.rank(setId, session);
@@ -184,7 +195,10 @@ export class HostCandidateSets {
     return {
       setId,
       threadIds,
-      worktrees: worktrees.map((w) => (w === undefined ? null : { name: w.name, path: w.path, branch: w.branch })),
+      worktrees: threadIds.map((_, i) => {
+        const w = worktrees[i];
+        return w === undefined ? null : { name: w.name, path: w.path, branch: w.branch };
+      }),
       notStarted: started.map((s) => (s.status === 'rejected' ? (s.reason instanceof Error ? s.reason.message : String(s.reason)) : null)),
     };
   }
