@@ -100,6 +100,8 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     if (event.type === 'note' && event.kind === 'resume') io.stderr.write(`deepdesk: ${terminalSafe(event.text, { singleLine: true })}\n`);
     // The goal's state as the host checks it (SPEC §21): one line each time it changes or is checked.
     if (event.type === 'goal' && event.parentToolCallId === undefined) io.stderr.write(`deepdesk: ${goalLine(event.goal)}\n`);
+    // Subagents that did not all finish are said, whatever the answer says (SPEC §26 honest counts).
+    if (event.type === 'done' && event.parentToolCallId === undefined && event.fanOut !== undefined && event.fanOut.finished < event.fanOut.total) io.stderr.write(`deepdesk: subagents: ${event.fanOut.line}\n`);
     progress(event);
   };
   const say = (line: string) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);

@@ -60,4 +60,14 @@ describe('deepdesk run --json, fanning out', () => {
     expect(t.server.requests.filter(isSubagent)).toHaveLength(0);
     expect(events(r.stdout).at(-1)).toMatchObject({ type: 'done', fanOut: { total: 16, finished: 0, notStarted: 16, line: '0 of 16 finished, 16 not started' } });
   });
+
+  it('without --json, a fan-out that did not all finish is said on stderr: one of two over a spawn cap of 1', async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ budgets: { thread: { maxSpawns: 1 } } }));
+    t.server.push(...fanOut(2));
+    const r = await run(['--approve', 'auto', 'do two things']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('parent done\n');
+    expect(r.stderr).toContain('deepdesk: subagents: 1 of 2 finished, 1 not started\n');
+    expect(t.server.requests.filter(isSubagent)).toHaveLength(1);
+  });
 });
