@@ -70,12 +70,12 @@ export interface AgentThread {
 
 /** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended; `refused` is told why not. */
 function sharedHold(budget: RunBudget, known: KnownAgent, options: AgentThreadOptions, refused: (why: string) => void): NonNullable<MeteringProxyOptions['hold']> {
-  return ({ model, promptTokens }) => {
+  return ({ model, promptTokens, maxOutputTokens }) => {
     const id = `${known.priceProvider}:${model}`;
     // Its own sign-in (no key of the person's): no price, so no hold can be taken.
     const price = options.personKey === undefined ? null : resolvePrice(id, options.prices?.());
     try {
-      return budget.reserve({ id, price }, promptTokens);
+      return budget.reserve({ id, price }, promptTokens, maxOutputTokens);
     } catch (err) {
       if (!(err instanceof BudgetExceededError)) throw err;
       const why =

@@ -1,8 +1,10 @@
 // The metering proxy's reading of each provider's own usage (SPEC §22), in the three shapes
 // the agents' model APIs answer: Anthropic Messages, OpenAI Responses, Gemini (streamed); a
-// call held by a budget shared with other threads (a candidates' set, SPEC §21) before it goes;
-// every call the provider bills counted (issue 78), whatever its encoding or ending, each one
-// ledger row and one trace span naming the agent (the one metering point).
+// call held at its worst case (SPEC §26: its prompt and its max_tokens) by its thread's budget and
+// one shared with other threads (a candidates' set, SPEC §21) before it goes; every call the
+// provider bills counted (issue 78), whatever its encoding or ending — cut short, at the usage
+// the stream had reported, or with none at its worst case — each one ledger row and one trace
+// span naming the agent (the one metering point).
 import Database from 'better-sqlite3';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gzipSync } from 'node:zlib';
@@ -11,6 +13,7 @@ import { BudgetExceededError, RunBudget } from '../agent/budget';
 import { costAt } from '../models/model-info';
 import { listenOnLoopback } from '../models/testing/loopback';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../models/testing/scripted-anthropic-server';
+import type { Usage } from '../models/types';
 import { combineTelemetry, type Telemetry } from '../telemetry/observer';
 import { otelTelemetry } from '../telemetry/otel';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.test-support';
@@ -76,9 +79,17 @@ const sseText = (events: Array<Record<string, unknown>>): string => events.map((
 /** What one whole call of the scripted stream costs. */
 const ONE_CALL = costAt(PRICE, usageOfBody(sseText(STREAM.sse))!)!;
 const REQUEST = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] };
+/** REQUEST's worst case: its prompt as the proxy counts it (four bytes a token) and its max_tokens. */
+const WORST = costAt(PRICE, { inputTokens: Math.ceil(JSON.stringify(REQUEST).length / 4), outputTokens: 1024, cacheReadTokens: 0, cacheWriteTokens: 0 })!;
+/** What the scripted stream's message_start reported (its input, one output token). */
+const STARTED = costAt(PRICE, usageOfBody(sseText(STREAM.sse.slice(0, 1)))!)!;
 
-/** A provider that bills every call it answers: gzip whatever it was asked, or a stream it never ends (the client must cut it). */
-async function billingProvider(kind: 'gzip' | 'endless' | 'large-prompt'): Promise<{ url: string; billed(): number; encodings: Array<string | undefined>; close(): Promise<void> }> {
+/**
+ * A provider that bills every call it answers: gzip whatever it was asked, a whole stream of
+ * 100,000 tokens, or a stream it never ends (the client must cut it) after its message_start
+ * (`endless`, `large-prompt`) or before any usage (`silent`).
+ */
+async function billingProvider(kind: 'gzip' | 'endless' | 'large-prompt' | 'silent' | 'whole-100k'): Promise<{ url: string; billed(): number; encodings: Array<string | undefined>; close(): Promise<void> }> {
   let billed = 0;
   const encodings: Array<string | undefined> = [];
   const server = createServer((req, res) => {
@@ -89,6 +100,17 @@ async function billingProvider(kind: 'gzip' | 'endless' | 'large-prompt'): Promi
       if (kind === 'gzip') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
         res.end(gzipSync(sseText(STREAM.sse)));
+        return;
+      }
+      if (kind === 'whole-100k') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const usage = { input_tokens: 99_999, output_tokens: 1 };
+        res.end(sseText([{ type: 'message_start', message: { model: 'claude-sonnet-4-5', usage } }, { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }, { type: 'message_stop' }]));
+        return;
+      }
+      if (kind === 'silent') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(sseText([{ type: 'ping' }]));
         return;
       }
       // Its input's usage at the start; the last usage event never comes before the client goes.
@@ -117,13 +139,14 @@ describe('every call the provider bills is counted (issue 78)', () => {
     return { proxy, rows: () => ledger.calls('t') };
   }
 
-  it('an answer compressed though identity was asked: decoded and counted; under a budget of 2 calls the provider bills at most 3, each a ledger row', async () => {
+  it('an answer compressed though identity was asked: decoded and counted; under a budget of one worst case and 2 calls the provider bills 3, each a ledger row', async () => {
     const provider = await billingProvider('gzip');
     cleanups.push(() => provider.close());
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2 * ONE_CALL, spentUsd: 0 } });
+    // A call goes while what is spent and its worst case fit: after 3 calls, a 4th's worst case would not.
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: WORST + 2 * ONE_CALL, spentUsd: 0 } });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push(await post(proxy.socket, REQUEST));
-    expect(provider.billed()).toBeLessThanOrEqual(3);
+    expect(provider.billed()).toBe(3);
     expect(provider.encodings.every((e) => e === 'identity')).toBe(true);
     expect(statuses.filter((s) => s === 429)).toHaveLength(6 - provider.billed());
     const calls = rows();
@@ -132,22 +155,75 @@ describe('every call the provider bills is counted (issue 78)', () => {
     expect(calls.reduce((sum, r) => sum + r.costUsd!, 0)).toBeCloseTo(provider.billed() * ONE_CALL, 12);
   });
 
-  it('a stream the client cuts before its last usage event keeps its reservation: under a budget of 2 calls the provider bills at most 3, each a ledger row at its estimate', async () => {
+  // SPEC §26 changed this rule: a call cut after message_start settled at the input it reported
+  // and its max_tokens; it now settles at the usage the stream had reported.
+  it('a stream the client cuts after message_start reported its usage settles at that usage, each a ledger row', async () => {
     const provider = await billingProvider('endless');
     cleanups.push(() => provider.close());
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2 * ONE_CALL, spentUsd: 0 } });
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: WORST + 2 * STARTED, spentUsd: 0 } });
     for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
     // The cut calls end in the proxy as the client goes.
     await expect.poll(() => rows()).toHaveLength(provider.billed());
-    expect(provider.billed()).toBeGreaterThanOrEqual(1);
-    expect(provider.billed()).toBeLessThanOrEqual(3);
+    expect(provider.billed()).toBe(3);
     for (const row of rows()) {
-      expect(row).toMatchObject({ provider: 'claude-code', purpose: 'other-agent', failed: true });
-      expect(row.error).toContain('counted at its estimate');
-      // Its prompt and the most it could answer (max_tokens), never less than a whole call.
-      expect(row.costUsd).toBeGreaterThanOrEqual(ONE_CALL);
+      expect(row).toMatchObject({ provider: 'claude-code', purpose: 'other-agent', failed: true, inputTokens: 162, outputTokens: 1, cacheReadTokens: 50, cacheWriteTokens: 100 });
+      expect(row.error).toContain('counted at the usage it had reported');
+      expect(row.costUsd).toBeCloseTo(STARTED, 12);
     }
-    expect(rows().reduce((sum, r) => sum + r.costUsd!, 0)).toBeGreaterThanOrEqual(2 * ONE_CALL);
+  });
+
+  it('a stream cut before it reported any usage keeps its worst case: its prompt and its max_tokens, never a guess from what it answered', async () => {
+    const provider = await billingProvider('silent');
+    cleanups.push(() => provider.close());
+    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2.5 * WORST, spentUsd: 0 } });
+    for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
+    await expect.poll(() => rows()).toHaveLength(provider.billed());
+    // Two worst cases fit under the budget; a third would not, and is never sent.
+    expect(provider.billed()).toBe(2);
+    expect(proxy.refused()).toBe(4);
+    for (const row of rows()) {
+      expect(row).toMatchObject({ failed: true, inputTokens: 0, outputTokens: 0 });
+      expect(row.error).toContain('counted at its worst case');
+      expect(row.costUsd).toBeCloseTo(WORST, 12);
+    }
+  });
+
+  it('6 calls billing 100,000 tokens each, sent at once under $0.50 (the thread’s or a shared budget): never all served, one at a time, at most one call past the cap', async () => {
+    const dollar = { input: 1, output: 1, cacheRead: 1, cacheWrite: 1 };
+    const price = (usage: Usage) => costAt(dollar, usage);
+    for (const which of ['thread', 'shared'] as const) {
+      const provider = await billingProvider('whole-100k');
+      cleanups.push(() => provider.close());
+      let inFlight = 0;
+      let most = 0;
+      const set = new RunBudget({ runUsd: 0.5, label: "the candidates' set" }, 0);
+      const budget: Partial<MeteringProxyOptions> =
+        which === 'thread'
+          ? { budget: { limitUsd: 0.5, spentUsd: 0 } }
+          : {
+              hold: ({ model, promptTokens, maxOutputTokens }) => {
+                try {
+                  const hold = set.reserve({ id: `anthropic:${model}`, price: dollar }, promptTokens, maxOutputTokens);
+                  most = Math.max(most, ++inFlight);
+                  const ended = () => void inFlight--;
+                  return { spend: (u, c) => (ended(), hold.spend(u, c)), release: () => (ended(), hold.release()), keep: () => (ended(), hold.keep()) };
+                } catch (err) {
+                  if (err instanceof BudgetExceededError) return { refused: err.message };
+                  throw err;
+                }
+              },
+            };
+      const { proxy, rows } = await metered(provider.url, { price, ...budget });
+      const statuses = await Promise.all(Array.from({ length: 6 }, () => post(proxy.socket, REQUEST)));
+      expect(provider.billed()).toBeLessThan(6);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(provider.billed());
+      const spent = rows().reduce((sum, r) => sum + r.costUsd!, 0);
+      expect(spent).toBeLessThanOrEqual(0.5 + 0.1 + 1e-9);
+      if (which === 'shared') {
+        expect(most).toBe(1);
+        expect(set.spentUsd).toBeCloseTo(spent, 9);
+      }
+    }
   });
 
   it('a stream cut after message_start reported a large prompt settles at that prompt, not at a guess from the request: under $0.50 at most one call past the cap', async () => {
@@ -200,9 +276,9 @@ describe('a call through a shared budget', () => {
       upstream: model.url.replace(/\/v1$/, ''),
       agent: { name: 'claude-code', provider: 'anthropic' },
       price: (usage) => costAt(PRICE, usage),
-      hold: ({ promptTokens }) => {
+      hold: ({ promptTokens, maxOutputTokens }) => {
         try {
-          const hold = budget.reserve({ id: 'anthropic:claude-sonnet-4-5', price: PRICE }, promptTokens);
+          const hold = budget.reserve({ id: 'anthropic:claude-sonnet-4-5', price: PRICE }, promptTokens, maxOutputTokens);
           return { ...hold, spend: (usage, costUsd) => (spent.push(costUsd ?? 0), hold.spend(usage, costUsd)) };
         } catch (err) {
           if (err instanceof BudgetExceededError) return { refused: err.message };
@@ -211,15 +287,17 @@ describe('a call through a shared budget', () => {
       },
     });
     try {
-      // A small request fits; its real cost is spent.
-      expect(await post(proxy.socket, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] })).toBe(200);
+      // A small request without max_tokens is held at the model's most (32,000 tokens: $0.48): refused.
+      expect(await post(proxy.socket, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] })).toBe(429);
+      // With max_tokens 100 it fits; its real cost is spent.
+      expect(await post(proxy.socket, { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })).toBe(200);
       expect(spent).toHaveLength(1);
       expect(budget.spentUsd).toBeCloseTo(spent[0]!, 9);
-      // One whose estimate alone is past the budget is refused before it starts: the model never sees it.
+      // One whose prompt alone is past the budget is refused before it starts: the model never sees it.
       const big = 'x'.repeat(40_000);
-      expect(await post(proxy.socket, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: big }] })).toBe(429);
+      expect(await post(proxy.socket, { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: big }] })).toBe(429);
       expect(model.bodies).toHaveLength(1);
-      expect(proxy.refused()).toBe(1);
+      expect(proxy.refused()).toBe(2);
     } finally {
       await proxy.close();
       await model.close();

@@ -4,13 +4,17 @@
 // asked for an uncompressed answer (one compressed anyway is decoded). Each model call is one
 // call of the metering point (core/telemetry/metering.ts), its usage read from the response —
 // Anthropic Messages, OpenAI Responses or Gemini, streamed or not — and held from before it goes
-// at an estimate (the request's size, the most it may answer) a call cut short or unreadable
-// keeps. With a budget, calls go one at a time, and once the spend reached the budget every
-// further call is refused and `onBudget` is told: the spend stays within the budget plus one call.
+// at its worst case (its prompt, counted from the request's size, and the most it may answer: its
+// max_tokens, else the model's) which a call cut short before any usage, or unreadable, keeps; cut
+// after a usage, it settles at the largest the stream had reported (SPEC §26). With a budget
+// (its own or a shared one), calls go one at a time, and a call whose worst case would take the
+// spend past the budget is refused and `onBudget` is told: the spend stays within the budget
+// plus one call.
 import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import * as zlib from 'node:zlib';
+import { maxOutputTokensFor } from '../models/model-info';
 import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeSocketFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
@@ -34,11 +38,12 @@ export interface MeteringProxyOptions {
   /** The budget was reached: called once, when the first call is refused. */
   onBudget?(): void;
   /**
-   * A budget shared with other threads (a candidates' set, SPEC §21): each call holds its estimate
-   * there before it is let through (refused: the reason, and the call is not made); the hold is
-   * spent with the call's cost when its usage is read, kept when it was cut short, let go when it failed.
+   * A budget shared with other threads (a candidates' set, SPEC §21): each call holds its worst
+   * case there before it is let through (refused: the reason, and the call is not made); the hold
+   * is spent with the call's cost when its usage is read, kept when it was cut short before any
+   * usage, let go when it failed.
    */
-  hold?(call: { model: string; promptTokens: number }): CallHold | { refused: string };
+  hold?(call: { model: string; promptTokens: number; maxOutputTokens: number }): CallHold | { refused: string };
 }
 
 export interface MeteringProxy {
@@ -122,7 +127,7 @@ function usageHeard(answer: IncomingMessage, chunks: readonly Buffer[]): Metered
   return usageOfBody(safely(() => decode(Buffer.concat(chunks)).toString('utf8'), ''));
 }
 
-/** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer. */
+/** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer, if it says. */
 function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
   const parsed = (safely(() => JSON.parse(body.toString('utf8')) as unknown, null) ?? {}) as Record<string, unknown>;
   const config = (parsed.generationConfig ?? {}) as Record<string, unknown>;
@@ -133,21 +138,20 @@ function requestFacts(path: string, body: Buffer): { model: string; maxOutput: n
 
 /**
  * One request of the agent's forwarded upstream and its answer streamed back; a model call's
- * usage read from the answer and reported to `metered` (`mostOutput`: the most it may answer).
+ * usage read from the answer and reported to `metered`.
  */
-function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: { call: MeteredModelCall; mostOutput: number }): Promise<void> {
+function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> {
   const { upstream, basePath, options } = to;
   return new Promise<void>((resolve) => {
-    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.call.end(outcome), resolve());
-    // What a billed answer has said so far. Cut short (SPEC §26), the call settles at the input it
-    // reported and the most it could answer (its last output count never came); with none, it keeps its hold.
+    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
+    // What a billed answer has said so far. Cut short (SPEC §26), the call settles at the largest
+    // usage it had reported (Anthropic's message_start, then each message_delta); with none, it keeps its worst case.
     let heard: { answer: IncomingMessage; chunks: Buffer[] } | undefined;
     const cut = (error: string): void => {
       const usage = heard && usageHeard(heard.answer, heard.chunks);
       if (usage && metered) {
-        const settled = { ...usage, outputTokens: Math.max(usage.outputTokens, metered.mostOutput) };
-        metered.call.usage(settled, options.price?.(settled));
-        return done({ error: `${error} before its last usage: counted at its estimate (the input it reported, the most it could answer)` });
+        metered.usage(usage, options.price?.(usage));
+        return done({ error: `${error} before its last usage: counted at the usage it had reported` });
       }
       done({ error });
     };
@@ -165,7 +169,7 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
       const status = answer.statusCode ?? 502;
       res.writeHead(status, answer.headers);
       // From its first byte of an answer the call is billed; an error answer is not.
-      if (status < 400) metered?.call.answered();
+      if (status < 400) metered?.answered();
       const chunks: Buffer[] = [];
       if (status < 400) heard = { answer, chunks };
       let size = 0;
@@ -176,9 +180,9 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
       });
       answer.on('end', () => {
         res.end();
-        // An error answer is not billed; one whose usage cannot be read, even decoded, stays at its estimate.
+        // An error answer is not billed; one whose usage cannot be read, even decoded, keeps its worst case.
         const usage = status >= 400 ? ZERO_USAGE : usageHeard(answer, chunks);
-        if (usage !== undefined) metered?.call.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
+        if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
         const model = (usage as Partial<MeteredUsage> | undefined)?.model;
         done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
       });
@@ -209,10 +213,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   let spent = options.budget?.spentUsd ?? 0;
   let refused = 0;
   let told = false;
-  let longest = 0;
   let queue: Promise<void> = Promise.resolve();
-
-  const reachedBudget = (): boolean => options.budget !== undefined && spent >= options.budget.limitUsd;
 
   const refuse = (res: ServerResponse, why = "this thread's budget is spent; no further model calls"): void => {
     refused++;
@@ -224,30 +225,31 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     res.end(JSON.stringify({ type: 'error', error: { type: 'budget_exceeded', code: 'budget_exceeded', message: `Deepdesk: ${why}` } }));
   };
 
-  /** A model call: held in the shared budget first (where there is one) and this proxy's, observed through the metering point, forwarded. */
+  /** A model call: its worst case held in this proxy's budget and the shared one (where there are), observed through the metering point, forwarded. */
   const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
     if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forwardCall(to, req, res, body);
     const { model, maxOutput } = requestFacts(req.url ?? '/', body);
     // Its prompt from the request's size, four characters a token (for JSON, a generous count).
     const promptTokens = Math.ceil(body.length / 4);
-    const shared = options.hold?.({ model, promptTokens });
+    const maxOutputTokens = maxOutput ?? maxOutputTokensFor(`${options.agent.provider}:${model}`);
+    const worst = options.price?.({ model, inputTokens: promptTokens, outputTokens: maxOutputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    if (options.budget !== undefined && spent + (worst ?? 0) > options.budget.limitUsd) return refuse(res);
+    const shared = options.hold?.({ model, promptTokens, maxOutputTokens });
     if (shared !== undefined && 'refused' in shared) return refuse(res, shared.refused);
-    const estimate = options.price?.({ model, inputTokens: promptTokens, outputTokens: maxOutput ?? longest, cacheReadTokens: 0, cacheWriteTokens: 0 });
     const hold: CallHold = {
       spend: (usage, costUsd) => {
         spent += costUsd ?? 0;
-        longest = Math.max(longest, usage.outputTokens);
         shared?.spend(usage, costUsd);
       },
       release: () => shared?.release(),
       keep: () => {
         shared?.keep();
-        spent += estimate ?? 0;
-        return estimate;
+        spent += worst ?? 0;
+        return worst;
       },
     };
     const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
-    return forwardCall(to, req, res, body, { call: meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold), mostOutput: maxOutput ?? longest });
+    return forwardCall(to, req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
   };
 
   const server = createServer((req, res) => {
@@ -255,12 +257,12 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (!options.budget) {
+      if (!options.budget && !options.hold) {
         void call(req, res, body);
         return;
       }
-      // With a budget, one call at a time: each is let through only while the spend is under it.
-      queue = queue.then(() => (reachedBudget() ? refuse(res) : call(req, res, body)));
+      // With a budget, one call at a time: each is held, and let through, after the one before settled.
+      queue = queue.then(() => call(req, res, body));
     });
   });
   await new Promise<void>((resolve, reject) => {

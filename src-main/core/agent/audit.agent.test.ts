@@ -166,16 +166,33 @@ describe('budgets', () => {
     expect(ledger.calls('thread-1')).toHaveLength(1);
   });
 
-  it('count a call the provider began answering and that was cut short at its estimate, as another agent’s (issue 78): its hold is kept, its row says so', async () => {
+  // SPEC §26 changed what such a call keeps: its worst case (its prompt and the most it may
+  // answer), where it kept its prompt and this run's average answer.
+  it('count a call the provider began answering and that was cut short with no usage at its worst case, as another agent’s (issue 78): its hold is kept, its row says so', async () => {
     h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ disconnect: true, text: 'half an answ' }, { text: 'whole', usage: { promptTokens: 100, completionTokens: 10 } }] });
     const budget = new RunBudget({ runUsd: 1 }, 0);
     await h.run('hi', undefined, { telemetry: ledger.telemetry(), budget });
     const [cut] = ledger.calls('thread-1');
     expect(cut).toMatchObject({ failed: true, inputTokens: 0, outputTokens: 0 });
-    expect(cut!.error).toContain('counted at its estimate');
-    // Its prompt at the input price, held before it went and kept: the budget spent it too.
-    expect(cut!.costUsd).toBeGreaterThan(0);
-    expect(budget.spentUsd).toBeGreaterThanOrEqual(cut!.costUsd!);
+    expect(cut!.error).toContain('counted at its worst case');
+    // Its prompt at the input price and the most an unknown model answers (4,096 tokens) at the output price.
+    expect(cut!.costUsd).toBeGreaterThan((4_096 * PRICE.output) / 1_000_000);
+    // Held before it went and kept: the budget spent what the row says, as for each call.
+    expect(budget.spentUsd).toBeCloseTo(ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0), 12);
+  });
+
+  it('hold each call’s worst case: calls billing 100,000 tokens each under $0.50 stop before the one that could cross, never all six served', async () => {
+    const step = (i: number) => ({ toolCalls: [{ name: 'ls', args: { path: `/${i}` } }], usage: { promptTokens: 100_000, completionTokens: 0 } });
+    h = await createHarness({ prices: { [MODEL]: { input: 1, output: 1 } }, script: [...Array.from({ length: 6 }, (_, i) => step(i)), { text: 'done' }] });
+    const result = await h.run('list it six times', undefined, { telemetry: ledger.telemetry(), budget: new RunBudget({ runUsd: 0.5 }, 0) });
+    expect(result.reason).toBe('budget');
+    expect(h.server.requests.length).toBeLessThan(6);
+    const spent = ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0);
+    expect(spent).toBeLessThanOrEqual(0.5 + 0.1);
+    // Four calls ($0.40) fit; the fifth's worst case (its prompt of about 100,000 tokens and 4,096 answered) would not.
+    expect(h.server.requests).toHaveLength(4);
+    expect(spent).toBeCloseTo(0.4, 9);
+    expect(result.error?.message).toMatch(/^Stopped before the next model call: it would take this run past its budget of \$0\.5000 \(spent \$0\.\d{4}; the call would cost about \$0\.1\d{3}\)\.$/);
   });
 
   it('count what the thread cost before this run against the thread’s budget', async () => {
@@ -214,11 +231,13 @@ describe('budgets', () => {
   });
 
   it('hold for calls made at once: parallel subagents together never spend past the run’s budget', async () => {
-    // Each subagent's call reports less than its estimate (its prompt is counted here at more
-    // than a thousand tokens), so what is held for it covers what it spends.
+    // Each subagent's call reports less than its worst case (its prompt is counted here at more
+    // than a thousand tokens, and it may answer 4,096), so what is held for it covers what it
+    // spends. (SPEC §26: the output price is lower than it was, for the worst case holds 4,096
+    // answered tokens where the estimate held none.)
     const sub = { text: 'sub done', usage: { promptTokens: 1_000, completionTokens: 0 } };
     h = await createHarness({
-      prices: { [MODEL]: { input: 10, output: 10 } },
+      prices: { [MODEL]: { input: 10, output: 1 } },
       script: [
         {
           toolCalls: Array.from({ length: 7 }, (_, i) => ({ name: 'task', args: { description: `part ${i}`, subagent_type: 'general-purpose' } })),

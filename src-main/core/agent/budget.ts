@@ -1,12 +1,11 @@
-// Budgets (SPEC §17): a run stops before the model call that would take its cost — or its
-// thread's — past a limit the person set, with one line saying so. The next call's cost is
-// estimated before it is made: its prompt tokens (as model-call.ts estimates them from what
-// the provider reported) at the input price, plus the average answer of this run so far at
-// the output price. A model whose price is unknown cannot be held to
-// a budget: with a budget set, such a call is not made (the line says how to set a price).
-// Calls run at once (parallel subagents): each call's estimate is held from before the call
-// until it ends, so a call is checked against what is spent and what the calls under way
-// may spend; when it ends, its real cost takes the place of its estimate.
+// Budgets (SPEC §17, §26): a run stops before the model call that would take its cost — or its
+// thread's, or a budget it shares — past a limit the person set, with one line saying so.
+// Before a call goes, its worst case is held: its prompt's tokens (as model-call.ts counts them
+// from what the provider reported) at the input price plus the most it may answer (its
+// max_tokens) at the output price. It settles at the usage the provider reported; cut short with
+// none, it keeps its worst case. A model whose price is unknown cannot be held to a budget: with
+// a budget set, such a call is not made (the line says how to set a price). Calls run at once
+// (parallel subagents) are each checked against what is spent and what the calls under way hold.
 
 import { modelPrice } from '../models/model-info';
 import type { ChatModel, Usage } from '../models/types';
@@ -18,7 +17,7 @@ export interface BudgetLimits {
   threadUsd?: number;
   /**
    * A budget this run shares with others (`run --candidates N --max-cost`, SPEC §21): each call
-   * holds its estimate there too, so the runs together never cross it.
+   * holds its worst case there too, so the runs together never cross it.
    */
   shared?: RunBudget;
   /** What `runUsd` is called in the line that stops a run (default `this run`). */
@@ -32,20 +31,18 @@ export class BudgetExceededError extends Error {
 
 /** A call's place in the budget, from before it is made until it ends. */
 export interface BudgetHold {
-  /** The call finished: its real usage and cost take the place of its estimate. */
+  /** The provider reported the call's usage: its cost takes the place of its worst case. */
   spend(usage: Usage, costUsd: number | undefined): void;
-  /** The call ended without a usage before the provider answered (failed, stopped): its estimate is let go. */
+  /** The call ended without a usage before the provider answered (failed, stopped): its worst case is let go. */
   release(): void;
-  /** Cut short after the provider began answering (billed): its estimate is spent as its cost, and returned. */
+  /** Cut short after the provider began answering (billed) with no usage reported: its worst case is spent as its cost, and returned. */
   keep(): number;
 }
 
 export class RunBudget {
   private spent = 0;
-  /** The estimates of the calls under way. */
+  /** The worst cases of the calls under way. */
   private held = 0;
-  private calls = 0;
-  private outputTokens = 0;
 
   /** `threadSpentBefore`: what the thread had cost before this run. */
   constructor(
@@ -64,13 +61,14 @@ export class RunBudget {
   }
 
   /**
-   * Holds the estimate of the call of `promptTokens` on `model` (every purpose, every depth),
-   * or throws BudgetExceededError when it would cross a limit with what is spent and held.
+   * Holds the worst case of the call of `promptTokens` on `model` that may answer `maxOutputTokens`
+   * (every purpose, every depth), or throws BudgetExceededError when it would cross a limit with
+   * what is spent and held.
    */
-  reserve(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): BudgetHold {
-    const estimate = this.check(model, promptTokens);
+  reserve(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number, maxOutputTokens: number): BudgetHold {
+    const estimate = this.check(model, promptTokens, maxOutputTokens);
     // The shared budget's hold is taken after this one's check, and only if it holds too.
-    const shared = this.limits.shared?.reserve(model, promptTokens);
+    const shared = this.limits.shared?.reserve(model, promptTokens, maxOutputTokens);
     this.held += estimate;
     let open = true;
     const release = () => {
@@ -83,8 +81,6 @@ export class RunBudget {
       spend: (usage, costUsd) => {
         if (!release()) return;
         shared?.spend(usage, costUsd);
-        this.calls++;
-        this.outputTokens += usage.outputTokens;
         if (costUsd !== undefined) this.spent += costUsd;
       },
       release: () => {
@@ -93,15 +89,14 @@ export class RunBudget {
       keep: () => {
         if (!release()) return 0;
         shared?.keep();
-        this.calls++;
         this.spent += estimate;
         return estimate;
       },
     };
   }
 
-  /** The call's estimate (0 without a limit); throws when it would cross a limit. */
-  private check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): number {
+  /** The call's worst case (0 without a limit); throws when it would cross a limit. */
+  private check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number, maxOutputTokens: number): number {
     if (this.limits.runUsd === undefined && this.limits.threadUsd === undefined) return 0;
     const price = modelPrice(model);
     const limit = this.limits.runUsd !== undefined ? { usd: this.limits.runUsd, what: this.limits.label ?? 'this run', spent: this.spent } : undefined;
@@ -110,8 +105,7 @@ export class RunBudget {
       const what = [limit, threadLimit].filter((l) => l !== undefined).map((l) => `${l.what}'s budget of ${formatUsd(l.usd)}`).join(' and ');
       throw new BudgetExceededError(`Stopped before the model call: the price of ${model.id} is unknown, so ${what} cannot be kept (set its price in Settings › Prices).`);
     }
-    const expectedOutput = this.calls > 0 ? this.outputTokens / this.calls : 0;
-    const next = (promptTokens * price.input + expectedOutput * price.output) / 1_000_000;
+    const next = (promptTokens * price.input + maxOutputTokens * price.output) / 1_000_000;
     const held = this.held > 0 ? `; calls under way may spend ${formatUsd(this.held)}` : '';
     for (const l of [limit, threadLimit]) {
       if (l === undefined || l.spent + this.held + next <= l.usd) continue;

@@ -1,7 +1,8 @@
 // Every model call of a run goes through here — the agent's steps and the summaries — so
-// that each holds its estimate in the budget before it is made, and is counted once after it
-// ends: its usage and cost added to the thread's totals, and reported through the metering
-// point (core/telemetry/metering.ts) to whoever observes the run (the usage ledger, traces).
+// that each holds its worst case in the budget before it is made (its prompt and the most it
+// may answer: the request's maxOutputTokens, else the model's, model-info.ts), and is counted
+// once after it ends: its usage and cost added to the thread's totals, and reported through the
+// metering point (core/telemetry/metering.ts) to whoever observes the run (the usage ledger, traces).
 //
 // A call's prompt is estimated from what the provider reported for the run's previous call
 // (its input and output tokens: that prompt and the reply now in the history) plus what was
@@ -10,7 +11,7 @@
 
 import type { MemoryUse } from '../memories/memory-types';
 import { QuotaError } from '../models/errors';
-import { costAt, modelPrice } from '../models/model-info';
+import { costAt, maxOutputTokensFor, modelPrice } from '../models/model-info';
 import { quotaError, quotaTripped, tripQuota } from '../models/quota-breaker';
 import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
@@ -39,9 +40,9 @@ export type MeteredRun = Pick<RunContext, 'model' | 'observer' | 'budget' | 'cou
 export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
   const tripped = quotaTripped(ctx.model);
   if (tripped !== undefined) throw quotaStop(ctx, quotaError(tripped));
-  // Held from before the call until it ends, so calls made at once cannot together cross a budget.
+  // Its worst case held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
-  const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
+  const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0, request.maxOutputTokens ?? maxOutputTokensFor(ctx.model.id));
   const metered = meterModelCall(ctx.observer, { purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools, ...(call.memories !== undefined ? { memories: call.memories } : {}) }, hold);
   let text = '';
   let stopReason: Extract<ModelEvent, { type: 'finish' }>['stopReason'] | undefined;

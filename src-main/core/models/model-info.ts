@@ -75,6 +75,33 @@ export function contextWindowFor(provider: ProviderName, model: string): number 
 
 export type { ModelPrice };
 
+/**
+ * The most a call may answer when its request sets no max_tokens, for a model not in the table
+ * below (self-hosted and unknown models; 4,096 is many OpenAI-compatible servers' own default):
+ * the budget's worst case of such a call (SPEC §26) assumes this many output tokens.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+
+// The most each family answers when a request sets no max_tokens. Anthropic's requests always
+// carry one (create-model.ts sends 32,000), so those models' entry is what Deepdesk asks for.
+const MAX_OUTPUT_RULES: WindowRule[] = [
+  { match: /^claude-/, tokens: 32_000 },
+  { match: /^gpt-5(\.\d+)?-chat/, tokens: 16_384 },
+  { match: /^gpt-5/, tokens: 128_000 },
+  { match: /^gpt-4\.1/, tokens: 32_768 },
+  { match: /^gpt-4o/, tokens: 16_384 },
+  { match: /^o[134](-|$)/, tokens: 100_000 },
+  { match: /^gemini-(3|2\.5)(-|$)/, tokens: 65_536 },
+  { match: /^gemini-/, tokens: 8_192 },
+];
+
+/** The most 'provider:model' answers when a request sets no max_tokens: the table's, else DEFAULT_MAX_OUTPUT_TOKENS. */
+export function maxOutputTokensFor(modelId: string): number {
+  const name = normalizeModelName(modelId.slice(modelId.indexOf(':') + 1));
+  return MAX_OUTPUT_RULES.find((rule) => rule.match.test(name))?.tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+}
+
+
 interface PriceRule {
   provider: ProviderName;
   match: RegExp;
