@@ -121,6 +121,14 @@ describe('fan-out (SPEC §26)', () => {
     expect(done(run.events).fanOut?.line).toBe('9 of 9 finished');
     // Every part finished: the results are the subagents' own, with no count added.
     expect(toolMessages(run.server.requests.at(-1)!).every((m) => textOf(m.content).startsWith('did part'))).toBe(true);
+    await run.dispose();
+
+    // Without a setting, 8 at once.
+    most = 0;
+    const byDefault = await harness({ script: fanOut(10, slow), rules: ALLOW_ALL });
+    await byDefault.run('do 10');
+    expect(subagentCalls(byDefault)).toBe(10);
+    expect(most).toBe(8);
   });
 
   it('a fan-out most of whose parts failed is never reported clean: the model reads the count and that most did not finish', async () => {

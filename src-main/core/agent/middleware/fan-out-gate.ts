@@ -63,7 +63,8 @@ async function askLarge(ctx: RunContext, calls: readonly ToolCall[], capped: num
   const summary = capped === 0 ? `Start ${count} subagents (${cost})` : `Start ${count + capped} subagents: the first ${count} (${cost}); ${capped} are over the thread's spawn cap and will not start`;
   const first = calls[0]!;
   const args = { description: summary, subagents: count };
-  const tell: Telling = { emit: (event) => ctx.emit(event), span: ctx.toolObserver?.(first.id) };
+  // Told in the thread's events; the first call's span keeps its own decision (the approval middleware's).
+  const tell: Telling = { emit: (event) => ctx.emit(event) };
   const approval = options.approval;
   const asking: AskedCall = { id: first.id, name: 'task', args, reason: summary };
   // A rule of the person's naming `task` decides; else `auto` mode allows; else the person is asked.
@@ -73,10 +74,8 @@ async function askLarge(ctx: RunContext, calls: readonly ToolCall[], capped: num
     tellRuled(tell, { ...asking, reason: ruled.reason, why: ruled.why }, 'denied');
     return `not started: starting ${count} subagents in one turn is not allowed (${ruled.reason}).`;
   }
-  if (approval === undefined || (ruled?.why.kind === 'rule' && ruled.decision === 'allow') || (ruled?.why.kind !== 'rule' && mode === 'auto')) {
-    tell.span?.decided('allow', ruled?.why.kind === 'rule' ? 'rule' : 'mode');
-    return undefined;
-  }
+  const allowed = ruled?.why.kind === 'rule' ? ruled.decision === 'allow' : mode === 'auto';
+  if (approval === undefined || allowed) return undefined;
   const question = { threadId: rootRun(ctx).threadId, toolCallId: first.id, toolName: 'task', args, reason: summary };
   const answerer = answererFor(answeringOf(ctx), approval.broker, approval.review?.(), { mode, rules: approval.rules() });
   // An edit cannot change how many start: it refuses (askAndTell's `edits` false).
