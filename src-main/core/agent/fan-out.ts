@@ -4,7 +4,7 @@
 // after the step and in the run's `done` event (`fanOut`).
 
 import { rootRun, type RunContext } from './run-context';
-import type { RunStopReason } from './types';
+import type { FanOutCounts, RunStopReason } from './types';
 
 export interface FanOutLimits {
   /** Subagents (and candidates) a thread may start over its life (default 50). */
@@ -21,15 +21,6 @@ export const LARGE_FAN_OUT = 15;
 /** What one part of a fan-out came to: `failed` with why (`quota`…; none: an error). */
 export type FanOutPart = { kind: 'finished' } | { kind: 'paused' } | { kind: 'failed'; why?: string } | { kind: 'not-started' };
 
-export interface FanOutCounts {
-  total: number;
-  finished: number;
-  failed: number;
-  paused: number;
-  notStarted: number;
-  /** `12 of 30 finished, 16 failed (quota), 2 not started`. */
-  line: string;
-}
 
 /** A subagent's run end as a part of its fan-out. */
 export function partOf(reason: RunStopReason): FanOutPart {

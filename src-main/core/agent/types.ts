@@ -11,7 +11,6 @@ import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
 import type { ReviewBreaker } from './review/breakers';
 import type { Goal, GoalJson } from '../goals/goal';
-import type { FanOutCounts } from './fan-out';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -138,6 +137,17 @@ export interface ApprovalRequest {
 export interface HookRef {
   command: string;
   file: string;
+}
+
+/** What became of a fan-out's parts (SPEC §26 honest counts). */
+export interface FanOutCounts {
+  total: number;
+  finished: number;
+  failed: number;
+  paused: number;
+  notStarted: number;
+  /** `12 of 30 finished, 16 failed (quota), 2 not started`. */
+  line: string;
 }
 
 /**
