@@ -210,20 +210,24 @@ describe('run --agent', async () => {
     const script = (body: Record<string, unknown>): AnthropicReply => {
       const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
       const read = tools.find((tool) => /(^|__)Read$/.test(tool.name));
-      if (!read) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
-      return anthropicMessageStream([{ tool: read.name, id: `toolu_${++n}`, json: [JSON.stringify({ file_path: join(t.folder, 'a.txt') })] }], 'tool_use');
+      const reply = read ? anthropicMessageStream([{ tool: read.name, id: `toolu_${++n}`, json: [JSON.stringify({ file_path: join(t.folder, 'a.txt') })] }], 'tool_use') : anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      // Each answer reports a large prompt ($0.15), so its cost mounts quickly.
+      (reply as { sse: Array<{ message?: { usage?: Record<string, number> } }> }).sse[0]!.message!.usage = { input_tokens: 50_000, output_tokens: 1 };
+      return reply;
     };
     const model = await startScriptedAnthropicServer(Array.from({ length: 60 }, () => script));
     try {
       const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: 'the-persons-key' };
-      const budget = 0.003;
+      // Each call holds its worst case first (SPEC §26: its prompt and its max_tokens, some $0.50 at Claude Code's max_tokens), so the budget must hold one.
+      const budget = 1;
       const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', '--max-cost', String(budget), 'read a.txt forever'], env, '');
       expect(ran.code).toBe(1);
       expect(ran.stderr).toContain('budget');
       await waitFor(() => !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes(root), 60_000, 'Claude Code’s processes to end');
       const report = JSON.parse((await t.deepdesk(['usage', '--by', 'model', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { rows: Array<{ key: string; calls: number; costUsd: number }> };
       const row = report.rows.find((r) => r.key.includes('claude'))!;
-      expect(row.costUsd).toBeGreaterThanOrEqual(budget);
+      // SPEC §26: a call goes only while its worst case fits, so the spend stops short of the budget (it reached it before).
+      expect(row.calls).toBeGreaterThanOrEqual(1);
       expect(row.costUsd).toBeLessThanOrEqual(budget + row.costUsd / row.calls + 1e-9);
       // Refused calls never reached the model: it got only the metered ones.
       expect(model.bodies.length).toBe(row.calls);

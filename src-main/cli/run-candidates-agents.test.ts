@@ -175,7 +175,8 @@ describe('run --candidates with an agent per candidate', async () => {
       const calls = report.total.calls;
       expect(calls).toBeGreaterThan(2);
       const perCall = report.total.costUsd / calls;
-      expect(report.total.costUsd).toBeGreaterThan(budget / 2);
+      // SPEC §26: each call holds its worst case (Claude Code's max_tokens at its price, most of the budget) before it goes, so the spend stops well short of the budget.
+      expect(report.total.costUsd).toBeGreaterThan(2 * perCall);
       expect(report.total.costUsd).toBeLessThanOrEqual(budget + perCall + 1e-9);
       expect(set.spentUsd!).toBeCloseTo(report.total.costUsd, 6);
       // Refused calls never reached the model: it got only the metered ones.
