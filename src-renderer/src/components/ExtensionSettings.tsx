@@ -16,9 +16,7 @@ export function SkillsSettings(): React.JSX.Element {
   const [list, setList] = useLiveValue('skills.list', 'extensions.changed');
   return (
     <section className="settings-section" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">
-        Skills
-      </h3>
+      <h3 id={titleId} className="settings-section-title">Skills</h3>
       <p className="muted small">Folders with a SKILL.md the agent reads when it needs them; each is also a command, /name.</p>
       {list === null ? <p className="muted small">Loading…</p> : null}
       {list && list.skills.length === 0 ? <p className="muted small">No skills found.</p> : null}
@@ -31,9 +29,7 @@ export function SkillsSettings(): React.JSX.Element {
                 <span className="muted small">{SOURCE[skill.source]}</span>
                 {skill.onlyAsCommand ? <span className="muted small">only as /{skill.name}</span> : null}
               </div>
-              <div className="small">
-                <VisibleText text={skill.description} />
-              </div>
+              <div className="small"><VisibleText text={skill.description} /></div>
               <div className="mono small muted mcp-target">{skill.file}</div>
               <label className="checkbox">
                 <input
@@ -59,9 +55,7 @@ export function HooksSettings(): React.JSX.Element {
   const [list, setList] = useLiveValue('hooks.list', 'extensions.changed');
   return (
     <section className="settings-section" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">
-        Hooks
-      </h3>
+      <h3 id={titleId} className="settings-section-title">Hooks</h3>
       <p className="muted small">Your commands run at the agent&apos;s events (hooks.json, in Claude Code&apos;s format), as you, outside the sandbox.</p>
       {list === null ? <p className="muted small">Loading…</p> : null}
       {list && list.hooks.length === 0 ? <p className="muted small">No hooks.</p> : null}
@@ -74,9 +68,7 @@ export function HooksSettings(): React.JSX.Element {
                 {hook.matcher ? <span className="mono small">{hook.matcher}</span> : null}
                 <span className="muted small">{SOURCE[hook.source]}</span>
               </div>
-              <div className="mono small mcp-target">
-                <VisibleText text={hook.command} />
-              </div>
+              <div className="mono small mcp-target"><VisibleText text={hook.command} /></div>
               <div className="mono small muted mcp-target">{hook.file}</div>
               <label className="checkbox">
                 <input type="checkbox" checked={hook.enabled} onChange={(e) => void api.safe('hooks.setEnabled', { id: hook.id, enabled: e.target.checked }).then((l) => l && setList(l))} /> Enabled

@@ -219,9 +219,7 @@ const PlainText = memo(function PlainText({ text }: { text: string }): React.JSX
   return (
     <div className="md-plain">
       {pieces.map((piece, i) => (
-        <div key={i} className="md-plain-part">
-          {piece}
-        </div>
+        <div key={i} className="md-plain-part">{piece}</div>
       ))}
     </div>
   );
@@ -231,9 +229,7 @@ const Part = memo(function Part({ part, rendered, single }: { part: RenderedPart
   const className = single ? 'md-block' : 'md-part';
   if (rendered && part.html !== null) return <div className={className} dangerouslySetInnerHTML={{ __html: part.html }} />;
   return (
-    <div className={className}>
-      <PlainText text={part.source} />
-    </div>
+    <div className={className}><PlainText text={part.source} /></div>
   );
 });
 
@@ -257,9 +253,7 @@ const MarkdownBlock = memo(function MarkdownBlock({ block, useWorker }: { block:
   const count = useReveal(parts);
   if (parts === null) {
     return (
-      <div className="md-block">
-        <PlainText text={block} />
-      </div>
+      <div className="md-block"><PlainText text={block} /></div>
     );
   }
   return <Parts parts={parts} shown={count} />;
@@ -287,9 +281,7 @@ function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars:
     <p className="md-note muted" role="note">
       <span>{why}</span>
       {onRender ? (
-        <button type="button" className="btn btn-small" onClick={onRender}>
-          Render Markdown
-        </button>
+        <button type="button" className="btn btn-small" onClick={onRender}>Render Markdown</button>
       ) : null}
     </p>
   );
@@ -393,16 +385,12 @@ function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.
       <>
         {/* The note and its button are the app's, outside the text the model or the folder wrote. */}
         <FallbackNote reason={rendering.reason} chars={text.length} {...(rendering.reason === 'large' ? { onRender: () => setForcedFor(text) } : {})} />
-        <div className={classes} {...handlers}>
-          <PlainText text={text} />
-        </div>
+        <div className={classes} {...handlers}><PlainText text={text} /></div>
       </>
     );
   }
   return (
-    <div className={classes} aria-busy={shown < parts!.length ? 'true' : undefined} {...handlers}>
-      <Parts parts={parts!} shown={shown} />
-    </div>
+    <div className={classes} aria-busy={shown < parts!.length ? 'true' : undefined} {...handlers}><Parts parts={parts!} shown={shown} /></div>
   );
 }
 

@@ -53,9 +53,7 @@ export function McpSettings(): React.JSX.Element {
 
   return (
     <section className="settings-section mcp-settings" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">
-        MCP servers
-      </h3>
+      <h3 id={titleId} className="settings-section-title">MCP servers</h3>
       <p className="muted small">Tools, resources and prompts from Model Context Protocol servers. Changes here apply at once.</p>
       {list === null ? <p className="muted small">Loading…</p> : null}
       {list && list.servers.length === 0 ? <p className="muted small">No MCP servers yet.</p> : null}
@@ -79,9 +77,7 @@ export function McpSettings(): React.JSX.Element {
         <label className="checkbox">
           <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Run a command in the sandbox
         </label>
-        <button type="button" className="btn" onClick={() => void add()}>
-          Add server
-        </button>
+        <button type="button" className="btn" onClick={() => void add()}>Add server</button>
       </div>
       <ErrorAlert error={error} />
     </section>
@@ -134,9 +130,7 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
   };
 
   const action = (method: 'mcp.signIn' | 'mcp.restart' | 'mcp.remove', label: string): React.JSX.Element => (
-    <button type="button" className="btn btn-small" onClick={() => void run(() => api.call(method, { name: server.name }))}>
-      {label}
-    </button>
+    <button type="button" className="btn btn-small" onClick={() => void run(() => api.call(method, { name: server.name }))}>{label}</button>
   );
 
   return (
@@ -147,9 +141,7 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
         <span className={`mcp-status mcp-status-${server.status}`}>{server.statusText}</span>
         {server.sandboxed === false ? <span className="mcp-unsandboxed">not sandboxed</span> : null}
       </div>
-      <div className="mono small mcp-target">
-        <VisibleText text={server.target} />
-      </div>
+      <div className="mono small mcp-target"><VisibleText text={server.target} /></div>
       <div className="muted small">From {SOURCE_LABEL[server.source]}</div>
       {server.error ? <p className="error-text small">{server.error}</p> : null}
       {server.tools.length > 0 ? (
@@ -177,12 +169,8 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
           <label htmlFor={editId}>Entry (JSON)</label>
           <textarea id={editId} className="mono" rows={8} value={editing} onChange={(e) => setEditing(e.target.value)} />
           <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => setEditing(null)}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-primary" onClick={() => void saveEdit()}>
-              Save server
-            </button>
+            <button type="button" className="btn" onClick={() => setEditing(null)}>Cancel</button>
+            <button type="button" className="btn btn-primary" onClick={() => void saveEdit()}>Save server</button>
           </div>
         </div>
       ) : null}
@@ -196,9 +184,7 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
         {server.status === 'needs-sign-in' ? action('mcp.signIn', 'Sign in') : null}
         {server.status === 'failed' ? action('mcp.restart', 'Restart') : null}
         {server.source === 'user' && editing === null ? (
-          <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>
-            Edit
-          </button>
+          <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>Edit</button>
         ) : null}
         {server.source === 'user' ? action('mcp.remove', 'Remove') : null}
       </div>

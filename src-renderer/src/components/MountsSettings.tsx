@@ -44,9 +44,7 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
 
   return (
     <section className="settings-section mounts-settings" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">
-        Mounts
-      </h3>
+      <h3 id={titleId} className="settings-section-title">Mounts</h3>
       <p className="muted small">
         Folders and git remotes the agent sees as paths such as /docs/. Adding or removing one applies at once, to the next tool call. A git remote is cloned into the data
         folder; each step&apos;s changes there are one commit, pushed.
@@ -63,9 +61,7 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
       <div className="mcp-add">
         <TextField id={`${titleId}-prefix`} label="Mount prefix" className="mono" value={prefix} placeholder="/docs/" onValue={setPrefix} />
         <TextField id={`${titleId}-spec`} label="Mount source" className="mono" value={spec} placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main" onValue={setSpec} />
-        <button type="button" className="btn" onClick={() => void add()}>
-          Add mount
-        </button>
+        <button type="button" className="btn" onClick={() => void add()}>Add mount</button>
       </div>
       <ErrorAlert error={error} />
       <div className="field">
@@ -122,9 +118,7 @@ function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promis
         <span className="muted small">{mount.kind === 'git' ? 'git remote' : 'folder'}</span>
         {mount.readOnly ? <span className="mcp-unsandboxed">read-only</span> : null}
       </div>
-      <div className="mono small mcp-target">
-        <VisibleText text={mount.source} />
-      </div>
+      <div className="mono small mcp-target"><VisibleText text={mount.source} /></div>
       <div className="muted small">{mount.from === 'flag' ? 'Set by --mount for this session (not saved, not editable here)' : 'Saved in Settings'}</div>
       {mount.problem ? <p className="error-text small">Not mounted: {mount.problem}</p> : null}
       <div className="mcp-actions">
@@ -134,17 +128,13 @@ function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promis
           </button>
         ) : null}
         {mount.from === 'settings' ? (
-          <button type="button" className="btn btn-small" aria-label={`Remove ${mount.prefix}`} onClick={() => void run(() => api.call('mounts.remove', { prefix: mount.prefix }))}>
-            Remove
-          </button>
+          <button type="button" className="btn btn-small" aria-label={`Remove ${mount.prefix}`} onClick={() => void run(() => api.call('mounts.remove', { prefix: mount.prefix }))}>Remove</button>
         ) : null}
       </div>
       {historyError ? <p className="error-text small">{historyError}</p> : null}
       {history !== null ? (
         cloning ? (
-          <p className="muted small" role="status">
-            Still cloning {mount.source}; its history shows here when that is done.
-          </p>
+          <p className="muted small" role="status">Still cloning {mount.source}; its history shows here when that is done.</p>
         ) : history.length === 0 ? (
           <p className="muted small">No commits yet.</p>
         ) : (

@@ -11,9 +11,7 @@ export const VisibleText = memo(function VisibleText({ text }: { text: string })
     <>
       {parts.map((part, i) =>
         part.escaped ? (
-          <mark key={i} className="invisible-char" title="An invisible or control character">
-            {part.text}
-          </mark>
+          <mark key={i} className="invisible-char" title="An invisible or control character">{part.text}</mark>
         ) : (
           <span key={i}>{part.text}</span>
         ),
