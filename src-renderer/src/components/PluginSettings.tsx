@@ -55,9 +55,7 @@ export function PluginSettings(): React.JSX.Element {
                   ))}
                 </ul>
               ) : null}
-              {plugin.problem ? (
-                <p className="error-text small"><VisibleText text={plugin.problem} /></p>
-              ) : null}
+              {plugin.problem ? <p className="error-text small"><VisibleText text={plugin.problem} /></p> : null}
               <label className="checkbox">
                 <input
                   type="checkbox"
