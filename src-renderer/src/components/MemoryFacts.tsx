@@ -36,7 +36,7 @@ export function writtenBy(entry: MemoryEntry, titles: ThreadTitles): string | nu
 }
 
 /** The thread as a link that opens it (one of the open folder's), else in words. */
-export function ThreadLink({ threadId, titles }: { threadId: string; titles: ThreadTitles }): React.JSX.Element {
+function ThreadLink({ threadId, titles }: { threadId: string; titles: ThreadTitles }): React.JSX.Element {
   const { openThread } = useMemoriesNav();
   const title = titles.get(threadId);
   if (title === undefined) return <span className="muted">a thread of another folder or a deleted thread</span>;
@@ -67,14 +67,14 @@ export function WriterLine({ entry, titles, verb }: { entry: MemoryEntry; titles
   return (
     <p className="memory-fact">
       {verb} {entry.modifiedAt ? formatRelativeTime(entry.modifiedAt) : ''} by <VisibleText text={writer} />
-      {thread !== undefined ? (
-        <>
-          {' '}
-          in thread <ThreadLink threadId={thread} titles={titles} />
-        </>
-      ) : null}
+      <InThread thread={thread} titles={titles} />
     </p>
   );
+}
+
+/** ` in thread <link>`, or nothing for a write no thread made. */
+export function InThread({ thread, titles }: { thread: string | undefined; titles: ThreadTitles }): React.JSX.Element | null {
+  return thread === undefined ? null : <> in thread <ThreadLink threadId={thread} titles={titles} /></>;
 }
 
 /** The facts of an active memory: its writer and thread, its version and scope, its use, its stale mark. */
@@ -91,9 +91,7 @@ export function MemoryFacts({ entry, titles }: { entry: MemoryEntry; titles: Thr
           : 'Not used yet'}
       </p>
       {entry.stale !== undefined ? (
-        <p className="memory-fact memory-stale">
-          Stale: <VisibleText text={entry.stale} />
-        </p>
+        <p className="memory-fact memory-stale">Stale: <VisibleText text={entry.stale} /></p>
       ) : null}
     </div>
   );

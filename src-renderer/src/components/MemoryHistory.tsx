@@ -10,7 +10,7 @@ import { useApi } from '../state/use-api';
 import { DiffView } from './DiffView';
 import { ErrorAlert } from './ErrorText';
 import { Spinner } from './Icon';
-import { ThreadLink, writerWords, type ThreadTitles } from './MemoryFacts';
+import { InThread, writerWords, type ThreadTitles } from './MemoryFacts';
 import { VisibleText } from './VisibleText';
 
 const ACTIONS: Record<MemoryVersionInfo['action'], string> = {
@@ -63,12 +63,8 @@ export function MemoryHistory({ path, current, titles, version, onClose, onResto
   return (
     <div className="memory-detail memory-history" role="group" aria-label={`History of ${path}`}>
       <div className="memory-detail-head">
-        <span className="mono memory-detail-path" title={path}>
-          <VisibleText text={path} />
-        </span>
-        <button type="button" className="btn btn-small" onClick={onClose}>
-          Close history
-        </button>
+        <span className="mono memory-detail-path" title={path}><VisibleText text={path} /></span>
+        <button type="button" className="btn btn-small" onClick={onClose}>Close history</button>
       </div>
       <ErrorAlert error={error} />
       {error !== null ? null : versions === null ? <Spinner label="Loading the history" /> : versions.length === 0 ? <p className="muted small">No versions recorded.</p> : null}
@@ -87,19 +83,12 @@ export function MemoryHistory({ path, current, titles, version, onClose, onResto
                   </span>
                   <span className="muted">{formatRelativeTime(v.at)}</span>
                   {restorable ? (
-                    <button type="button" className="btn btn-small" disabled={busy} onClick={() => void restore(v.version)}>
-                      Restore
-                    </button>
+                    <button type="button" className="btn btn-small" disabled={busy} onClick={() => void restore(v.version)}>Restore</button>
                   ) : null}
                 </div>
                 <p className="memory-fact muted small">
                   by <VisibleText text={writerWords(v.writer)} />
-                  {v.thread !== undefined ? (
-                    <>
-                      {' '}
-                      in thread <ThreadLink threadId={v.thread} titles={titles} />
-                    </>
-                  ) : null}
+                  <InThread thread={v.thread} titles={titles} />
                 </p>
                 {v.sources.length > 0 ? <SourceList sources={v.sources} /> : null}
                 <DiffView path={path} before={before} after={v.text ?? ''} />
@@ -119,9 +108,7 @@ export function SourceList({ sources }: { sources: readonly string[] }): React.J
       <span className="muted">Untrusted content in its context:</span>
       <ul aria-label="Untrusted sources">
         {sources.map((s) => (
-          <li key={s} className="mono">
-            <VisibleText text={s} />
-          </li>
+          <li key={s} className="mono"><VisibleText text={s} /></li>
         ))}
       </ul>
     </div>

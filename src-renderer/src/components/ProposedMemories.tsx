@@ -77,31 +77,15 @@ function Proposal({ entry, titles, focused, onAnswered }: { entry: MemoryEntry; 
       ) : text === null ? (
         <Spinner label="Loading the proposed text" />
       ) : (
-        <pre className="memory-text" tabIndex={0}>
-          {text || '(empty)'}
-        </pre>
+        <pre className="memory-text" tabIndex={0}>{text || '(empty)'}</pre>
       )}
       <div className="memory-proposal-actions">
-        {draft !== null ? (
+        {draft !== null ? <button type="button" className="btn btn-small" onClick={() => setDraft(null)}>Cancel</button> : null}
+        <button type="button" className="btn btn-small btn-primary" disabled={busy} onClick={() => void answer('approve', draft ?? undefined)}>Approve</button>
+        {draft !== null ? null : (
           <>
-            <button type="button" className="btn btn-small" onClick={() => setDraft(null)}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-small btn-primary" disabled={busy} onClick={() => void answer('approve', draft)}>
-              Approve
-            </button>
-          </>
-        ) : (
-          <>
-            <button type="button" className="btn btn-small btn-primary" disabled={busy} onClick={() => void answer('approve')}>
-              Approve
-            </button>
-            <button type="button" className="btn btn-small" disabled={busy || text === null} onClick={() => setDraft(text ?? '')}>
-              Edit and approve
-            </button>
-            <button type="button" className="btn btn-small btn-danger-quiet" disabled={busy} onClick={() => void answer('reject')}>
-              Reject
-            </button>
+            <button type="button" className="btn btn-small" disabled={busy || text === null} onClick={() => setDraft(text ?? '')}>Edit and approve</button>
+            <button type="button" className="btn btn-small btn-danger-quiet" disabled={busy} onClick={() => void answer('reject')}>Reject</button>
           </>
         )}
       </div>
