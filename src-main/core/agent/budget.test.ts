@@ -59,4 +59,12 @@ describe('a call’s worst case', () => {
     budget.reserve(model, 1_000, 20_000).release();
     expect(set.spentUsd).toBeCloseTo(0.2205, 9);
   });
+
+  it('under only a shared budget, a call cut short keeps its worst case in the run too (its ledger row’s cost)', () => {
+    const set = new RunBudget({ runUsd: 10 }, 0);
+    const run = new RunBudget({ shared: set }, 0);
+    expect(run.reserve(model, 1_000, 20_000).keep()).toBeCloseTo(0.21, 9);
+    expect(run.spentUsd).toBeCloseTo(0.21, 9);
+    expect(set.spentUsd).toBeCloseTo(0.21, 9);
+  });
 });

@@ -95,13 +95,14 @@ export class RunBudget {
     };
   }
 
-  /** The call's worst case (0 without a limit); throws when it would cross a limit. */
+  /** The call's worst case (0 without any budget, or unpriced under only a shared one: that one refuses it); throws when it would cross a limit. */
   private check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number, maxOutputTokens: number): number {
-    if (this.limits.runUsd === undefined && this.limits.threadUsd === undefined) return 0;
+    if (!this.active) return 0;
     const price = modelPrice(model);
     const limit = this.limits.runUsd !== undefined ? { usd: this.limits.runUsd, what: this.limits.label ?? 'this run', spent: this.spent } : undefined;
     const threadLimit = this.limits.threadUsd !== undefined ? { usd: this.limits.threadUsd, what: 'this thread', spent: this.threadSpentBefore + this.spent } : undefined;
     if (price === null) {
+      if (limit === undefined && threadLimit === undefined) return 0;
       const what = [limit, threadLimit].filter((l) => l !== undefined).map((l) => `${l.what}'s budget of ${formatUsd(l.usd)}`).join(' and ');
       throw new BudgetExceededError(`Stopped before the model call: the price of ${model.id} is unknown, so ${what} cannot be kept (set its price in Settings › Prices).`);
     }
