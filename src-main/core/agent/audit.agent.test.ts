@@ -181,6 +181,15 @@ describe('budgets', () => {
     expect(budget.spentUsd).toBeCloseTo(ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0), 12);
   });
 
+  it('count a call cut short with no usage at its worst case without a budget too: its ledger row’s cost', async () => {
+    h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ disconnect: true, text: 'half an answ' }] });
+    await h.run('hi', undefined, { telemetry: ledger.telemetry() });
+    const [cut] = ledger.calls('thread-1');
+    expect(cut).toMatchObject({ failed: true, inputTokens: 0, outputTokens: 0 });
+    expect(cut!.error).toContain('counted at its worst case');
+    expect(cut!.costUsd).toBeGreaterThan((4_096 * PRICE.output) / 1_000_000);
+  });
+
   it('hold each call’s worst case: calls billing 100,000 tokens each under $0.50 stop before the one that could cross, never all six served', async () => {
     const step = (i: number) => ({ toolCalls: [{ name: 'ls', args: { path: `/${i}` } }], usage: { promptTokens: 100_000, completionTokens: 0 } });
     h = await createHarness({ prices: { [MODEL]: { input: 1, output: 1 } }, script: [...Array.from({ length: 6 }, (_, i) => step(i)), { text: 'done' }] });

@@ -15,7 +15,7 @@ import { costAt, maxOutputTokensFor, modelPrice } from '../models/model-info';
 import { quotaError, quotaTripped, tripQuota } from '../models/quota-breaker';
 import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
-import { meterModelCall } from '../telemetry/metering';
+import { meterModelCall, type CallHold } from '../telemetry/metering';
 import { rootRun, type RunContext } from './run-context';
 import type { UsageTotals } from './types';
 
@@ -42,7 +42,12 @@ export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, cal
   if (tripped !== undefined) throw quotaStop(ctx, quotaError(tripped));
   // Its worst case held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
-  const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0, request.maxOutputTokens ?? maxOutputTokensFor(ctx.model.id));
+  const maxOutputTokens = request.maxOutputTokens ?? maxOutputTokensFor(ctx.model.id);
+  const held = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0, maxOutputTokens);
+  // Without a budget nothing was held, but a call cut short with no usage still counts at its worst case (counted then).
+  const worst = (): number | undefined =>
+    costAt(modelPrice(ctx.model), { inputTokens: promptEstimate(ctx, request.messages, call.promptTokens()), outputTokens: maxOutputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  const hold: CallHold = counted !== undefined && held !== undefined ? held : { spend: (usage, costUsd) => held?.spend(usage, costUsd), release: () => held?.release(), keep: () => (held?.keep(), worst()) };
   const metered = meterModelCall(ctx.observer, { purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools, ...(call.memories !== undefined ? { memories: call.memories } : {}) }, hold);
   let text = '';
   let stopReason: Extract<ModelEvent, { type: 'finish' }>['stopReason'] | undefined;
