@@ -11,6 +11,7 @@ import { useLiveValue } from '../state/use-live-value';
 import { McpServerTrust } from './McpServerTrust';
 import { TextField } from './TextField';
 import { VisibleText } from './VisibleText';
+import { ListSection } from './ListSection';
 import { ErrorAlert, ProblemLines } from './ErrorText';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
@@ -32,7 +33,7 @@ export function entryFromForm(target: string, sandbox: boolean): Record<string, 
 export function McpSettings(): React.JSX.Element {
   const api = useApi();
   const [list, set] = useLiveValue('mcp.list', 'mcp.changed');
-  const titleId = useId();
+  const ids = useId();
   const [name, setName] = useState('');
   const [target, setTarget] = useState('');
   const [sandbox, setSandbox] = useState(true);
@@ -52,35 +53,28 @@ export function McpSettings(): React.JSX.Element {
   };
 
   return (
-    <section className="settings-section mcp-settings" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">MCP servers</h3>
-      <p className="muted small">Tools, resources and prompts from Model Context Protocol servers. Changes here apply at once.</p>
-      {list === null ? <p className="muted small">Loading…</p> : null}
-      {list && list.servers.length === 0 ? <p className="muted small">No MCP servers yet.</p> : null}
-      {list && list.servers.length > 0 ? (
-        <ul className="mcp-list">
-          {list.servers.map((server) => (
-            <McpServerItem
-              key={server.name}
-              server={server}
-              run={run}
-              trustEntry={trust?.untrusted.find((e) => e.kind === 'mcp' && e.key === `mcp:${server.name}`)}
-              onTrusted={setTrust}
-            />
-          ))}
-        </ul>
-      ) : null}
+    <ListSection title="MCP servers" className="mcp-settings" about="Tools, resources and prompts from Model Context Protocol servers. Changes here apply at once." items={list?.servers} empty="No MCP servers yet." after={<>
       <ProblemLines problems={list?.problems} />
       <div className="mcp-add">
-        <TextField id={`${titleId}-name`} label="Server name" value={name} placeholder="github" onValue={setName} />
-        <TextField id={`${titleId}-target`} label="Command or URL" className="mono" value={target} placeholder="npx -y @modelcontextprotocol/server-github  or  https://…/mcp" onValue={setTarget} />
+        <TextField id={`${ids}-name`} label="Server name" value={name} placeholder="github" onValue={setName} />
+        <TextField id={`${ids}-target`} label="Command or URL" className="mono" value={target} placeholder="npx -y @modelcontextprotocol/server-github  or  https://…/mcp" onValue={setTarget} />
         <label className="checkbox">
           <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Run a command in the sandbox
         </label>
         <button type="button" className="btn" onClick={() => void add()}>Add server</button>
       </div>
       <ErrorAlert error={error} />
-    </section>
+    </>}>
+      {list?.servers.map((server) => (
+        <McpServerItem
+          key={server.name}
+          server={server}
+          run={run}
+          trustEntry={trust?.untrusted.find((e) => e.kind === 'mcp' && e.key === `mcp:${server.name}`)}
+          onTrusted={setTrust}
+        />
+      ))}
+    </ListSection>
   );
 }
 

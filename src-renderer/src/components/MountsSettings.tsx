@@ -15,6 +15,7 @@ import { VisibleText } from './VisibleText';
 import { TextField } from './TextField';
 import { capitalized } from '../lib/format';
 import { ErrorAlert } from './ErrorText';
+import { ListSection } from './ListSection';
 
 export interface MountsSettingsProps {
   memoriesStore: string;
@@ -26,12 +27,11 @@ export interface MountsSettingsProps {
 export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesStoreChange }: MountsSettingsProps): React.JSX.Element {
   const api = useApi();
   const [list, set] = useLiveValue('mounts.list', 'mounts.changed');
-  const titleId = useId();
+  const ids = useId();
   const [prefix, setPrefix] = useState('');
   const [spec, setSpec] = useState('');
   const { error, setError, run } = useListChange(set);
   const storeProblem = memoriesStoreFlag ? null : memoriesStoreTextError(memoriesStore);
-
 
   const add = async (): Promise<void> => {
     const why = savedMountError(prefix.trim(), spec.trim());
@@ -43,46 +43,34 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
   };
 
   return (
-    <section className="settings-section mounts-settings" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">Mounts</h3>
-      <p className="muted small">
-        Folders and git remotes the agent sees as paths such as /docs/. Adding or removing one applies at once, to the next tool call. A git remote is cloned into the data
-        folder; each step&apos;s changes there are one commit, pushed.
-      </p>
-      {list === null ? <p className="muted small">Loading…</p> : null}
-      {list && list.mounts.length === 0 ? <p className="muted small">No mounts yet.</p> : null}
-      {list && list.mounts.length > 0 ? (
-        <ul className="mcp-list" aria-label="Mounts in force">
-          {list.mounts.map((mount) => (
-            <MountItem key={mount.prefix} mount={mount} run={run} />
-          ))}
-        </ul>
-      ) : null}
+    <ListSection title="Mounts" className="mounts-settings" about="Folders and git remotes the agent sees as paths such as /docs/. Adding or removing one applies at once, to the next tool call. A git remote is cloned into the data folder; each step's changes there are one commit, pushed." items={list?.mounts} empty="No mounts yet." listLabel="Mounts in force" after={<>
       <div className="mcp-add">
-        <TextField id={`${titleId}-prefix`} label="Mount prefix" className="mono" value={prefix} placeholder="/docs/" onValue={setPrefix} />
-        <TextField id={`${titleId}-spec`} label="Mount source" className="mono" value={spec} placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main" onValue={setSpec} />
+        <TextField id={`${ids}-prefix`} label="Mount prefix" className="mono" value={prefix} placeholder="/docs/" onValue={setPrefix} />
+        <TextField id={`${ids}-spec`} label="Mount source" className="mono" value={spec} placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main" onValue={setSpec} />
         <button type="button" className="btn" onClick={() => void add()}>Add mount</button>
       </div>
       <ErrorAlert error={error} />
       <div className="field">
-        <label htmlFor={`${titleId}-memories`}>Memories store</label>
+        <label htmlFor={`${ids}-memories`}>Memories store</label>
         <input
-          id={`${titleId}-memories`}
+          id={`${ids}-memories`}
           className="mono"
           value={memoriesStore}
           placeholder="sqlite  or  postgres://user@host:5432/team"
           disabled={memoriesStoreFlag}
           aria-invalid={storeProblem !== null}
-          aria-describedby={`${titleId}-memories-help`}
+          aria-describedby={`${ids}-memories-help`}
           onChange={(e) => onMemoriesStoreChange(e.target.value)}
         />
-        {memoriesStoreFlag ? <FlagNote id={`${titleId}-memories-flag`} field="memoriesStore" /> : null}
-        <p id={`${titleId}-memories-help`} className={storeProblem ? 'error-text small' : 'muted small'}>
+        {memoriesStoreFlag ? <FlagNote id={`${ids}-memories-flag`} field="memoriesStore" /> : null}
+        <p id={`${ids}-memories-help`} className={storeProblem ? 'error-text small' : 'muted small'}>
           {storeProblem ??
             `Where /memories/ lives${list ? ` (now: ${list.memoriesStore})` : ''}: sqlite in the data folder, or a PostgreSQL database a team shares. Put its password in PGPASSWORD or ~/.pgpass, never here. Used from the next time the folder opens.`}
         </p>
       </div>
-    </section>
+    </>}>
+      {list?.mounts.map((mount) => <MountItem key={mount.prefix} mount={mount} run={run} />)}
+    </ListSection>
   );
 }
 

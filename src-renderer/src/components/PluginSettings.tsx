@@ -19,9 +19,7 @@ export function PluginSettings(): React.JSX.Element {
   const [source, setSource] = useState('');
   const [preview, setPreview] = useState<(PluginPreviewDto & { verb: PluginVerb }) | null>(null);
   const [busy, run] = useBusy();
-  const took = (next: PluginsListDto | undefined): void => {
-    if (next) setList(next);
-  };
+  const took = (next: PluginsListDto | undefined): void => void (next && setList(next));
   const showPreview = (verb: PluginVerb, ask: () => Promise<PluginPreviewDto | undefined>): void =>
     void run(async () => {
       const next = await ask();
@@ -57,13 +55,7 @@ export function PluginSettings(): React.JSX.Element {
               ) : null}
               {plugin.problem ? <p className="error-text small"><VisibleText text={plugin.problem} /></p> : null}
               <label className="checkbox">
-                <input
-                  type="checkbox"
-                  aria-label={`Enable ${plugin.name}`}
-                  checked={plugin.enabled}
-                  onChange={(e) => void api.safe('plugins.setEnabled', { name: plugin.name, enabled: e.target.checked }).then(took)}
-                />{' '}
-                Enabled
+                <input type="checkbox" aria-label={`Enable ${plugin.name}`} checked={plugin.enabled} onChange={(e) => void api.safe('plugins.setEnabled', { name: plugin.name, enabled: e.target.checked }).then(took)} /> Enabled
               </label>
               <div className="row-actions">
                 <button type="button" className="btn btn-small" disabled={busy} aria-label={`Update ${plugin.name}`} onClick={() => showPreview('Update', () => api.safe('plugins.previewUpdate', { name: plugin.name }))}>
