@@ -99,7 +99,9 @@ export function AgentsSettings(): React.JSX.Element {
                 <strong>
                   <VisibleText text={agent.label} />
                 </strong>{' '}
-                {agent.kind === 'known' ? <span className="muted small">{agent.packageName}@{agent.version} · {agent.installed ? 'Installed' : 'Not installed'}</span> : (
+                {agent.kind === 'known' ? (
+                  <span className="muted small">{agent.packageName}@{agent.version} · {agent.installed ? 'Installed' : 'Not installed'}</span>
+                ) : (
                   <span className="muted small mono"><VisibleText text={agent.command ?? ''} /></span>
                 )}
               </div>

@@ -184,7 +184,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
     <div role="group" aria-label="Approve tool call" aria-describedby={`${inCard ? `${baseId}-call ` : ''}${baseId}-title${failedId}`} className="approval-card" onKeyDown={onKeyDown}>
       <ApprovalMeta approval={approval} inCard={inCard} baseId={baseId} position={position} total={total} />
       <ApprovalNotes approval={approval} reviewFailed={reviewFailed} baseId={baseId} path={path} />
-      {editing ? <ApprovalEditors fields={fields} drafts={drafts} error={draftError} baseId={baseId} file={command === null ? path : undefined} onEdit={edit} /> : (
+      {editing ? (
+        <ApprovalEditors fields={fields} drafts={drafts} error={draftError} baseId={baseId} file={command === null ? path : undefined} onEdit={edit} />
+      ) : (
         <CallView approval={approval} command={command} />
       )}
       {rule && !editing ? (
@@ -212,7 +214,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
         <button type="button" className="btn btn-danger" onClick={reject} disabled={busy} aria-keyshortcuts="3">
           Reject <Kbd>3</Kbd>
         </button>
-        {editing ? <button type="button" className="btn" onClick={() => setEditing(false)} disabled={busy}>Discard changes</button> : (
+        {editing ? (
+          <button type="button" className="btn" onClick={() => setEditing(false)} disabled={busy}>Discard changes</button>
+        ) : (
           <button type="button" className="btn" onClick={startEdit} disabled={busy} aria-keyshortcuts="E">
             Edit <Kbd>E</Kbd>
           </button>

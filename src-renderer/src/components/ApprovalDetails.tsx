@@ -63,7 +63,9 @@ export function ApprovalMeta({ approval, inCard, baseId, position, total }: { ap
       {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
       {/* Another agent of the thread asks over ACP (SPEC §22): named on the card. */}
       {approval.agent ? <span className="badge approval-agent">{visibleText(approval.agent)} asks</span> : null}
-      {total > 1 ? <span className="muted approval-position">{position} of {total} waiting</span> : null}
+      {total > 1 ? (
+        <span className="muted approval-position">{position} of {total} waiting</span>
+      ) : null}
     </div>
   );
 }
@@ -88,7 +90,9 @@ export function ApprovalNotes({ approval, reviewFailed, baseId, path }: { approv
         </p>
       ) : null}
       {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
-      {reason ? <p className="approval-reason"><VisibleText text={reason} /></p> : null}
+      {reason ? (
+        <p className="approval-reason"><VisibleText text={reason} /></p>
+      ) : null}
       {outsideSandbox(approval) ? (
         <p className="approval-warning">
           <Icon name="shield" size={14} /> This command runs outside the sandbox, with your full access to files and the network{sandboxReason ? '. The agent’s reason:' : '.'}
@@ -99,7 +103,9 @@ export function ApprovalNotes({ approval, reviewFailed, baseId, path }: { approv
             </span>
           ) : null}
         </p>
-      ) : sandboxReason ? <p className="approval-stated muted">Agent’s reason: <VisibleText text={sandboxReason} /></p> : null}
+      ) : sandboxReason ? (
+        <p className="approval-stated muted">Agent’s reason: <VisibleText text={sandboxReason} /></p>
+      ) : null}
       {resolvedTarget && path && resolvedTarget !== path ? (
         <p className="approval-warning">
           <Icon name="alert" size={14} /> <PathLink path={path} /> is a link: this {approval.toolName === 'execute' ? 'runs' : 'writes'} to <span className="mono resolved-target"><VisibleText text={resolvedTarget} /></span>
@@ -118,7 +124,9 @@ export function CallView({ approval, command }: { approval: PendingApproval; com
       {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible, control or stray combining characters (shown as ⟨U+…⟩).</p> : null}
       {approval.runsOn ? <RunsOn where={approval.runsOn} outsideSandbox={outsideSandbox(approval)} /> : null}
     </div>
-  ) : approval.preview ? <DiffView path={approval.preview.path} before={approval.preview.before} after={approval.preview.after} /> : (
+  ) : approval.preview ? (
+    <DiffView path={approval.preview.path} before={approval.preview.before} after={approval.preview.after} />
+  ) : (
     <div>
       <div className="tool-section-label">Arguments</div>
       <pre className="tool-pre approval-args"><VisibleText text={safeJson(approval.args, 2)} /></pre>

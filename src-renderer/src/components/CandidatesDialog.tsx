@@ -63,7 +63,9 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
   const best = compared?.ranking.find((e) => e.verifyPassed && e.state === 'achieved')?.threadId;
   return (
     <Modal label="Candidates" onEscape={onClose} className="candidates-dialog" title={title}>
-      {compared === null ? <Spinner /> : (
+      {compared === null ? (
+        <Spinner />
+      ) : (
         <div className="candidate-columns">
           {compared.ranking.map((entry) => (
             <section key={entry.threadId} className="candidate-column" aria-label={`Candidate ${numberOf(entry)}`}>
@@ -102,17 +104,23 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
               <p>Cost: {formatCost(entry.costUsd ?? undefined) ?? 'unknown'}</p>
               <div className="dialog-actions">
                 <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void showDiff(entry.threadId)}>Show diff</button>
-                {applied.has(entry.threadId) ? <span className="badge badge-success">Applied to your folder</span> : (
+                {applied.has(entry.threadId) ? (
+                  <span className="badge badge-success">Applied to your folder</span>
+                ) : (
                   <button type="button" className={entry.threadId === best ? 'btn btn-primary' : 'btn'} disabled={entry.worktree.name === ''} onClick={() => void apply(entry)}>Apply</button>
                 )}
                 <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void discard(entry)}>Discard</button>
               </div>
-              {diff?.threadId === entry.threadId ? <pre className="candidate-diff" aria-label={`Diff of candidate ${numberOf(entry)}`} tabIndex={0}>{diff.text}</pre> : null}
+              {diff?.threadId === entry.threadId ? (
+                <pre className="candidate-diff" aria-label={`Diff of candidate ${numberOf(entry)}`} tabIndex={0}>{diff.text}</pre>
+              ) : null}
             </section>
           ))}
         </div>
       )}
-      {said !== null ? <p role="status" className="candidate-said">{said}</p> : null}
+      {said !== null ? (
+        <p role="status" className="candidate-said">{said}</p>
+      ) : null}
       <CloseActions onClose={onClose} />
     </Modal>
   );

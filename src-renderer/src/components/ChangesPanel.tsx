@@ -28,10 +28,14 @@ export function ChangesPanel(): React.JSX.Element {
           {files.length > 0 ? <span className="badge">{files.length}</span> : null}
         </h2>
         {/* A restore that no user message shows (one file reverted, or from the CLI) is undone here. */}
-        {undo && undo.turn === null ? <button type="button" className="btn btn-small" disabled={checkpoints?.busy} onClick={() => checkpoints?.undoRestore()}>Undo restore</button> : null}
+        {undo && undo.turn === null ? (
+          <button type="button" className="btn btn-small" disabled={checkpoints?.busy} onClick={() => checkpoints?.undoRestore()}>Undo restore</button>
+        ) : null}
       </div>
       <div className="changes-body">
-        {files.length === 0 ? <p className="panel-empty muted">{checkpoints?.threadId ? 'The agent has not changed any files in this thread.' : 'No thread is open.'}</p> : (
+        {files.length === 0 ? (
+          <p className="panel-empty muted">{checkpoints?.threadId ? 'The agent has not changed any files in this thread.' : 'No thread is open.'}</p>
+        ) : (
           <ul className="changes-list" aria-label="Changed files">
             {files.map((file, i) => (
               <ChangedFileItem key={file.path} file={file} defaultOpen={i < OPEN_BY_DEFAULT} busy={checkpoints?.busy ?? true} onRevert={() => checkpoints?.revertFile(file.path)} />
@@ -58,7 +62,9 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
         <div className="changes-item-bar">
           <span className="changes-meta">
             <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
-            {file.sensitive ? <span className="badge badge-warn" title={`${file.sensitive.what}: it later runs or steers a program outside the sandbox`}>sensitive</span> : null}
+            {file.sensitive ? (
+              <span className="badge badge-warn" title={`${file.sensitive.what}: it later runs or steers a program outside the sandbox`}>sensitive</span>
+            ) : null}
             {!file.binary && !ignored ? (
               <span className="diff-stats">
                 <span className="diff-added">+{file.added}</span> <span className="diff-removed">−{file.removed}</span>
@@ -66,7 +72,9 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
             ) : null}
           </span>
           <span className="changes-actions">
-            {texts ? <button type="button" className="btn btn-small" onClick={() => setLarge(true)} title={`Open the diff of ${file.path} large`}>Open diff</button> : null}
+            {texts ? (
+              <button type="button" className="btn btn-small" onClick={() => setLarge(true)} title={`Open the diff of ${file.path} large`}>Open diff</button>
+            ) : null}
             {ignored ? null : (
               <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>Revert</button>
             )}
@@ -80,7 +88,9 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
         ) : texts === null ? (
           <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
-        ) : file.hunks && file.hunks.length > 0 ? <HunkReview path={file.path} hunks={file.hunks} /> : (
+        ) : file.hunks && file.hunks.length > 0 ? (
+          <HunkReview path={file.path} hunks={file.hunks} />
+        ) : (
           <DiffView path={file.path} before={texts.before} after={texts.after} />
         )
       ) : null}

@@ -34,7 +34,9 @@ export function ContextMeter({ tokens, window, usage, lastRun = null }: { tokens
           <span className="visually-hidden">Cost of this thread: </span>
           {cost}
         </span>
-      ) : used ? <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">Cost unknown</span> : null}
+      ) : used ? (
+        <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">Cost unknown</span>
+      ) : null}
       {runCost ? (
         <span className="run-cost" title={`What the latest run used: ${formatTokens(lastRun!.inputTokens)} input and ${formatTokens(lastRun!.outputTokens)} output tokens`}>
           <span className="visually-hidden">Cost of the latest run: </span>

@@ -49,13 +49,17 @@ export function ConversationPane({ session, run, source, title, noModel, setting
     <section className="conversation-pane" aria-label="Chat" data-region="Chat" hidden={hidden}>
       <div className="conversation-head">
         <h1 className="thread-heading" title={title}>{title}</h1>
-        {source !== undefined ? <span className="badge thread-source" title="This thread was started from another tool, not in this window">From {sourceLabel(source)}</span> : null}
+        {source !== undefined ? (
+          <span className="badge thread-source" title="This thread was started from another tool, not in this window">From {sourceLabel(source)}</span>
+        ) : null}
         {sandbox ? (
           // The short ID shows; the whole one is in its tooltip and its accessible name.
           <span className="badge thread-runs-in mono" role="note" aria-label={lost ? `${lost.state === 'gone' ? 'Gone' : 'Removed'}: ${sandbox.label} sandbox ${sandbox.sandboxId}` : runsInText(sandbox)} title={lost ? lost.message : `Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
             {lost ? `${lost.state === 'gone' ? 'Gone' : 'Removed'}: ${sandbox.label} sandbox ${shortSandboxId(sandbox.sandboxId)}` : runsInShortText(sandbox)}
           </span>
-        ) : worktree !== null ? <SandboxThreadButton kind="continue" /> : null}
+        ) : worktree !== null ? (
+          <SandboxThreadButton kind="continue" />
+        ) : null}
         <ReviewedCalls items={state.items} threadId={session.threadId} />
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
         {state.goal ? <RunCandidatesOnGoal goal={state.goal} sandbox={sandbox} /> : null}

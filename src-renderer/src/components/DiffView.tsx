@@ -26,7 +26,9 @@ export function DiffView({ path, before, after, change }: DiffViewProps): React.
       </figcaption>
       {change?.truncated && rows.length === 0 ? (
         <p className="muted diff-none">Too large to show here.</p>
-      ) : rows.length === 0 ? <p className="muted diff-none">{created ? 'An empty file.' : 'No changes.'}</p> : (
+      ) : rows.length === 0 ? (
+        <p className="muted diff-none">{created ? 'An empty file.' : 'No changes.'}</p>
+      ) : (
         <div className="diff-body" tabIndex={0}>
           <DiffTable rows={shown} />
           {rows.length > MAX_ROWS ? <p className="muted">{rows.length - MAX_ROWS} more lines not shown.</p> : null}

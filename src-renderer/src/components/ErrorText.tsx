@@ -2,12 +2,16 @@
 
 /** The failure of the last thing tried, announced as it appears; nothing when there is none. */
 export function ErrorAlert({ error }: { error: string | null | undefined }): React.JSX.Element | null {
-  return error ? <p className="error-text" role="alert">{error}</p> : null;
+  return error ? (
+    <p className="error-text" role="alert">{error}</p>
+  ) : null;
 }
 
 /** Under a form's fields: the failure of the last try, announced, else what goes on or a hint. */
 export function FormMessage({ id, error, live = false, children }: { id?: string; error: string | null; live?: boolean; children: React.ReactNode }): React.JSX.Element {
-  return error !== null ? <p id={id} className="error-text" role="alert">{error}</p> : (
+  return error !== null ? (
+    <p id={id} className="error-text" role="alert">{error}</p>
+  ) : (
     <p id={id} className="muted small" aria-live={live ? 'polite' : undefined}>{children}</p>
   );
 }

@@ -91,7 +91,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
       {root?.error ? <p className="panel-empty error-text">{root.error}</p> : null}
       {root === undefined || (root.entries === undefined && root.loading) ? (
         <div className="panel-empty"><Spinner label="Loading files" /></div>
-      ) : root.entries?.length === 0 && !root.error ? <p className="panel-empty muted">This folder is empty.</p> : null}
+      ) : root.entries?.length === 0 && !root.error ? (
+        <p className="panel-empty muted">This folder is empty.</p>
+      ) : null}
       <div ref={treeRef} className="tree" role="tree" aria-label={`Files in ${folderName || 'the project'}`} onKeyDown={onKeyDown}>
         {rows.map((row, index) => {
           const selected = row.key === selectedPath;
@@ -120,7 +122,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               <span className="tree-twisty" aria-hidden="true">{row.entry.isDir ? <Icon name={row.expanded ? 'chevronDown' : 'chevronRight'} size={12} /> : null}</span>
               <Icon name={row.entry.isDir ? (row.expanded ? 'folderOpen' : 'folder') : 'file'} size={14} className={row.entry.isDir ? 'icon-folder' : 'icon-file'} />
               <span className="tree-name">{row.name}</span>
-              {changed ? <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>{mark === 'added' ? 'A' : 'M'}</span> : null}
+              {changed ? (
+                <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>{mark === 'added' ? 'A' : 'M'}</span>
+              ) : null}
               {row.loading ? <Spinner /> : null}
             </div>
           );

@@ -63,7 +63,9 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
       <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`} aria-busy={pending ? 'true' : undefined}>
         <pre className="code-gutter" aria-hidden="true">{gutter}</pre>
         <pre className="code-text">
-          {html === null ? <code key="plain" className="hljs">{shown}</code> : (
+          {html === null ? (
+            <code key="plain" className="hljs">{shown}</code>
+          ) : (
             <code key="highlighted" className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
           )}
         </pre>
@@ -88,7 +90,9 @@ function MediaView({ content, name }: { content: Extract<FileContent, { kind: 'm
   const url = useObjectUrl(content.data, content.mimeType);
   if (content.media === 'document') return <PdfView path={content.path} data={content.data} />;
   if (url === null) return <Spinner label="Loading the file" />;
-  return content.media === 'audio' ? <div className="media-view"><audio controls src={url} aria-label={`Audio ${name}`} preload="metadata" /></div> : (
+  return content.media === 'audio' ? (
+    <div className="media-view"><audio controls src={url} aria-label={`Audio ${name}`} preload="metadata" /></div>
+  ) : (
     <div className="media-view"><video controls src={url} aria-label={`Video ${name}`} preload="metadata" /></div>
   );
 }
@@ -111,7 +115,9 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
             <bdi>{folder}</bdi>
           </span>
         </h2>
-        {markdown ? <button type="button" className="btn btn-small btn-quiet" aria-pressed={source} onClick={() => setSource((v) => !v)}>{source ? 'Show rendered' : 'Show source'}</button> : null}
+        {markdown ? (
+          <button type="button" className="btn btn-small btn-quiet" aria-pressed={source} onClick={() => setSource((v) => !v)}>{source ? 'Show rendered' : 'Show source'}</button>
+        ) : null}
         <IconButton icon="x" aria-label="Close file" title="Close" onClick={onClose} />
       </div>
       <div className="viewer-body">
@@ -123,8 +129,12 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
         ) : content.kind === 'text' ? (
           <>
             {/* Said first, where the person starts reading, not after two million characters. */}
-            {content.truncated ? <p className="viewer-note viewer-truncated" role="note">The file is larger than the viewer shows; this is its beginning.</p> : null}
-            {markdown && !source ? <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}><Markdown text={content.text} /></div> : (
+            {content.truncated ? (
+              <p className="viewer-note viewer-truncated" role="note">The file is larger than the viewer shows; this is its beginning.</p>
+            ) : null}
+            {markdown && !source ? (
+              <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}><Markdown text={content.text} /></div>
+            ) : (
               <TextView path={content.path} text={content.text} />
             )}
           </>
@@ -132,7 +142,9 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
           <div className="image-view"><img src={`data:${content.mimeType};base64,${content.data}`} alt={name} /></div>
         ) : content.kind === 'media' ? (
           <MediaView content={content} name={name} />
-        ) : content.tooLarge ? <p className="viewer-note">{name} is {formatBytes(content.size)} ({content.mimeType}): the viewer shows files up to 10 MB.</p> : (
+        ) : content.tooLarge ? (
+          <p className="viewer-note">{name} is {formatBytes(content.size)} ({content.mimeType}): the viewer shows files up to 10 MB.</p>
+        ) : (
           <p className="viewer-note">Binary file ({content.mimeType}, {formatBytes(content.size)}) — not shown.</p>
         )}
       </div>

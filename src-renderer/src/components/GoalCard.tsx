@@ -112,7 +112,9 @@ function GoalEvidence({ goal }: { goal: GoalJsonDto }): React.JSX.Element {
         ))}
       </ul>
       <h3>Verify steps (the host's runs)</h3>
-      {evidence === null ? <p>Not checked yet.</p> : (
+      {evidence === null ? (
+        <p>Not checked yet.</p>
+      ) : (
         <ul>
           {evidence.steps.map((s, i) => (
             <li key={i}>

@@ -280,7 +280,9 @@ function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars:
   return (
     <p className="md-note muted" role="note">
       <span>{why}</span>
-      {onRender ? <button type="button" className="btn btn-small" onClick={onRender}>Render Markdown</button> : null}
+      {onRender ? (
+        <button type="button" className="btn btn-small" onClick={onRender}>Render Markdown</button>
+      ) : null}
     </p>
   );
 }

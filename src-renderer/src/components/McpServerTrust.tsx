@@ -63,10 +63,14 @@ export function McpServerTrust({ entry, onTrusted }: McpServerTrustProps): React
     <div className="mcp-trust" role="group" aria-labelledby={titleId}>
       <p id={titleId} className="small mcp-trust-title">Trust this server?</p>
       <p className="muted small">This folder&apos;s .mcp.json would start it as follows; nothing else of the folder is trusted.</p>
-      {entry ? <p className="mono small mcp-target"><VisibleText text={entry.label} /></p> : (
+      {entry ? (
+        <p className="mono small mcp-target"><VisibleText text={entry.label} /></p>
+      ) : (
         <p className="muted small">Loading what it runs…</p>
       )}
-      {note ? <p className="small" role="status">{note}</p> : null}
+      {note ? (
+        <p className="small" role="status">{note}</p>
+      ) : null}
       <div className="mcp-actions">
         <button type="button" className="btn btn-small" onClick={() => setAsking(false)}>Not now</button>
         {/* Focus stays here while it is recorded (not disabled: a disabled button drops the keyboard). */}

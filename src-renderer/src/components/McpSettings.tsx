@@ -177,7 +177,9 @@ function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProp
         {server.status === 'not-trusted' && server.source === 'project' ? <McpServerTrust entry={trustEntry} onTrusted={trusted} /> : null}
         {server.status === 'needs-sign-in' ? action('mcp.signIn', 'Sign in') : null}
         {server.status === 'failed' ? action('mcp.restart', 'Restart') : null}
-        {server.source === 'user' && editing === null ? <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>Edit</button> : null}
+        {server.source === 'user' && editing === null ? (
+          <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>Edit</button>
+        ) : null}
         {server.source === 'user' ? action('mcp.remove', 'Remove') : null}
       </div>
     </li>

@@ -195,7 +195,9 @@ export function MemoriesPanel(): React.JSX.Element {
       <div className="memories-body">
         {entries === null ? null : proposedShown ? (
           <ProposedMemories entries={entries} titles={threadTitles} focus={reviewing} onAnswered={changed} />
-        ) : entries.length === 0 ? <p className="panel-empty muted">{emptyText(more, query, filter)}</p> : (
+        ) : entries.length === 0 ? (
+          <p className="panel-empty muted">{emptyText(more, query, filter)}</p>
+        ) : (
           <div ref={scroller} className="memory-list-scroll" onScroll={measure}>
             <ul className="memory-list" aria-label="Memory files" style={{ paddingTop: rows.first * rowHeight, paddingBottom: (count - rows.end) * rowHeight }}>
               {entries.slice(rows.first, rows.end).map((entry, i) => {

@@ -55,7 +55,9 @@ export function MemoryEditor({ mode, path, text, facts, onEdit, onCancel, onSave
 
   return (
     <div className="memory-detail editing" role="group" aria-label={mode === 'new' ? 'New memory' : `Editing ${path}`}>
-      {mode === 'new' ? <TextField id={pathId} label="Memory path" className="mono" value={draftPath} onValue={setDraftPath} placeholder="/memories/notes.md" autoFocus /> : (
+      {mode === 'new' ? (
+        <TextField id={pathId} label="Memory path" className="mono" value={draftPath} onValue={setDraftPath} placeholder="/memories/notes.md" autoFocus />
+      ) : (
         <span className="mono memory-detail-path" title={path}><VisibleText text={path} /></span>
       )}
       <div className="field">

@@ -102,7 +102,9 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
         aria-label={label}
         tabIndex={-1}
       >
-        {title ? <h2 className="modal-title">{title}</h2> : null}
+        {title ? (
+          <h2 className="modal-title">{title}</h2>
+        ) : null}
         {children}
       </div>
     </div>,

@@ -145,7 +145,9 @@ export function ModelPicker({
         <Icon name="chevronDown" size={14} />
       </button>
       <ul id={listId} className="model-picker-list" role="listbox" aria-label={listLabel} hidden={!expanded}>
-        {shown.length === 0 ? <li className="model-picker-empty" role="presentation">{noMatchText}</li> : (
+        {shown.length === 0 ? (
+          <li className="model-picker-empty" role="presentation">{noMatchText}</li>
+        ) : (
           shown.map((model, i) => (
             <li
               key={model}

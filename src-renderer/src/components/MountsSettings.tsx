@@ -123,7 +123,9 @@ function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promis
       {history !== null ? (
         cloning ? (
           <p className="muted small" role="status">Still cloning {mount.source}; its history shows here when that is done.</p>
-        ) : history.length === 0 ? <p className="muted small">No commits yet.</p> : (
+        ) : history.length === 0 ? (
+          <p className="muted small">No commits yet.</p>
+        ) : (
           <ul className="mount-history" aria-label={`Commits of ${mount.prefix}`}>
             {history.map((c) => (
               <li key={c.commit}>

@@ -95,7 +95,9 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
           <Icon name="terminal" size={15} />
           Remote (SSH)…
         </button>
-        {onCancel ? <button type="button" className="btn" onClick={onCancel}>Cancel</button> : null}
+        {onCancel ? (
+          <button type="button" className="btn" onClick={onCancel}>Cancel</button>
+        ) : null}
       </div>
       {remote ? (
         <RemoteFolderDialog

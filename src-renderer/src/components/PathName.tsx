@@ -15,7 +15,9 @@ export function PathName({ path, className, title = true }: { path: string; clas
   const { dir, base } = splitPath(path);
   return (
     <span className={`path-name${className ? ` ${className}` : ''}`} title={title ? path : undefined} data-base={Math.min(MAX_BASE, Array.from(base).length)}>
-      {dir !== '' ? <span className="path-dir"><VisibleText text={dir} /></span> : null}
+      {dir !== '' ? (
+        <span className="path-dir"><VisibleText text={dir} /></span>
+      ) : null}
       <span className="path-base"><VisibleText text={base} /></span>
     </span>
   );

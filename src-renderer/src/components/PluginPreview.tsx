@@ -24,7 +24,9 @@ export function PluginPreview({ preview, verb, busy, onConfirm, onCancel }: Plug
   const lines = pluginContentLines(preview.contents);
   return (
     <div role="group" aria-label={`${verb} ${preview.name}?`} className="plugin-preview">
-      {upToDate ? <p className="small">{preview.name} is up to date.</p> : (
+      {upToDate ? (
+        <p className="small">{preview.name} is up to date.</p>
+      ) : (
         <>
           <p className="small">
             {verb} {preview.name}

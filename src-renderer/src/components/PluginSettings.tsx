@@ -53,7 +53,9 @@ export function PluginSettings(): React.JSX.Element {
                   ))}
                 </ul>
               ) : null}
-              {plugin.problem ? <p className="error-text small"><VisibleText text={plugin.problem} /></p> : null}
+              {plugin.problem ? (
+                <p className="error-text small"><VisibleText text={plugin.problem} /></p>
+              ) : null}
               <label className="checkbox">
                 <input type="checkbox" aria-label={`Enable ${plugin.name}`} checked={plugin.enabled} onChange={(e) => void api.safe('plugins.setEnabled', { name: plugin.name, enabled: e.target.checked }).then(took)} /> Enabled
               </label>

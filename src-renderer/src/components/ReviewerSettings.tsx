@@ -81,7 +81,9 @@ export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onCha
         <button type="button" className="btn" onClick={() => void runTest()} disabled={test === 'running'}>Test reviewer</button>
         {test === 'running' ? (
           <Spinner label="Testing" />
-        ) : test ? <span className={test.ok ? 'ok-text' : 'error-text'} role="status"><VisibleText text={test.message} /></span> : null}
+        ) : test ? (
+          <span className={test.ok ? 'ok-text' : 'error-text'} role="status"><VisibleText text={test.message} /></span>
+        ) : null}
       </div>
     </fieldset>
   );

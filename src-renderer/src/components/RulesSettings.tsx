@@ -12,7 +12,9 @@ export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; on
     <fieldset className="settings-subsection">
       <legend>Rules</legend>
       <p className="muted small">Checked in order before the defaults (reads allowed; writes, edits, deletes and commands ask).</p>
-      {rules.length === 0 ? <p className="muted small">No rules yet. Choosing “Always allow” in an approval adds one here.</p> : (
+      {rules.length === 0 ? (
+        <p className="muted small">No rules yet. Choosing “Always allow” in an approval adds one here.</p>
+      ) : (
         <ul className="rule-list">
           {rules.map((rule, i) => {
             const text = describeRule(rule);

@@ -49,7 +49,9 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
       {memory && field('memory', 'Memory (GiB)', 'the provider’s default')}
       {!cpu && !memory ? (
         <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} sizes its sandboxes by template: no CPU or memory to choose here.</p>
-      ) : !cpu ? <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} takes no CPU count: it sizes its sandboxes by memory.</p> : null}
+      ) : !cpu ? (
+        <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} takes no CPU count: it sizes its sandboxes by memory.</p>
+      ) : null}
       {field('idle', 'Idle timeout (minutes)', 'the provider’s default')}
       {field('upload', 'Upload cap (MB)', 'the default cap')}
       {field('backFile', 'Bring-back cap per file (MB)', '50')}
@@ -124,7 +126,9 @@ function SandboxKey({ provider, variable, saved }: { provider: SandboxProvider; 
           onChange={(e) => setValue(e.target.value)}
         />
         <button type="button" className="btn" aria-label={`Save ${variable}`} onClick={() => void store(value)} disabled={busy || value.trim() === ''}>Save key</button>
-        {saved ? <button type="button" className="btn btn-quiet" aria-label={`Forget ${variable}`} onClick={() => void store('')} disabled={busy}>Forget key</button> : null}
+        {saved ? (
+          <button type="button" className="btn btn-quiet" aria-label={`Forget ${variable}`} onClick={() => void store('')} disabled={busy}>Forget key</button>
+        ) : null}
       </div>
       <p id={`${id}-status`} className={`small ${error ? 'error-text' : saved ? 'ok-text' : 'muted'}`} role={error ? 'alert' : undefined}>
         {error ?? (saved ? `A key is stored for ${variable}.` : `No key stored for ${variable} (the environment's is used when set).`)}

@@ -31,7 +31,9 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
   if (kind === 'new' && !gitFolder) return null;
   return (
     <>
-      {kind === 'new' ? <IconButton icon="cloud" size={15} className="new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)} /> : (
+      {kind === 'new' ? (
+        <IconButton icon="cloud" size={15} className="new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)} />
+      ) : (
         <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>{title}</button>
       )}
       {open ? <SandboxThreadDialog kind={kind} onClose={() => setOpen(false)} /> : null}

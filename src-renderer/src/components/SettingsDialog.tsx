@@ -124,7 +124,9 @@ export function SettingsDialog({ onClose: close, section, folder }: { onClose():
 
   return (
     <Modal label="Settings" onEscape={onClose} className="settings-dialog" title="Settings">
-      {draft === null || settings === null ? <p className="muted">Loading settings…</p> : (
+      {draft === null || settings === null ? (
+        <p className="muted">Loading settings…</p>
+      ) : (
         <div className="settings-layout">
           <SettingsNav sections={SETTINGS_SECTIONS} scroller={body} initial={SETTINGS_SECTIONS.find((s) => s.label === section)?.id} />
           <div className="settings-body" ref={body}>

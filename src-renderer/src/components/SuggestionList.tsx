@@ -36,7 +36,9 @@ export function SuggestionList({ id, label, options, active, empty, onChoose, on
   }, [id, active]);
   return (
     <ul ref={ref} id={id} className={`mention-list${wrapDetail ? ' mention-list-prose' : ''}`} role="listbox" aria-label={label}>
-      {options.length === 0 && empty !== undefined ? <li className="mention-empty" role="presentation">{empty}</li> : (
+      {options.length === 0 && empty !== undefined ? (
+        <li className="mention-empty" role="presentation">{empty}</li>
+      ) : (
         options.map((option, i) => (
           <li
             key={option.key}

@@ -161,7 +161,9 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
               ) : null,
             )}
           </div>
-          {selected === SHELL && !opened ? <div className="terminal-host" /> : (
+          {selected === SHELL && !opened ? (
+            <div className="terminal-host" />
+          ) : (
             <TerminalView
               key={`${threadId}/${selected}`}
               threadId={threadId}

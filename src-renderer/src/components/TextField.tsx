@@ -34,7 +34,9 @@ export function TextField({ id, label, onValue, fieldClass, help, linkHelp = fal
       <label htmlFor={id}>{label}</label>
       <input id={id} {...(linkHelp ? { 'aria-describedby': `${id}-help` } : {})} {...input} onChange={(e) => onValue(e.target.value)} />
       {children}
-      {help !== undefined ? <p id={`${id}-help`} className="muted small">{help}</p> : null}
+      {help !== undefined ? (
+        <p id={`${id}-help`} className="muted small">{help}</p>
+      ) : null}
     </div>
   );
 }

@@ -18,7 +18,9 @@ export function TextViewerDialog({ content, onClose }: { content: TextViewerCont
       <div className="text-viewer-body" tabIndex={0}>
         {content.error ? (
           <p className="error-text">{content.error}</p>
-        ) : content.text === undefined ? <Spinner label="Loading" /> : (
+        ) : content.text === undefined ? (
+          <Spinner label="Loading" />
+        ) : (
           <pre className="text-viewer-pre" tabIndex={0}>{content.text}</pre>
         )}
       </div>

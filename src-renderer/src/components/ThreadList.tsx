@@ -108,7 +108,9 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
       ) : null}
       {threads.length === 0 ? (
         <p className="panel-empty muted">No threads yet. Send a message to start one.</p>
-      ) : groups.length === 0 ? <p className="panel-empty muted">No thread matches “{query}”.</p> : (
+      ) : groups.length === 0 ? (
+        <p className="panel-empty muted">No thread matches “{query}”.</p>
+      ) : (
         <div className="thread-items" ref={items} onKeyDown={onItemsKeyDown}>
           {groups.map((group) => (
             <div key={group.label} role="group" aria-label={group.label} className="thread-group">

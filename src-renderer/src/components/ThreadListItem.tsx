@@ -125,8 +125,12 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
         {thread.source !== undefined || thread.agent !== undefined ? (
           <span className="thread-meta">
             {/* Whose thread it is when its agent is another one (SPEC §22). */}
-            {thread.agent !== undefined ? <span className="badge thread-agent" title={`This thread's agent is ${thread.agent}`}>{thread.agent}</span> : null}
-            {thread.source !== undefined ? <span className="badge thread-source" title="Started from another tool, not in this window">From {sourceLabel(thread.source)}</span> : null}
+            {thread.agent !== undefined ? (
+              <span className="badge thread-agent" title={`This thread's agent is ${thread.agent}`}>{thread.agent}</span>
+            ) : null}
+            {thread.source !== undefined ? (
+              <span className="badge thread-source" title="Started from another tool, not in this window">From {sourceLabel(thread.source)}</span>
+            ) : null}
           </span>
         ) : null}
         {thread.removedWorktree !== undefined ? (
@@ -140,7 +144,9 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
             </span>
           </span>
         ) : null}
-        {match !== undefined ? <span className="thread-match muted" title={match}>{match}</span> : null}
+        {match !== undefined ? (
+          <span className="thread-match muted" title={match}>{match}</span>
+        ) : null}
       </button>
       {/* Out of the Tab order (the thread is one stop): F2 and Delete on the thread do the same. */}
       <span className="thread-actions">

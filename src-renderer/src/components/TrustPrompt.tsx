@@ -50,7 +50,9 @@ export function TrustPrompt(): React.JSX.Element | null {
     <section role="group" aria-labelledby="trust-prompt-title" className="trust-prompt">
       <h2 id="trust-prompt-title" className="trust-prompt-title">Trust this folder?</h2>
       {untrusted ? <p className="muted small">This folder&apos;s own configuration would load the following. Nothing of it runs until you trust it.</p> : null}
-      {state.note ? <p className="small" role="status">{state.note}</p> : null}
+      {state.note ? (
+        <p className="small" role="status">{state.note}</p>
+      ) : null}
       {untrusted ? (
         <ul className="trust-list">
           {state.untrusted.map((entry) => (
@@ -64,7 +66,9 @@ export function TrustPrompt(): React.JSX.Element | null {
       {state.plugins.length > 0 ? <FolderPluginOffer requests={state.plugins} /> : null}
       <div className="dialog-actions">
         <button type="button" className="btn" disabled={busy} onClick={() => void act('trust.dismiss')}>Not now</button>
-        {untrusted ? <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>Trust folder</button> : null}
+        {untrusted ? (
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>Trust folder</button>
+        ) : null}
       </div>
     </section>
   );
@@ -77,7 +81,9 @@ function ChangedSince({ entry, before }: { entry: TrustEntryDto; before: string 
       <span className="badge badge-warn">Changed since you trusted it</span>{' '}
       {before === '' ? (
         <span className="muted">what it was then is not known.</span>
-      ) : before === entry.label ? <span className="muted">The line above is the same; settings it does not show (such as its environment) changed.</span> : (
+      ) : before === entry.label ? (
+        <span className="muted">The line above is the same; settings it does not show (such as its environment) changed.</span>
+      ) : (
         <span>
           <span className="muted">Was: </span>
           <VisibleText text={before} />

@@ -24,7 +24,9 @@ export function UpdateSettings(): React.JSX.Element {
   return (
     <section className="settings-section" aria-labelledby={titleId}>
       <h3 id={titleId} className="settings-section-title">Updates</h3>
-      {status === null ? <p className="muted small">Loading…</p> : (
+      {status === null ? (
+        <p className="muted small">Loading…</p>
+      ) : (
         <>
           <p className="small">Deepdesk {status.currentVersion}</p>
           <p className="muted small" role="status">
@@ -33,7 +35,9 @@ export function UpdateSettings(): React.JSX.Element {
           </p>
           <div className="field-row">
             <button type="button" className="btn btn-small" onClick={() => void check()} disabled={!status.canCheck || checking || status.state === 'checking'}>Check for updates</button>
-            {status.state === 'downloaded' ? <button type="button" className="btn btn-small btn-primary" onClick={() => void api.safe('updates.install', {})}>Restart to update</button> : null}
+            {status.state === 'downloaded' ? (
+              <button type="button" className="btn btn-small btn-primary" onClick={() => void api.safe('updates.install', {})}>Restart to update</button>
+            ) : null}
           </div>
         </>
       )}

@@ -76,7 +76,9 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
           >
             Restore files and conversation to before this message
           </button>
-          {undo && undo.turn === turn ? <button type="button" className="btn btn-small" disabled={checkpoints.busy} onClick={() => checkpoints.undoRestore()}>Undo restore</button> : null}
+          {undo && undo.turn === turn ? (
+            <button type="button" className="btn btn-small" disabled={checkpoints.busy} onClick={() => checkpoints.undoRestore()}>Undo restore</button>
+          ) : null}
         </div>
       ) : null}
     </div>

@@ -10,7 +10,9 @@ export const VisibleText = memo(function VisibleText({ text }: { text: string })
   return (
     <>
       {parts.map((part, i) =>
-        part.escaped ? <mark key={i} className="invisible-char" title="An invisible or control character">{part.text}</mark> : (
+        part.escaped ? (
+          <mark key={i} className="invisible-char" title="An invisible or control character">{part.text}</mark>
+        ) : (
           <span key={i}>{part.text}</span>
         ),
       )}

@@ -118,7 +118,9 @@ function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void
         </button>
       </span>
       <span className="worktree-changes">
-        {info.filesTotal === 0 ? <span className="muted">No changes yet</span> : (
+        {info.filesTotal === 0 ? (
+          <span className="muted">No changes yet</span>
+        ) : (
           <>
             <span>
               {files(info.filesTotal)}

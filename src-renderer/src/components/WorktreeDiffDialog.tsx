@@ -35,7 +35,9 @@ export function WorktreeDiffDialog({ name, baseCommit, sinceCommit, onClose }: {
         <p className="muted">
           <Spinner label="Loading the diff" /> Loading the diff…
         </p>
-      ) : files.length === 0 ? <p className="muted">No changes since {from} ({base}).</p> : (
+      ) : files.length === 0 ? (
+        <p className="muted">No changes since {from} ({base}).</p>
+      ) : (
         <>
           <p className="muted worktree-diff-summary">
             {fileCount(files.length)} changed since {from} (<span className="mono">{base}</span>)

@@ -108,7 +108,9 @@ export function useSuggestions(text: string, textarea: RefObject<HTMLTextAreaEle
   return {
     list: showMentions ? (
       <MentionList id={listId} options={options} active={active} loading={searching} onChoose={choose} onHover={setActive} />
-    ) : showCommands ? <CommandList id={listId} commands={commandOptions} active={active} onChoose={chooseCommand} onHover={setActive} /> : null,
+    ) : showCommands ? (
+      <CommandList id={listId} commands={commandOptions} active={active} onChoose={chooseCommand} onHover={setActive} />
+    ) : null,
     inputProps: { 'aria-autocomplete': 'list', 'aria-controls': showMentions || showCommands ? listId : undefined, 'aria-activedescendant': shown ? suggestionOptionId(listId, active) : undefined },
     update: (value, caret) => {
       const found = findMention(value, caret);

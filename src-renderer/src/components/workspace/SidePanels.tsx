@@ -92,7 +92,9 @@ export function RightPanels({ panels }: { panels: SidePanels }): React.JSX.Eleme
     <>
       {!narrow && !layout.rightRail ? <SizeResizer panels={panels} label="Resize right panels" size={openFile ? 'viewerWidth' : 'rightWidth'} value={layout.rightWidth} direction={-1} /> : null}
       <aside ref={ref} aria-label="Memories and changes" className={asideClass('right', panels, layout.rightRail, drawerOpen, openFile ? ' with-viewer' : '')} style={narrow ? undefined : { width: layout.rightWidth }}>
-        {openFile !== null && (!narrow || drawer === 'viewer') ? <ErrorBoundary name="File viewer"><FileViewer file={openFile} onClose={panels.closeFile} /></ErrorBoundary> : null}
+        {openFile !== null && (!narrow || drawer === 'viewer') ? (
+          <ErrorBoundary name="File viewer"><FileViewer file={openFile} onClose={panels.closeFile} /></ErrorBoundary>
+        ) : null}
         <Panel panels={panels} name="Memories" share={openFile ? null : layout.rightSplit}><MemoriesPanel /></Panel>
         {!narrow && both && !openFile ? <SizeResizer panels={panels} label="Resize Memories and Changes" size="rightSplit" column={column} /> : null}
         <Panel panels={panels} name="Changes" share={openFile ? null : 1 - layout.rightSplit}><ChangesPanel /></Panel>
