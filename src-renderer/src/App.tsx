@@ -21,7 +21,9 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
             <FolderGate>
               {(info, openFolder) => (
                 <SettingsProvider>
-                  <ErrorBoundary name="Deepdesk"><Workspace info={info} onOpenFolder={openFolder} /></ErrorBoundary>
+                  <ErrorBoundary name="Deepdesk">
+                    <Workspace info={info} onOpenFolder={openFolder} />
+                  </ErrorBoundary>
                 </SettingsProvider>
               )}
             </FolderGate>

@@ -43,7 +43,9 @@ export function AgentProtocolSettings({ draft, onChange }: AgentProtocolSettings
           aria-describedby={`${ids}-origins-note`}
           onChange={(e) => onChange({ protocolOriginsText: e.target.value })}
         />
-        <p className="muted small" id={`${ids}-origins-note`}>One a line, as the browser sends it (scheme://host[:port]).</p>
+        <p className="muted small" id={`${ids}-origins-note`}>
+          One a line, as the browser sends it (scheme://host[:port]).
+        </p>
       </div>
       <TextField id={`${ids}-folder`} label="Default folder" className="mono" value={draft.protocolFolderText} placeholder="/path/to/project" spellCheck={false} autoComplete="off" onValue={(text) => onChange({ protocolFolderText: text })} linkHelp
         help={
@@ -86,7 +88,9 @@ function ProtocolNow(): React.JSX.Element {
   if (status === undefined) return <p className="muted small">Reading the Agent Protocol&apos;s state…</p>;
   return (
     <div className="protocol-now">
-      <p role="status" aria-label="Agent Protocol status" className="small">{status.listening.length > 0 ? `Listening on ${status.listening.join(', ')}` : 'Not listening now'}</p>
+      <p role="status" aria-label="Agent Protocol status" className="small">
+        {status.listening.length > 0 ? `Listening on ${status.listening.join(', ')}` : 'Not listening now'}
+      </p>
       <div className="field">
         <label htmlFor={`${ids}-key`}>Protocol key</label>
         <div className="row">

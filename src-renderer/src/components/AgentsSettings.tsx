@@ -86,7 +86,9 @@ export function AgentsSettings(): React.JSX.Element {
 
   return (
     <section className="settings-section agents-settings" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">Agents</h3>
+      <h3 id={titleId} className="settings-section-title">
+        Agents
+      </h3>
       <p className="muted small">
         Other agents run as threads (New thread with…) under this folder&apos;s sandbox, rules, approvals and budget. A known agent is installed, at its pinned version, into Deepdesk&apos;s data folder, never the project.
       </p>
@@ -100,9 +102,13 @@ export function AgentsSettings(): React.JSX.Element {
                   <VisibleText text={agent.label} />
                 </strong>{' '}
                 {agent.kind === 'known' ? (
-                  <span className="muted small">{agent.packageName}@{agent.version} · {agent.installed ? 'Installed' : 'Not installed'}</span>
+                  <span className="muted small">
+                    {agent.packageName}@{agent.version} · {agent.installed ? 'Installed' : 'Not installed'}
+                  </span>
                 ) : (
-                  <span className="muted small mono"><VisibleText text={agent.command ?? ''} /></span>
+                  <span className="muted small mono">
+                    <VisibleText text={agent.command ?? ''} />
+                  </span>
                 )}
               </div>
               {agent.reported ? (
@@ -121,7 +127,9 @@ export function AgentsSettings(): React.JSX.Element {
                     <button type="button" className="btn btn-small btn-primary" onClick={() => void install(agent)}>
                       Install
                     </button>{' '}
-                    <button type="button" className="btn btn-small" onClick={() => setConfirming(null)}>Cancel</button>
+                    <button type="button" className="btn btn-small" onClick={() => setConfirming(null)}>
+                      Cancel
+                    </button>
                   </div>
                 ) : (
                   <button type="button" className="btn btn-small" disabled={installing !== null || agent.installing === true} aria-label={`Install ${agent.label}`} onClick={() => setConfirming(agent.name)}>
@@ -142,7 +150,9 @@ export function AgentsSettings(): React.JSX.Element {
       <div className="agents-add">
         <TextField id={`${titleId}-name`} label="Agent name" value={name} onValue={setName} placeholder="my-agent" />
         <TextField id={`${titleId}-command`} label="Agent command" value={command} onValue={setCommand} placeholder="npx my-agent --acp" />
-        <button type="button" className="btn btn-small" onClick={() => void add()}>Add agent</button>
+        <button type="button" className="btn btn-small" onClick={() => void add()}>
+          Add agent
+        </button>
       </div>
       <ErrorAlert error={error} />
     </section>

@@ -38,7 +38,9 @@ export function AppHeader({ folderName, folder, host, model, agent, connection, 
         <Icon name="folder" size={14} />
         <span className="header-folder-name">{folderName || folder || '…'}</span>
         {host !== undefined ? (
-          <span className="badge header-remote" role="img" aria-label={`Remote folder on ${host}`} title={`On ${host}, over SSH`}>Remote · {host}</span>
+          <span className="badge header-remote" role="img" aria-label={`Remote folder on ${host}`} title={`On ${host}, over SSH`}>
+            Remote · {host}
+          </span>
         ) : null}
         <button type="button" className="btn btn-small btn-quiet header-open-folder" onClick={onOpenFolder} title="Open another folder">
           <Icon name="folderOpen" size={14} />
@@ -51,7 +53,9 @@ export function AppHeader({ folderName, folder, host, model, agent, connection, 
       <ModeChooser mode={mode} waiting={model.trim() === ''} threadId={threadId} />
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
-        <span className="connection" role="status" title={connectionText(connection)}>{connectionText(connection)}</span>
+        <span className="connection" role="status" title={connectionText(connection)}>
+          {connectionText(connection)}
+        </span>
       ) : null}
       {agent !== undefined ? (
         <span className="model-chip agent-chip" role="note" aria-label={`Agent ${agent}`} title={`This thread's agent is ${agent}: it works with its own model and sign-in, not Deepdesk's model`}>

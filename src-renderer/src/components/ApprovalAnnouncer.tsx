@@ -26,6 +26,8 @@ export function ApprovalAnnouncer({ approvals }: { approvals: readonly PendingAp
     else if (approvals.length === 0) setMessage('');
   }, [approvals]);
   return (
-    <div className="visually-hidden" aria-live="assertive" aria-atomic="true">{message}</div>
+    <div className="visually-hidden" aria-live="assertive" aria-atomic="true">
+      {message}
+    </div>
   );
 }

@@ -192,7 +192,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
       {rule && !editing ? (
         <label className="always-allow">
           <input type="checkbox" checked={always} onChange={(e) => setAlways(e.target.checked)} aria-keyshortcuts="2" />
-          <span className="rule-scope"><VisibleText text={alwaysAllowLabel(rule.description, describeRule(rule))} /></span>
+          <span className="rule-scope">
+            <VisibleText text={alwaysAllowLabel(rule.description, describeRule(rule))} />
+          </span>
           <Kbd>2</Kbd>
         </label>
       ) : null}
@@ -215,13 +217,17 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           Reject <Kbd>3</Kbd>
         </button>
         {editing ? (
-          <button type="button" className="btn" onClick={() => setEditing(false)} disabled={busy}>Discard changes</button>
+          <button type="button" className="btn" onClick={() => setEditing(false)} disabled={busy}>
+            Discard changes
+          </button>
         ) : (
           <button type="button" className="btn" onClick={startEdit} disabled={busy} aria-keyshortcuts="E">
             Edit <Kbd>E</Kbd>
           </button>
         )}
-        <button type="button" className="btn" onClick={respond} disabled={busy} title="Answer the agent instead of running the call">Respond</button>
+        <button type="button" className="btn" onClick={respond} disabled={busy} title="Answer the agent instead of running the call">
+          Respond
+        </button>
         <span className="muted small approval-hint">Esc: reject with a message</span>
       </div>
     </div>

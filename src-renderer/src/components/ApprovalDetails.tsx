@@ -19,7 +19,9 @@ const outsideSandbox = (approval: PendingApproval): boolean => approval.outsideS
 export function GoalCheckBadge({ toolCallId }: { toolCallId: string }): React.JSX.Element | null {
   const check = goalCheckOf(toolCallId);
   return check === undefined ? null : (
-    <span className="badge goal-check" title="The host runs this itself to check the goal">Goal check {check.step} of {check.of}</span>
+    <span className="badge goal-check" title="The host runs this itself to check the goal">
+      Goal check {check.step} of {check.of}
+    </span>
   );
 }
 
@@ -33,7 +35,9 @@ function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval[
       ) : where.host !== undefined ? (
         <>
           Runs on{' '}
-          <span className="mono approval-host"><VisibleText text={where.host} /></span>
+          <span className="mono approval-host">
+            <VisibleText text={where.host} />
+          </span>
         </>
       ) : (
         'Runs on this computer'
@@ -51,7 +55,9 @@ export function ApprovalMeta({ approval, inCard, baseId, position, total }: { ap
       {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader (the group's description). */}
       {inCard ? (
         <span>
-          <span hidden id={`${baseId}-call`}>{visibleText(toolTitleText(approval.toolName, approval.args))}</span>
+          <span hidden id={`${baseId}-call`}>
+            {visibleText(toolTitleText(approval.toolName, approval.args))}
+          </span>
           Needs your approval
         </span>
       ) : (
@@ -64,7 +70,9 @@ export function ApprovalMeta({ approval, inCard, baseId, position, total }: { ap
       {/* Another agent of the thread asks over ACP (SPEC §22): named on the card. */}
       {approval.agent ? <span className="badge approval-agent">{visibleText(approval.agent)} asks</span> : null}
       {total > 1 ? (
-        <span className="muted approval-position">{position} of {total} waiting</span>
+        <span className="muted approval-position">
+          {position} of {total} waiting
+        </span>
       ) : null}
     </div>
   );
@@ -91,7 +99,9 @@ export function ApprovalNotes({ approval, reviewFailed, baseId, path }: { approv
       ) : null}
       {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
       {reason ? (
-        <p className="approval-reason"><VisibleText text={reason} /></p>
+        <p className="approval-reason">
+          <VisibleText text={reason} />
+        </p>
       ) : null}
       {outsideSandbox(approval) ? (
         <p className="approval-warning">
@@ -104,7 +114,9 @@ export function ApprovalNotes({ approval, reviewFailed, baseId, path }: { approv
           ) : null}
         </p>
       ) : sandboxReason ? (
-        <p className="approval-stated muted">Agent’s reason: <VisibleText text={sandboxReason} /></p>
+        <p className="approval-stated muted">
+          Agent’s reason: <VisibleText text={sandboxReason} />
+        </p>
       ) : null}
       {resolvedTarget && path && resolvedTarget !== path ? (
         <p className="approval-warning">
@@ -120,7 +132,9 @@ export function CallView({ approval, command }: { approval: PendingApproval; com
   return command !== null ? (
     <div className="approval-command">
       <div className="tool-section-label">Command</div>
-      <pre className="mono"><VisibleText text={command} /></pre>
+      <pre className="mono">
+        <VisibleText text={command} />
+      </pre>
       {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible, control or stray combining characters (shown as ⟨U+…⟩).</p> : null}
       {approval.runsOn ? <RunsOn where={approval.runsOn} outsideSandbox={outsideSandbox(approval)} /> : null}
     </div>
@@ -129,7 +143,9 @@ export function CallView({ approval, command }: { approval: PendingApproval; com
   ) : (
     <div>
       <div className="tool-section-label">Arguments</div>
-      <pre className="tool-pre approval-args"><VisibleText text={safeJson(approval.args, 2)} /></pre>
+      <pre className="tool-pre approval-args">
+        <VisibleText text={safeJson(approval.args, 2)} />
+      </pre>
     </div>
   );
 }

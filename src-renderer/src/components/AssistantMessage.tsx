@@ -8,7 +8,9 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
     <div className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`}>
       <Markdown text={item.text} streaming={item.streaming === true} />
       {!item.streaming ? (
-        <div className="msg-tools"><CopyButton text={item.text} label="Copy message" /></div>
+        <div className="msg-tools">
+          <CopyButton text={item.text} label="Copy message" />
+        </div>
       ) : null}
     </div>
   );

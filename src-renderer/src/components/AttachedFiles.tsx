@@ -37,14 +37,18 @@ export function PendingAttachments({ paths, onRemove, files = [], onRemoveFile }
           {isImageFile(file) ? <Thumbnail mimeType={file.mimeType} data={file.data} /> : <Icon name="file" size={12} />}
           <span>{file.name}</span>
           <span className="muted small">{formatBytes(file.bytes)}</span>
-          <button type="button" className="icon-btn chip-remove" aria-label={`Remove attachment ${file.name}`} onClick={() => onRemoveFile?.(file.id)}>×</button>
+          <button type="button" className="icon-btn chip-remove" aria-label={`Remove attachment ${file.name}`} onClick={() => onRemoveFile?.(file.id)}>
+            ×
+          </button>
         </li>
       ))}
       {paths.map((path) => (
         <li key={path} className="attachment-chip" title={`${path} is attached when you send`}>
           <Icon name="file" size={12} />
           <span>{fileName(path)}</span>
-          <button type="button" className="icon-btn chip-remove" aria-label={`Remove attachment ${path}`} onClick={() => onRemove(path)}>×</button>
+          <button type="button" className="icon-btn chip-remove" aria-label={`Remove attachment ${path}`} onClick={() => onRemove(path)}>
+            ×
+          </button>
         </li>
       ))}
     </ul>

@@ -94,7 +94,9 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
               <h4>Criteria</h4>
               <ul className="candidate-criteria">
                 {entry.criteria.map((c) => (
-                  <li key={c.id}>{c.text}: {c.verdict ?? 'not judged'}</li>
+                  <li key={c.id}>
+                    {c.text}: {c.verdict ?? 'not judged'}
+                  </li>
                 ))}
               </ul>
               <p>
@@ -103,23 +105,33 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
               </p>
               <p>Cost: {formatCost(entry.costUsd ?? undefined) ?? 'unknown'}</p>
               <div className="dialog-actions">
-                <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void showDiff(entry.threadId)}>Show diff</button>
+                <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void showDiff(entry.threadId)}>
+                  Show diff
+                </button>
                 {applied.has(entry.threadId) ? (
                   <span className="badge badge-success">Applied to your folder</span>
                 ) : (
-                  <button type="button" className={entry.threadId === best ? 'btn btn-primary' : 'btn'} disabled={entry.worktree.name === ''} onClick={() => void apply(entry)}>Apply</button>
+                  <button type="button" className={entry.threadId === best ? 'btn btn-primary' : 'btn'} disabled={entry.worktree.name === ''} onClick={() => void apply(entry)}>
+                    Apply
+                  </button>
                 )}
-                <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void discard(entry)}>Discard</button>
+                <button type="button" className="btn" disabled={entry.worktree.name === ''} onClick={() => void discard(entry)}>
+                  Discard
+                </button>
               </div>
               {diff?.threadId === entry.threadId ? (
-                <pre className="candidate-diff" aria-label={`Diff of candidate ${numberOf(entry)}`} tabIndex={0}>{diff.text}</pre>
+                <pre className="candidate-diff" aria-label={`Diff of candidate ${numberOf(entry)}`} tabIndex={0}>
+                  {diff.text}
+                </pre>
               ) : null}
             </section>
           ))}
         </div>
       )}
       {said !== null ? (
-        <p role="status" className="candidate-said">{said}</p>
+        <p role="status" className="candidate-said">
+          {said}
+        </p>
       ) : null}
       <CloseActions onClose={onClose} />
     </Modal>

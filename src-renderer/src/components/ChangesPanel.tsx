@@ -29,7 +29,9 @@ export function ChangesPanel(): React.JSX.Element {
         </h2>
         {/* A restore that no user message shows (one file reverted, or from the CLI) is undone here. */}
         {undo && undo.turn === null ? (
-          <button type="button" className="btn btn-small" disabled={checkpoints?.busy} onClick={() => checkpoints?.undoRestore()}>Undo restore</button>
+          <button type="button" className="btn btn-small" disabled={checkpoints?.busy} onClick={() => checkpoints?.undoRestore()}>
+            Undo restore
+          </button>
         ) : null}
       </div>
       <div className="changes-body">
@@ -63,7 +65,9 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           <span className="changes-meta">
             <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
             {file.sensitive ? (
-              <span className="badge badge-warn" title={`${file.sensitive.what}: it later runs or steers a program outside the sandbox`}>sensitive</span>
+              <span className="badge badge-warn" title={`${file.sensitive.what}: it later runs or steers a program outside the sandbox`}>
+                sensitive
+              </span>
             ) : null}
             {!file.binary && !ignored ? (
               <span className="diff-stats">
@@ -73,10 +77,14 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           </span>
           <span className="changes-actions">
             {texts ? (
-              <button type="button" className="btn btn-small" onClick={() => setLarge(true)} title={`Open the diff of ${file.path} large`}>Open diff</button>
+              <button type="button" className="btn btn-small" onClick={() => setLarge(true)} title={`Open the diff of ${file.path} large`}>
+                Open diff
+              </button>
             ) : null}
             {ignored ? null : (
-              <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>Revert</button>
+              <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>
+                Revert
+              </button>
             )}
           </span>
         </div>

@@ -24,8 +24,12 @@ export function ConfirmDialog({ title, label, message, children, confirmLabel, t
       {message !== undefined ? <p className="confirm-message">{message}</p> : null}
       {children}
       <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onCancel} data-autofocus>Cancel</button>
-        <button type="button" className={`btn btn-${tone}`} onClick={onConfirm}>{confirmLabel}</button>
+        <button type="button" className="btn" onClick={onCancel} data-autofocus>
+          Cancel
+        </button>
+        <button type="button" className={`btn btn-${tone}`} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
       </div>
     </Modal>
   );

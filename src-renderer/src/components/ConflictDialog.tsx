@@ -28,9 +28,15 @@ export function ConflictDialog({ prompt }: { prompt: ConflictPrompt }): React.JS
         ))}
       </ul>
       <div className="dialog-actions">
-        <button type="button" className="btn" onClick={() => prompt.decide('cancel')} data-autofocus>Cancel</button>
-        <button type="button" className="btn" onClick={() => prompt.decide('keep-mine')}>Keep mine</button>
-        <button type="button" className="btn btn-danger" onClick={() => prompt.decide('take-restore')}>Take the restore</button>
+        <button type="button" className="btn" onClick={() => prompt.decide('cancel')} data-autofocus>
+          Cancel
+        </button>
+        <button type="button" className="btn" onClick={() => prompt.decide('keep-mine')}>
+          Keep mine
+        </button>
+        <button type="button" className="btn btn-danger" onClick={() => prompt.decide('take-restore')}>
+          Take the restore
+        </button>
       </div>
     </Modal>
   );

@@ -34,8 +34,12 @@ export function ConnectionGone(): React.JSX.Element | null {
   if (status !== 'gone' || reach === 'unknown') return null;
   const actions = (
     <div className="connection-gone-actions">
-      <button type="button" className="btn" onClick={() => transport.reconnect?.()}>Try again</button>
-      <button type="button" className="btn btn-primary" onClick={() => location.reload()}>Reload</button>
+      <button type="button" className="btn" onClick={() => transport.reconnect?.()}>
+        Try again
+      </button>
+      <button type="button" className="btn btn-primary" onClick={() => location.reload()}>
+        Reload
+      </button>
     </div>
   );
   if (reach === 'answers') {

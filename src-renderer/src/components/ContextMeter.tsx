@@ -35,7 +35,9 @@ export function ContextMeter({ tokens, window, usage, lastRun = null }: { tokens
           {cost}
         </span>
       ) : used ? (
-        <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">Cost unknown</span>
+        <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">
+          Cost unknown
+        </span>
       ) : null}
       {runCost ? (
         <span className="run-cost" title={`What the latest run used: ${formatTokens(lastRun!.inputTokens)} input and ${formatTokens(lastRun!.outputTokens)} output tokens`}>

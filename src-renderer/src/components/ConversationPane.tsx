@@ -48,9 +48,13 @@ export function ConversationPane({ session, run, source, title, noModel, setting
   return (
     <section className="conversation-pane" aria-label="Chat" data-region="Chat" hidden={hidden}>
       <div className="conversation-head">
-        <h1 className="thread-heading" title={title}>{title}</h1>
+        <h1 className="thread-heading" title={title}>
+          {title}
+        </h1>
         {source !== undefined ? (
-          <span className="badge thread-source" title="This thread was started from another tool, not in this window">From {sourceLabel(source)}</span>
+          <span className="badge thread-source" title="This thread was started from another tool, not in this window">
+            From {sourceLabel(source)}
+          </span>
         ) : null}
         {sandbox ? (
           // The short ID shows; the whole one is in its tooltip and its accessible name.

@@ -30,7 +30,9 @@ export class ErrorBoundary extends Component<Props, State> {
         <p>
           The {this.props.name} panel ran into a problem: <code>{this.state.error.message}</code>
         </p>
-        <button type="button" className="btn" onClick={() => this.setState({ error: null })}>Try again</button>
+        <button type="button" className="btn" onClick={() => this.setState({ error: null })}>
+          Try again
+        </button>
       </div>
     );
   }

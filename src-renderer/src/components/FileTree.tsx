@@ -90,7 +90,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
       </div>
       {root?.error ? <p className="panel-empty error-text">{root.error}</p> : null}
       {root === undefined || (root.entries === undefined && root.loading) ? (
-        <div className="panel-empty"><Spinner label="Loading files" /></div>
+        <div className="panel-empty">
+          <Spinner label="Loading files" />
+        </div>
       ) : root.entries?.length === 0 && !root.error ? (
         <p className="panel-empty muted">This folder is empty.</p>
       ) : null}
@@ -119,11 +121,15 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               onClick={() => activate(row)}
               onFocus={() => setFocusKey(row.key)}
             >
-              <span className="tree-twisty" aria-hidden="true">{row.entry.isDir ? <Icon name={row.expanded ? 'chevronDown' : 'chevronRight'} size={12} /> : null}</span>
+              <span className="tree-twisty" aria-hidden="true">
+                {row.entry.isDir ? <Icon name={row.expanded ? 'chevronDown' : 'chevronRight'} size={12} /> : null}
+              </span>
               <Icon name={row.entry.isDir ? (row.expanded ? 'folderOpen' : 'folder') : 'file'} size={14} className={row.entry.isDir ? 'icon-folder' : 'icon-file'} />
               <span className="tree-name">{row.name}</span>
               {changed ? (
-                <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>{mark === 'added' ? 'A' : 'M'}</span>
+                <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>
+                  {mark === 'added' ? 'A' : 'M'}
+                </span>
               ) : null}
               {row.loading ? <Spinner /> : null}
             </div>

@@ -61,10 +61,14 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
     <>
       {cut ? <p className="muted viewer-note" role="note">Showing the first {MAX_LINES.toLocaleString('en-US')} lines.</p> : null}
       <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`} aria-busy={pending ? 'true' : undefined}>
-        <pre className="code-gutter" aria-hidden="true">{gutter}</pre>
+        <pre className="code-gutter" aria-hidden="true">
+          {gutter}
+        </pre>
         <pre className="code-text">
           {html === null ? (
-            <code key="plain" className="hljs">{shown}</code>
+            <code key="plain" className="hljs">
+              {shown}
+            </code>
           ) : (
             <code key="highlighted" className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
           )}
@@ -91,9 +95,13 @@ function MediaView({ content, name }: { content: Extract<FileContent, { kind: 'm
   if (content.media === 'document') return <PdfView path={content.path} data={content.data} />;
   if (url === null) return <Spinner label="Loading the file" />;
   return content.media === 'audio' ? (
-    <div className="media-view"><audio controls src={url} aria-label={`Audio ${name}`} preload="metadata" /></div>
+    <div className="media-view">
+      <audio controls src={url} aria-label={`Audio ${name}`} preload="metadata" />
+    </div>
   ) : (
-    <div className="media-view"><video controls src={url} aria-label={`Video ${name}`} preload="metadata" /></div>
+    <div className="media-view">
+      <video controls src={url} aria-label={`Video ${name}`} preload="metadata" />
+    </div>
   );
 }
 
@@ -116,7 +124,9 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
           </span>
         </h2>
         {markdown ? (
-          <button type="button" className="btn btn-small btn-quiet" aria-pressed={source} onClick={() => setSource((v) => !v)}>{source ? 'Show rendered' : 'Show source'}</button>
+          <button type="button" className="btn btn-small btn-quiet" aria-pressed={source} onClick={() => setSource((v) => !v)}>
+            {source ? 'Show rendered' : 'Show source'}
+          </button>
         ) : null}
         <IconButton icon="x" aria-label="Close file" title="Close" onClick={onClose} />
       </div>
@@ -125,27 +135,39 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
         {file.error ? (
           <p className="error-text viewer-note">{file.error}</p>
         ) : content === undefined ? (
-          <div className="panel-empty"><Spinner label="Loading the file" /></div>
+          <div className="panel-empty">
+            <Spinner label="Loading the file" />
+          </div>
         ) : content.kind === 'text' ? (
           <>
             {/* Said first, where the person starts reading, not after two million characters. */}
             {content.truncated ? (
-              <p className="viewer-note viewer-truncated" role="note">The file is larger than the viewer shows; this is its beginning.</p>
+              <p className="viewer-note viewer-truncated" role="note">
+                The file is larger than the viewer shows; this is its beginning.
+              </p>
             ) : null}
             {markdown && !source ? (
-              <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}><Markdown text={content.text} /></div>
+              <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}>
+                <Markdown text={content.text} />
+              </div>
             ) : (
               <TextView path={content.path} text={content.text} />
             )}
           </>
         ) : content.kind === 'image' ? (
-          <div className="image-view"><img src={`data:${content.mimeType};base64,${content.data}`} alt={name} /></div>
+          <div className="image-view">
+            <img src={`data:${content.mimeType};base64,${content.data}`} alt={name} />
+          </div>
         ) : content.kind === 'media' ? (
           <MediaView content={content} name={name} />
         ) : content.tooLarge ? (
-          <p className="viewer-note">{name} is {formatBytes(content.size)} ({content.mimeType}): the viewer shows files up to 10 MB.</p>
+          <p className="viewer-note">
+            {name} is {formatBytes(content.size)} ({content.mimeType}): the viewer shows files up to 10 MB.
+          </p>
         ) : (
-          <p className="viewer-note">Binary file ({content.mimeType}, {formatBytes(content.size)}) — not shown.</p>
+          <p className="viewer-note">
+            Binary file ({content.mimeType}, {formatBytes(content.size)}) — not shown.
+          </p>
         )}
       </div>
     </section>

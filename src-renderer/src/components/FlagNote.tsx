@@ -6,6 +6,8 @@ import { OVERRIDE_FLAGS, type OverriddenFields } from '../../../src-main/app/con
 export function FlagNote({ id, field }: { id: string; field: keyof OverriddenFields }): React.JSX.Element {
   const flag = OVERRIDE_FLAGS[field];
   return (
-    <p id={id} className="muted small flag-note">Set by {flag} for this session: the flag&apos;s value is used and never saved. Start Deepdesk without {flag} to use and change the saved setting.</p>
+    <p id={id} className="muted small flag-note">
+      Set by {flag} for this session: the flag&apos;s value is used and never saved. Start Deepdesk without {flag} to use and change the saved setting.
+    </p>
   );
 }

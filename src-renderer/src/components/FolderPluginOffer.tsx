@@ -36,7 +36,9 @@ export function FolderPluginOffer({ requests }: { requests: readonly FolderPlugi
           <li key={request.spec} aria-label={`Plugin ${request.spec}`}>
             <VisibleText text={request.spec} /> <span className="muted">({request.file})</span>{' '}
             {request.marketplaceAdded ? (
-              <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${request.plugin}`} onClick={() => showPreview(request)}>Install…</button>
+              <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${request.plugin}`} onClick={() => showPreview(request)}>
+                Install…
+              </button>
             ) : request.marketplaceSource !== undefined ? (
               <button type="button" className="btn btn-small" disabled={busy} aria-label={`Add marketplace ${request.marketplace}`} onClick={() => (cancelPreview(), setMarket(request))}>
                 Add marketplace {request.marketplace}…
@@ -66,7 +68,9 @@ export function FolderPluginOffer({ requests }: { requests: readonly FolderPlugi
             >
               Add marketplace
             </button>
-            <button type="button" className="btn" onClick={() => setMarket(null)}>Cancel</button>
+            <button type="button" className="btn" onClick={() => setMarket(null)}>
+              Cancel
+            </button>
           </div>
         </div>
       ) : null}

@@ -58,10 +58,14 @@ export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps
               value={step.code}
               onChange={(e) => setSteps(steps.map((s, j) => (j === i ? { ...s, code: e.target.value } : s)))}
             />
-            <button type="button" className="btn" onClick={() => setSteps(steps.filter((_, j) => j !== i))}>Remove</button>
+            <button type="button" className="btn" onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
+              Remove
+            </button>
           </div>
         ))}
-        <button type="button" className="btn" onClick={() => setSteps([...steps, { command: '', code: '0' }])}>Add verify step</button>
+        <button type="button" className="btn" onClick={() => setSteps([...steps, { command: '', code: '0' }])}>
+          Add verify step
+        </button>
       </fieldset>
       <div className="goal-actions">
         <button
@@ -72,7 +76,9 @@ export function GoalDraftCard({ draft, onAccept, onDismiss }: GoalDraftCardProps
         >
           Start goal
         </button>
-        <button type="button" className="btn" onClick={onDismiss}>Cancel</button>
+        <button type="button" className="btn" onClick={onDismiss}>
+          Cancel
+        </button>
       </div>
     </section>
   );
@@ -89,7 +95,9 @@ export function GoalBadge({ goal }: { goal: GoalJsonDto }): React.JSX.Element {
       {open ? (
         <Modal label="Goal evidence" onEscape={() => setOpen(false)} title={`Goal: ${goal.state}`}>
           <GoalEvidence goal={goal} />
-          <button type="button" className="btn" onClick={() => setOpen(false)}>Close</button>
+          <button type="button" className="btn" onClick={() => setOpen(false)}>
+            Close
+          </button>
         </Modal>
       ) : null}
     </>
@@ -131,7 +139,9 @@ function GoalEvidence({ goal }: { goal: GoalJsonDto }): React.JSX.Element {
           <h3>Contradicted claims</h3>
           <ul>
             {goal.contradictedClaims.map((c, i) => (
-              <li key={i}>“{c.claim}” while {c.failingSteps.map((s) => `${s.command} exited ${s.exitCode ?? 'without a code'}`).join(', ')}</li>
+              <li key={i}>
+                “{c.claim}” while {c.failingSteps.map((s) => `${s.command} exited ${s.exitCode ?? 'without a code'}`).join(', ')}
+              </li>
             ))}
           </ul>
         </>

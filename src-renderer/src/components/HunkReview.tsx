@@ -12,7 +12,9 @@ export function HunkReview({ path, hunks }: { path: string; hunks: readonly Revi
   const checkpoints = useCheckpoints();
   return (
     <figure className="diff" aria-label={`Changes to ${path}`}>
-      <figcaption className="diff-head"><PathName path={path} className="mono diff-path" /></figcaption>
+      <figcaption className="diff-head">
+        <PathName path={path} className="mono diff-path" />
+      </figcaption>
       <div className="diff-body" tabIndex={0}>
         {hunks.map((hunk, i) => (
           <div key={hunk.id} role="group" aria-label={`Change ${i + 1} of ${hunks.length}`} className={`diff-review${hunk.reviewed ? ' reviewed' : ''}`}>

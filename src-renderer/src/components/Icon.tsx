@@ -63,12 +63,16 @@ export function Icon({ name, size = 16, className }: { name: IconName; size?: nu
 /** A button that shows only its icon (its aria-label names it). */
 export function IconButton({ icon, size = 14, className, ...button }: { icon: IconName; size?: number } & Omit<React.ComponentProps<'button'>, 'children' | 'type'>): React.JSX.Element {
   return (
-    <button type="button" className={className ? `icon-btn ${className}` : 'icon-btn'} {...button}><Icon name={icon} size={size} /></button>
+    <button type="button" className={className ? `icon-btn ${className}` : 'icon-btn'} {...button}>
+      <Icon name={icon} size={size} />
+    </button>
   );
 }
 
 export function Spinner({ label }: { label?: string }): React.JSX.Element {
   return (
-    <span className="spinner" role={label ? 'status' : undefined} aria-label={label}><span aria-hidden="true" /></span>
+    <span className="spinner" role={label ? 'status' : undefined} aria-label={label}>
+      <span aria-hidden="true" />
+    </span>
   );
 }

@@ -219,7 +219,9 @@ const PlainText = memo(function PlainText({ text }: { text: string }): React.JSX
   return (
     <div className="md-plain">
       {pieces.map((piece, i) => (
-        <div key={i} className="md-plain-part">{piece}</div>
+        <div key={i} className="md-plain-part">
+          {piece}
+        </div>
       ))}
     </div>
   );
@@ -229,7 +231,9 @@ const Part = memo(function Part({ part, rendered, single }: { part: RenderedPart
   const className = single ? 'md-block' : 'md-part';
   if (rendered && part.html !== null) return <div className={className} dangerouslySetInnerHTML={{ __html: part.html }} />;
   return (
-    <div className={className}><PlainText text={part.source} /></div>
+    <div className={className}>
+      <PlainText text={part.source} />
+    </div>
   );
 });
 
@@ -253,7 +257,9 @@ const MarkdownBlock = memo(function MarkdownBlock({ block, useWorker }: { block:
   const count = useReveal(parts);
   if (parts === null) {
     return (
-      <div className="md-block"><PlainText text={block} /></div>
+      <div className="md-block">
+        <PlainText text={block} />
+      </div>
     );
   }
   return <Parts parts={parts} shown={count} />;
@@ -281,7 +287,9 @@ function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars:
     <p className="md-note muted" role="note">
       <span>{why}</span>
       {onRender ? (
-        <button type="button" className="btn btn-small" onClick={onRender}>Render Markdown</button>
+        <button type="button" className="btn btn-small" onClick={onRender}>
+          Render Markdown
+        </button>
       ) : null}
     </p>
   );
@@ -385,12 +393,16 @@ function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.
       <>
         {/* The note and its button are the app's, outside the text the model or the folder wrote. */}
         <FallbackNote reason={rendering.reason} chars={text.length} {...(rendering.reason === 'large' ? { onRender: () => setForcedFor(text) } : {})} />
-        <div className={classes} {...handlers}><PlainText text={text} /></div>
+        <div className={classes} {...handlers}>
+          <PlainText text={text} />
+        </div>
       </>
     );
   }
   return (
-    <div className={classes} aria-busy={shown < parts!.length ? 'true' : undefined} {...handlers}><Parts parts={parts!} shown={shown} /></div>
+    <div className={classes} aria-busy={shown < parts!.length ? 'true' : undefined} {...handlers}>
+      <Parts parts={parts!} shown={shown} />
+    </div>
   );
 }
 

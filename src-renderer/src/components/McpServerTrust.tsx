@@ -56,25 +56,37 @@ export function McpServerTrust({ entry, onTrusted }: McpServerTrustProps): React
 
   if (!asking) {
     return (
-      <button ref={trustButton} type="button" className="btn btn-small" onClick={() => setAsking(true)}>Trust</button>
+      <button ref={trustButton} type="button" className="btn btn-small" onClick={() => setAsking(true)}>
+        Trust
+      </button>
     );
   }
   return (
     <div className="mcp-trust" role="group" aria-labelledby={titleId}>
-      <p id={titleId} className="small mcp-trust-title">Trust this server?</p>
+      <p id={titleId} className="small mcp-trust-title">
+        Trust this server?
+      </p>
       <p className="muted small">This folder&apos;s .mcp.json would start it as follows; nothing else of the folder is trusted.</p>
       {entry ? (
-        <p className="mono small mcp-target"><VisibleText text={entry.label} /></p>
+        <p className="mono small mcp-target">
+          <VisibleText text={entry.label} />
+        </p>
       ) : (
         <p className="muted small">Loading what it runs…</p>
       )}
       {note ? (
-        <p className="small" role="status">{note}</p>
+        <p className="small" role="status">
+          {note}
+        </p>
       ) : null}
       <div className="mcp-actions">
-        <button type="button" className="btn btn-small" onClick={() => setAsking(false)}>Not now</button>
+        <button type="button" className="btn btn-small" onClick={() => setAsking(false)}>
+          Not now
+        </button>
         {/* Focus stays here while it is recorded (not disabled: a disabled button drops the keyboard). */}
-        <button ref={confirmButton} type="button" className="btn btn-small btn-primary" aria-disabled={busy || !entry} onClick={() => entry && !busy && void trust(entry)}>Trust server</button>
+        <button ref={confirmButton} type="button" className="btn btn-small btn-primary" aria-disabled={busy || !entry} onClick={() => entry && !busy && void trust(entry)}>
+          Trust server
+        </button>
       </div>
     </div>
   );

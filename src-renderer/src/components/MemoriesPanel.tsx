@@ -182,13 +182,19 @@ export function MemoriesPanel(): React.JSX.Element {
       {!proposedShown && proposedCount > 0 ? (
         <p className="memories-waiting small">
           <Icon name="alert" size={14} />
-          <span>{proposedCount === 1 ? '1 memory waits' : `${proposedCount} memories wait`} for your review.</span>
-          <button type="button" className="btn btn-small btn-quiet" onClick={() => setFilter({ status: 'proposed' })}>Show</button>
+          <span>
+            {proposedCount === 1 ? '1 memory waits' : `${proposedCount} memories wait`} for your review.
+          </span>
+          <button type="button" className="btn btn-small btn-quiet" onClick={() => setFilter({ status: 'proposed' })}>
+            Show
+          </button>
         </p>
       ) : null}
       {proposedShown || filter.status === 'stale' ? null : (
         <div className="memories-search">
-          <label htmlFor={searchId} className="visually-hidden">Search memories</label>
+          <label htmlFor={searchId} className="visually-hidden">
+            Search memories
+          </label>
           <input id={searchId} type="search" placeholder="Search memories" value={query} onChange={(e) => setQuery(e.target.value)} />
         </div>
       )}
@@ -270,7 +276,9 @@ function FilterGroup<V extends string>({ label, choices, value, onToggle }: { la
   return (
     <div className="memories-filter" role="group" aria-label={label}>
       {choices.map(([key, name]) => (
-        <button key={key} type="button" className={`chip-toggle${value === key ? ' on' : ''}`} aria-pressed={value === key} onClick={() => onToggle(key)}>{name}</button>
+        <button key={key} type="button" className={`chip-toggle${value === key ? ' on' : ''}`} aria-pressed={value === key} onClick={() => onToggle(key)}>
+          {name}
+        </button>
       ))}
     </div>
   );

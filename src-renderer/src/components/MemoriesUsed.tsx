@@ -17,7 +17,9 @@ export function MemoriesUsed({ turn }: { turn: number }): React.JSX.Element | nu
       </summary>
       <ul aria-label={`Memories used in turn ${turn}`}>
         {memories.map((m) => (
-          <li key={`${m.path} ${m.version}`} className="mono"><VisibleText text={`${m.path} (v${m.version})`} /></li>
+          <li key={`${m.path} ${m.version}`} className="mono">
+            <VisibleText text={`${m.path} (v${m.version})`} />
+          </li>
         ))}
       </ul>
     </details>

@@ -31,9 +31,15 @@ export function MemoryEditor({ mode, path, text, facts, onEdit, onCancel, onSave
     return (
       <div className="memory-detail" aria-label={`Memory ${path}`} role="group">
         <div className="memory-detail-head">
-          <span className="mono memory-detail-path" title={path}><VisibleText text={path} /></span>
-          <button type="button" className="btn btn-small" onClick={onEdit} disabled={text === undefined}>Edit</button>
-          <button type="button" className="btn btn-small btn-danger-quiet" onClick={onDelete}>Delete</button>
+          <span className="mono memory-detail-path" title={path}>
+            <VisibleText text={path} />
+          </span>
+          <button type="button" className="btn btn-small" onClick={onEdit} disabled={text === undefined}>
+            Edit
+          </button>
+          <button type="button" className="btn btn-small btn-danger-quiet" onClick={onDelete}>
+            Delete
+          </button>
         </div>
         {facts}
         {text === undefined ? <Spinner label="Loading the memory" /> : <pre className="memory-text" tabIndex={0}>{text || '(empty)'}</pre>}
@@ -58,7 +64,9 @@ export function MemoryEditor({ mode, path, text, facts, onEdit, onCancel, onSave
       {mode === 'new' ? (
         <TextField id={pathId} label="Memory path" className="mono" value={draftPath} onValue={setDraftPath} placeholder="/memories/notes.md" autoFocus />
       ) : (
-        <span className="mono memory-detail-path" title={path}><VisibleText text={path} /></span>
+        <span className="mono memory-detail-path" title={path}>
+          <VisibleText text={path} />
+        </span>
       )}
       <div className="field">
         <label htmlFor={textId}>Memory text</label>
@@ -66,8 +74,12 @@ export function MemoryEditor({ mode, path, text, facts, onEdit, onCancel, onSave
       </div>
       {error ? <p className="error-text">{error}</p> : null}
       <div className="dialog-actions">
-        <button type="button" className="btn btn-small" onClick={onCancel}>Cancel</button>
-        <button type="button" className="btn btn-small btn-primary" onClick={() => void save()} disabled={saving}>Save</button>
+        <button type="button" className="btn btn-small" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-small btn-primary" onClick={() => void save()} disabled={saving}>
+          Save
+        </button>
       </div>
     </div>
   );

@@ -200,7 +200,9 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
       </div>
       {attachments.problems}
       {disabledReason ? (
-        <p id={hintId} className="message-hint" role={waiting ? 'status' : undefined}>{waiting ? `Not sent yet: ${disabledReason} It is sent as soon as it can be.` : disabledReason}</p>
+        <p id={hintId} className="message-hint" role={waiting ? 'status' : undefined}>
+          {waiting ? `Not sent yet: ${disabledReason} It is sent as soon as it can be.` : disabledReason}
+        </p>
       ) : null}
     </div>
   );

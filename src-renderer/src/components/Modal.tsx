@@ -103,7 +103,9 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
         tabIndex={-1}
       >
         {title ? (
-          <h2 className="modal-title">{title}</h2>
+          <h2 className="modal-title">
+            {title}
+          </h2>
         ) : null}
         {children}
       </div>
@@ -124,8 +126,12 @@ export function submitted(action: () => unknown): (e: React.FormEvent) => void {
 export function FormActions({ submit, blocked, working, onCancel }: { submit: string; blocked: boolean; working: boolean; onCancel(): void }): React.JSX.Element {
   return (
     <div className="dialog-actions">
-      <button type="button" className="btn" onClick={onCancel} disabled={working}>Cancel</button>
-      <button type="submit" className="btn btn-primary" aria-disabled={blocked} onClick={(e) => blocked && e.preventDefault()}>{submit}</button>
+      <button type="button" className="btn" onClick={onCancel} disabled={working}>
+        Cancel
+      </button>
+      <button type="submit" className="btn btn-primary" aria-disabled={blocked} onClick={(e) => blocked && e.preventDefault()}>
+        {submit}
+      </button>
     </div>
   );
 }
@@ -134,7 +140,9 @@ export function FormActions({ submit, blocked, working, onCancel }: { submit: st
 export function CloseActions({ onClose }: { onClose(): void }): React.JSX.Element {
   return (
     <div className="dialog-actions">
-      <button type="button" className="btn" onClick={onClose}>Close</button>
+      <button type="button" className="btn" onClick={onClose}>
+        Close
+      </button>
     </div>
   );
 }

@@ -123,8 +123,12 @@ export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps
   const described = pointed ?? state.mode;
   const choices = open ? (
     <div ref={panel} id={panelId} className="mode-chooser" data-keeps-focus="" role="group" aria-labelledby={headingId} aria-describedby={`${panelId}-how`}>
-      <strong id={headingId} className="mode-chooser-heading">How much may the agent do on its own here?</strong>
-      <span className="visually-hidden" id={`${panelId}-how`}>Ask applies until you choose; you can change it any time with Mode in the header. Esc closes this.</span>
+      <strong id={headingId} className="mode-chooser-heading">
+        How much may the agent do on its own here?
+      </strong>
+      <span className="visually-hidden" id={`${panelId}-how`}>
+        Ask applies until you choose; you can change it any time with Mode in the header. Esc closes this.
+      </span>
       <span className="mode-choices" onPointerLeave={() => setPointed(null)}>
         {MODES.map((m) => {
           const current = m === state.mode;

@@ -146,7 +146,9 @@ export function ModelPicker({
       </button>
       <ul id={listId} className="model-picker-list" role="listbox" aria-label={listLabel} hidden={!expanded}>
         {shown.length === 0 ? (
-          <li className="model-picker-empty" role="presentation">{noMatchText}</li>
+          <li className="model-picker-empty" role="presentation">
+            {noMatchText}
+          </li>
         ) : (
           shown.map((model, i) => (
             <li

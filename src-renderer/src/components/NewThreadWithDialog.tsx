@@ -59,12 +59,18 @@ function NewThreadWithDialog({ onClose, onCreated }: { onClose(): void; onCreate
       {usable.length > 0 ? (
         <div className="field">
           <label htmlFor={selectId}>Agent</label>
-          <select id={selectId} value={name} onChange={(e) => setChosen(e.target.value)}><Options options={usable.map((a) => ({ value: a.name, label: a.label }))} /></select>
+          <select id={selectId} value={name} onChange={(e) => setChosen(e.target.value)}>
+            <Options options={usable.map((a) => ({ value: a.name, label: a.label }))} />
+          </select>
         </div>
       ) : null}
       <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose} disabled={busy}>Cancel</button>
-        <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={busy || name === ''}>Start</button>
+        <button type="button" className="btn" onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={busy || name === ''}>
+          Start
+        </button>
       </div>
     </Modal>
   );

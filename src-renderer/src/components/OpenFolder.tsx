@@ -78,7 +78,9 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
               setError(null);
             }}
           />
-          <button type="submit" className="btn btn-primary" disabled={typed === '' || opening !== null}>Open</button>
+          <button type="submit" className="btn btn-primary" disabled={typed === '' || opening !== null}>
+            Open
+          </button>
         </div>
         <FormMessage id={messageId} error={error}>
           The folder’s full path; <span className="mono">~</span> is your home folder. Nothing is created in it.
@@ -96,7 +98,9 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
           Remote (SSH)…
         </button>
         {onCancel ? (
-          <button type="button" className="btn" onClick={onCancel}>Cancel</button>
+          <button type="button" className="btn" onClick={onCancel}>
+            Cancel
+          </button>
         ) : null}
       </div>
       {remote ? (

@@ -24,7 +24,9 @@ export function PathLink({ path, label, fit = false }: PathLinkProps): React.JSX
   const text = fit ? <PathName path={shown} title={false} /> : <VisibleText text={shown} />;
   if (!inFolder || exists !== true) {
     return (
-      <span className="mono path-text" title={fit ? path : undefined}>{text}</span>
+      <span className="mono path-text" title={fit ? path : undefined}>
+        {text}
+      </span>
     );
   }
   return (

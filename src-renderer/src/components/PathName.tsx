@@ -16,9 +16,13 @@ export function PathName({ path, className, title = true }: { path: string; clas
   return (
     <span className={`path-name${className ? ` ${className}` : ''}`} title={title ? path : undefined} data-base={Math.min(MAX_BASE, Array.from(base).length)}>
       {dir !== '' ? (
-        <span className="path-dir"><VisibleText text={dir} /></span>
+        <span className="path-dir">
+          <VisibleText text={dir} />
+        </span>
       ) : null}
-      <span className="path-base"><VisibleText text={base} /></span>
+      <span className="path-base">
+        <VisibleText text={base} />
+      </span>
     </span>
   );
 }

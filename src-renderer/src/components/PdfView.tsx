@@ -78,7 +78,9 @@ export function PdfView({ path, data }: { path: string; data: string }): React.J
   if (error !== null) return <p className="error-text viewer-note">This PDF could not be opened: {error}</p>;
   if (doc === null) {
     return (
-      <div className="panel-empty"><Spinner label="Opening the PDF" /></div>
+      <div className="panel-empty">
+        <Spinner label="Opening the PDF" />
+      </div>
     );
   }
   return (

@@ -34,16 +34,22 @@ export function PluginPreview({ preview, verb, busy, onConfirm, onCancel }: Plug
           </p>
           <ul className="small mono plugin-parts">
             {(lines.length > 0 ? lines : ['(nothing that runs or loads)']).map((line) => (
-              <li key={line}><VisibleText text={line} /></li>
+              <li key={line}>
+                <VisibleText text={line} />
+              </li>
             ))}
           </ul>
         </>
       )}
       <div className="row-actions">
         {upToDate ? null : (
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={onConfirm}>{verb}</button>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={onConfirm}>
+            {verb}
+          </button>
         )}
-        <button type="button" className="btn" onClick={onCancel}>{upToDate ? 'Close' : 'Cancel'}</button>
+        <button type="button" className="btn" onClick={onCancel}>
+          {upToDate ? 'Close' : 'Cancel'}
+        </button>
       </div>
     </div>
   );

@@ -32,7 +32,9 @@ export function PluginSettings(): React.JSX.Element {
 
   return (
     <section className="settings-section" aria-labelledby={titleId} role="region">
-      <h3 id={titleId} className="settings-section-title">Plugins</h3>
+      <h3 id={titleId} className="settings-section-title">
+        Plugins
+      </h3>
       <p className="muted small">Claude Code plugins: skills, commands, subagents, hooks and MCP servers in one package. Each is installed only after you see what it loads, and loads only while it is what you confirmed.</p>
       {list === null ? <p className="muted small">Loading…</p> : null}
       {list && list.plugins.length === 0 ? <p className="muted small">No plugins installed.</p> : null}
@@ -49,12 +51,16 @@ export function PluginSettings(): React.JSX.Element {
               {plugin.contents ? (
                 <ul className="small mono plugin-parts">
                   {pluginContentLines(plugin.contents).map((line) => (
-                    <li key={line}><VisibleText text={line} /></li>
+                    <li key={line}>
+                      <VisibleText text={line} />
+                    </li>
                   ))}
                 </ul>
               ) : null}
               {plugin.problem ? (
-                <p className="error-text small"><VisibleText text={plugin.problem} /></p>
+                <p className="error-text small">
+                  <VisibleText text={plugin.problem} />
+                </p>
               ) : null}
               <label className="checkbox">
                 <input type="checkbox" aria-label={`Enable ${plugin.name}`} checked={plugin.enabled} onChange={(e) => void api.safe('plugins.setEnabled', { name: plugin.name, enabled: e.target.checked }).then(took)} /> Enabled

@@ -42,7 +42,9 @@ export function ProvenanceSettings({ value, onChange }: { value: Settings['prove
             <input type="checkbox" checked={value?.[c.key] ?? c.otherwise} aria-describedby={`${ids}-${c.key}`} onChange={(e) => set(c.key, e.target.checked)} />
             {c.label}
           </label>
-          <p className="muted small" id={`${ids}-${c.key}`}>{c.about}</p>
+          <p className="muted small" id={`${ids}-${c.key}`}>
+            {c.about}
+          </p>
         </div>
       ))}
       {folder !== null ? (

@@ -36,7 +36,9 @@ export function QueuedMessages({ queued, running, onSendNow, onCancel }: QueuedM
             <button type="button" className="btn btn-small" disabled={busy === q.id} onClick={() => void act(q.id, onSendNow)} title="Interrupt the current step and send this message now">
               Send now
             </button>
-            <button type="button" className="btn btn-small btn-quiet" disabled={busy === q.id} onClick={() => void act(q.id, onCancel)}>Cancel queued message</button>
+            <button type="button" className="btn btn-small btn-quiet" disabled={busy === q.id} onClick={() => void act(q.id, onCancel)}>
+              Cancel queued message
+            </button>
           </div>
         </li>
       ))}

@@ -24,7 +24,9 @@ export function RecentFolderLabel({ remote, name, path, note, busy }: { remote: 
 export function RecentFolderList({ title, headingId, folders, openNow, busy, busyLabel, onOpen, onCancel }: { title: string; headingId: string; folders: readonly RecentFolder[]; openNow: string | null; busy: string | null; busyLabel: string; onOpen(path: string): void; onCancel?: (() => void) | undefined }): React.JSX.Element {
   return (
     <section className="recent-folders" aria-labelledby={headingId}>
-      <h2 id={headingId} className="open-folder-subtitle">{title}</h2>
+      <h2 id={headingId} className="open-folder-subtitle">
+        {title}
+      </h2>
       <ul aria-label={title}>
         {folders.map((folder) => {
           const current = folder.path === openNow;

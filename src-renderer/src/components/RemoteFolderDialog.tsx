@@ -109,8 +109,12 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
             )}
           </FormMessage>
           <div className="dialog-actions">
-            <button type="submit" className="btn btn-primary" disabled={connecting !== null}>Connect</button>
-            <button type="button" className="btn" onClick={onCancel}>Cancel</button>
+            <button type="submit" className="btn btn-primary" disabled={connecting !== null}>
+              Connect
+            </button>
+            <button type="button" className="btn" onClick={onCancel}>
+              Cancel
+            </button>
           </div>
         </form>
       </div>

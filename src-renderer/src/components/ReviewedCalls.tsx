@@ -30,18 +30,24 @@ export function ReviewedCalls({ items, threadId }: { items: readonly ConvItem[];
             {calls.map(({ key, id, name, args, review }) => (
               <li key={key} className={`reviewed-call reviewed-${review.decision}`}>
                 <div className="reviewed-call-head">
-                  <span className="mono reviewed-call-title"><VisibleText text={toolTitleText(name, args)} /></span>
+                  <span className="mono reviewed-call-title">
+                    <VisibleText text={toolTitleText(name, args)} />
+                  </span>
                   <span className="badge reviewed-decision">{review.decision === 'allow' ? 'Allowed' : 'Denied'}</span>
                   <span className="badge">{review.risk} risk</span>
                   <span className="badge">{review.category}</span>
                 </div>
-                <p className="reviewed-call-rationale"><VisibleText text={review.rationale} /></p>
+                <p className="reviewed-call-rationale">
+                  <VisibleText text={review.rationale} />
+                </p>
                 {review.decision === 'deny' && threadId !== null ? <AllowOnce threadId={threadId} callId={id} title={toolTitleText(name, args)} /> : null}
               </li>
             ))}
           </ul>
           <div className="dialog-actions">
-            <button type="button" className="btn" onClick={close}>Close</button>
+            <button type="button" className="btn" onClick={close}>
+              Close
+            </button>
           </div>
         </Modal>
       ) : null}
@@ -69,12 +75,16 @@ function AllowOnce({ threadId, callId, title }: { threadId: string; callId: stri
 
   if (step === 'allowed') {
     return (
-      <p ref={keep} tabIndex={-1} role="status" className="ok-text small">Allowed once: it runs the next time the agent makes exactly this call. The agent is told.</p>
+      <p ref={keep} tabIndex={-1} role="status" className="ok-text small">
+        Allowed once: it runs the next time the agent makes exactly this call. The agent is told.
+      </p>
     );
   }
   if (step === 'offered') {
     return (
-      <button ref={keep} type="button" className="btn btn-small" aria-label={`Allow once: ${title}`} onClick={() => setStep('confirming')}>Allow once…</button>
+      <button ref={keep} type="button" className="btn btn-small" aria-label={`Allow once: ${title}`} onClick={() => setStep('confirming')}>
+        Allow once…
+      </button>
     );
   }
   return (
@@ -83,8 +93,12 @@ function AllowOnce({ threadId, callId, title }: { threadId: string; callId: stri
         Allow this denied call once? It runs the next time the agent makes exactly this call, as if you approved it; every other call is reviewed as before.
       </p>
       <div className="field-inline">
-        <button type="button" className="btn btn-small" onClick={() => void allow()}>Allow once</button>
-        <button ref={keep} type="button" className="btn btn-small" onClick={() => setStep('offered')}>Cancel</button>
+        <button type="button" className="btn btn-small" onClick={() => void allow()}>
+          Allow once
+        </button>
+        <button ref={keep} type="button" className="btn btn-small" onClick={() => setStep('offered')}>
+          Cancel
+        </button>
       </div>
     </div>
   );

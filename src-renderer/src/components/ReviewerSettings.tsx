@@ -78,11 +78,15 @@ export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onCha
         help="Each try's limit; a reviewer that does not answer in time asks you instead."
       />
       <div className="field-inline">
-        <button type="button" className="btn" onClick={() => void runTest()} disabled={test === 'running'}>Test reviewer</button>
+        <button type="button" className="btn" onClick={() => void runTest()} disabled={test === 'running'}>
+          Test reviewer
+        </button>
         {test === 'running' ? (
           <Spinner label="Testing" />
         ) : test ? (
-          <span className={test.ok ? 'ok-text' : 'error-text'} role="status"><VisibleText text={test.message} /></span>
+          <span className={test.ok ? 'ok-text' : 'error-text'} role="status">
+            <VisibleText text={test.message} />
+          </span>
         ) : null}
       </div>
     </fieldset>

@@ -56,7 +56,9 @@ export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; on
         </>
       ) : null}
       {fromFiles?.problems.map((problem) => (
-        <p key={problem} className="error-text small"><VisibleText text={problem} /></p>
+        <p key={problem} className="error-text small">
+          <VisibleText text={problem} />
+        </p>
       ))}
     </fieldset>
   );

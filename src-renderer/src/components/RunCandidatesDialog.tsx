@@ -143,8 +143,12 @@ export function RunCandidatesDialog({
         </p>
         <ErrorAlert error={problem} />
         <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>Cancel</button>
-          <button type="submit" className="btn btn-primary" disabled={busy}>Start</button>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            Start
+          </button>
         </div>
       </form>
     </Modal>

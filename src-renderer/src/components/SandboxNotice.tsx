@@ -25,7 +25,9 @@ export function SandboxNotice({ mode }: { mode: ModeApi }): React.JSX.Element | 
         {state.sandbox.reason ? ` (${state.sandbox.reason})` : ''}: the agent&apos;s commands run unsandboxed, so each asks unless a rule allows it, and auto
         mode is unavailable.
       </span>
-      <button type="button" className="btn btn-small btn-quiet" onClick={() => setVisible(false)}>Dismiss</button>
+      <button type="button" className="btn btn-small btn-quiet" onClick={() => setVisible(false)}>
+        Dismiss
+      </button>
     </div>
   );
 }

@@ -36,7 +36,9 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
   return (
     <fieldset className="settings-section">
       <legend>Sandboxes</legend>
-      <p className="muted small">A thread can run in a provider&apos;s sandbox instead of on this computer (New thread in a sandbox…). What the agent changes comes back as a worktree branch.</p>
+      <p className="muted small">
+        A thread can run in a provider&apos;s sandbox instead of on this computer (New thread in a sandbox…). What the agent changes comes back as a worktree branch.
+      </p>
       <div className="field">
         <label htmlFor={`${ids}-provider`}>Sandbox service</label>
         <select id={`${ids}-provider`} value={draft.provider} onChange={(e) => set({ provider: e.target.value as SandboxProvider | '' })}>
@@ -89,8 +91,12 @@ function TestKey({ provider }: { provider: SandboxProvider }): React.JSX.Element
   };
   return (
     <div className="field-inline sandbox-test-key">
-      <button type="button" className="btn" aria-label={`Test ${SANDBOX_PROVIDER_LABELS[provider]} key`} onClick={() => void test()} disabled={busy}>{busy ? 'Testing…' : 'Test key'}</button>
-      <span className={`small ${result === null ? 'muted' : result.ok ? 'ok-text' : 'error-text'}`} role="status">{result?.message ?? ''}</span>
+      <button type="button" className="btn" aria-label={`Test ${SANDBOX_PROVIDER_LABELS[provider]} key`} onClick={() => void test()} disabled={busy}>
+        {busy ? 'Testing…' : 'Test key'}
+      </button>
+      <span className={`small ${result === null ? 'muted' : result.ok ? 'ok-text' : 'error-text'}`} role="status">
+        {result?.message ?? ''}
+      </span>
     </div>
   );
 }
@@ -125,9 +131,13 @@ function SandboxKey({ provider, variable, saved }: { provider: SandboxProvider; 
           aria-describedby={`${id}-status`}
           onChange={(e) => setValue(e.target.value)}
         />
-        <button type="button" className="btn" aria-label={`Save ${variable}`} onClick={() => void store(value)} disabled={busy || value.trim() === ''}>Save key</button>
+        <button type="button" className="btn" aria-label={`Save ${variable}`} onClick={() => void store(value)} disabled={busy || value.trim() === ''}>
+          Save key
+        </button>
         {saved ? (
-          <button type="button" className="btn btn-quiet" aria-label={`Forget ${variable}`} onClick={() => void store('')} disabled={busy}>Forget key</button>
+          <button type="button" className="btn btn-quiet" aria-label={`Forget ${variable}`} onClick={() => void store('')} disabled={busy}>
+            Forget key
+          </button>
         ) : null}
       </div>
       <p id={`${id}-status`} className={`small ${error ? 'error-text' : saved ? 'ok-text' : 'muted'}`} role={error ? 'alert' : undefined}>

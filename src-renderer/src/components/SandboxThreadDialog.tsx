@@ -34,7 +34,9 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
       {kind === 'new' ? (
         <IconButton icon="cloud" size={15} className="new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)} />
       ) : (
-        <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>{title}</button>
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
+          {title}
+        </button>
       )}
       {open ? <SandboxThreadDialog kind={kind} onClose={() => setOpen(false)} /> : null}
     </>
@@ -173,7 +175,9 @@ export function SandboxLost({ status }: { status: SandboxPlaceStatus }): React.J
       {why !== null ? <p className="error-text">{why}</p> : null}
       <div className="sandbox-lost-actions">
         {status.state === 'gone' ? <SandboxThreadButton kind="continue" /> : null}
-        <button type="button" className="btn btn-small" disabled={working} onClick={() => void here()}>{working ? <Spinner /> : null} Continue on this computer</button>
+        <button type="button" className="btn btn-small" disabled={working} onClick={() => void here()}>
+          {working ? <Spinner /> : null} Continue on this computer
+        </button>
       </div>
     </div>
   );

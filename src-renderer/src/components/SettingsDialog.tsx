@@ -131,16 +131,22 @@ export function SettingsDialog({ onClose: close, section, folder }: { onClose():
           <SettingsNav sections={SETTINGS_SECTIONS} scroller={body} initial={SETTINGS_SECTIONS.find((s) => s.label === section)?.id} />
           <div className="settings-body" ref={body}>
             {SETTINGS_SECTIONS.map((s) => (
-              <SettingsAnchor key={s.id} section={s}><s.Show draft={draft} settings={settings} folder={folder} change={change} /></SettingsAnchor>
+              <SettingsAnchor key={s.id} section={s}>
+                <s.Show draft={draft} settings={settings} folder={folder} change={change} />
+              </SettingsAnchor>
             ))}
           </div>
         </div>
       )}
       <ErrorAlert error={error} />
       <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
         {/* Not `disabled` while saving: a disabled button drops the keyboard to the page. */}
-        <button type="button" className="btn btn-primary" onClick={() => !saving && void save()} aria-disabled={saving || undefined} disabled={draft === null}>Save settings</button>
+        <button type="button" className="btn btn-primary" onClick={() => !saving && void save()} aria-disabled={saving || undefined} disabled={draft === null}>
+          Save settings
+        </button>
       </div>
     </Modal>
   );

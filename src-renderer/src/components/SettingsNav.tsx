@@ -14,7 +14,9 @@ export interface SettingsSectionRef {
 /** One section in the scroll, the target of its link. */
 export function SettingsAnchor({ section, children }: { section: SettingsSectionRef; children: ReactNode }): React.JSX.Element {
   return (
-    <div id={section.id} className="settings-anchor" data-settings-section>{children}</div>
+    <div id={section.id} className="settings-anchor" data-settings-section>
+      {children}
+    </div>
   );
 }
 

@@ -37,7 +37,9 @@ export function SuggestionList({ id, label, options, active, empty, onChoose, on
   return (
     <ul ref={ref} id={id} className={`mention-list${wrapDetail ? ' mention-list-prose' : ''}`} role="listbox" aria-label={label}>
       {options.length === 0 && empty !== undefined ? (
-        <li className="mention-empty" role="presentation">{empty}</li>
+        <li className="mention-empty" role="presentation">
+          {empty}
+        </li>
       ) : (
         options.map((option, i) => (
           <li
@@ -54,7 +56,9 @@ export function SuggestionList({ id, label, options, active, empty, onChoose, on
             onMouseEnter={() => onHover(i)}
           >
             {/* A name is never broken mid-word: one line, cut with an ellipsis when it is too long (whole in its tooltip). */}
-            <span className="mention-name" title={option.name}>{option.name}</span>
+            <span className="mention-name" title={option.name}>
+              {option.name}
+            </span>
             <span className="mention-dir">{option.detail}</span>
           </li>
         ))

@@ -14,14 +14,20 @@ export const SummaryNotice = memo(function SummaryNotice({ item }: { item: Summa
     <div className="notice notice-summary">
       <div className="notice-row">
         <Icon name="archive" />
-        <span>History summarized: {count} earlier message{count === 1 ? ' was' : 's were'} condensed to keep the context small.</span>
+        <span>
+          History summarized: {count} earlier message{count === 1 ? ' was' : 's were'} condensed to keep the context small.
+        </span>
       </div>
       <div className="notice-actions">
         {item.text ? (
-          <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => setOpen((v) => !v)}>{open ? 'Hide summary' : 'Show summary'}</button>
+          <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+            {open ? 'Hide summary' : 'Show summary'}
+          </button>
         ) : null}
         {item.archivePath ? (
-          <button type="button" className="btn btn-small" onClick={() => openThreadFile(item.archivePath, 'Archived history')}>Open archived history</button>
+          <button type="button" className="btn btn-small" onClick={() => openThreadFile(item.archivePath, 'Archived history')}>
+            Open archived history
+          </button>
         ) : null}
       </div>
       {open ? <Markdown className="summary-text" text={item.text} /> : null}

@@ -22,7 +22,9 @@ export function Options({ options }: { options: ReadonlyArray<{ value: string; l
   return (
     <>
       {options.map((option) => (
-        <option key={option.value} value={option.value}>{option.label}</option>
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
       ))}
     </>
   );
@@ -35,7 +37,9 @@ export function TextField({ id, label, onValue, fieldClass, help, linkHelp = fal
       <input id={id} {...(linkHelp ? { 'aria-describedby': `${id}-help` } : {})} {...input} onChange={(e) => onValue(e.target.value)} />
       {children}
       {help !== undefined ? (
-        <p id={`${id}-help`} className="muted small">{help}</p>
+        <p id={`${id}-help`} className="muted small">
+          {help}
+        </p>
       ) : null}
     </div>
   );

@@ -21,7 +21,9 @@ export function TextViewerDialog({ content, onClose }: { content: TextViewerCont
         ) : content.text === undefined ? (
           <Spinner label="Loading" />
         ) : (
-          <pre className="text-viewer-pre" tabIndex={0}>{content.text}</pre>
+          <pre className="text-viewer-pre" tabIndex={0}>
+            {content.text}
+          </pre>
         )}
       </div>
       <CloseActions onClose={onClose} />

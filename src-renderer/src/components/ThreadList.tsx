@@ -90,7 +90,9 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
       <NewThreadWithButton onCreated={(id) => onSelect(id)} />
       {threads.length > 0 ? (
         <div className="thread-search">
-          <label htmlFor={searchId} className="visually-hidden">Search threads</label>
+          <label htmlFor={searchId} className="visually-hidden">
+            Search threads
+          </label>
           <input
             id={searchId}
             type="search"

@@ -100,7 +100,9 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           <span className="thread-title">{title}</span>
           {thread.sharesFolder === true ? <SharedFolderMark /> : null}
           {thread.queued === true && thread.pendingApprovals === 0 ? (
-            <span className="thread-queued muted" title="It waits for a free run slot (Settings › Runs at once)">Queued</span>
+            <span className="thread-queued muted" title="It waits for a free run slot (Settings › Runs at once)">
+              Queued
+            </span>
           ) : running && thread.pendingApprovals === 0 ? (
             <span className="thread-running">
               <Spinner /> running
@@ -126,10 +128,14 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           <span className="thread-meta">
             {/* Whose thread it is when its agent is another one (SPEC §22). */}
             {thread.agent !== undefined ? (
-              <span className="badge thread-agent" title={`This thread's agent is ${thread.agent}`}>{thread.agent}</span>
+              <span className="badge thread-agent" title={`This thread's agent is ${thread.agent}`}>
+                {thread.agent}
+              </span>
             ) : null}
             {thread.source !== undefined ? (
-              <span className="badge thread-source" title="Started from another tool, not in this window">From {sourceLabel(thread.source)}</span>
+              <span className="badge thread-source" title="Started from another tool, not in this window">
+                From {sourceLabel(thread.source)}
+              </span>
             ) : null}
           </span>
         ) : null}
@@ -145,7 +151,9 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           </span>
         ) : null}
         {match !== undefined ? (
-          <span className="thread-match muted" title={match}>{match}</span>
+          <span className="thread-match muted" title={match}>
+            {match}
+          </span>
         ) : null}
       </button>
       {/* Out of the Tab order (the thread is one stop): F2 and Delete on the thread do the same. */}

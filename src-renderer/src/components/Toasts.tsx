@@ -28,7 +28,9 @@ export function Toasts(): React.JSX.Element {
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
           <Icon name={toast.kind === 'error' ? 'alert' : 'info'} />
-          <span className="toast-message" title={toast.kind === 'info' ? toast.message : undefined}>{toast.message}</span>
+          <span className="toast-message" title={toast.kind === 'info' ? toast.message : undefined}>
+            {toast.message}
+          </span>
           <IconButton icon="x" aria-label="Dismiss notification" onClick={() => dismiss(toast.id)} />
         </div>
       ))}

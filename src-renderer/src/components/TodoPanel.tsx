@@ -26,7 +26,9 @@ export function TodoPanel({ todos, id, running }: { todos: readonly Todo[]; id?:
         {/* Named by what it shows (nothing but the verb is hidden): "Show Todos 1/2 done …". */}
         <span className="visually-hidden">{open ? 'Hide ' : 'Show '}</span>
         <span className="todo-panel-title">Todos</span>
-        <span className="muted">{done}/{todos.length} done</span>
+        <span className="muted">
+          {done}/{todos.length} done
+        </span>
         {!open && current ? <span className="todo-panel-current">{current.content}</span> : null}
         {!open && unfinished ? <span className="todo-panel-current muted">Not finished: {unfinished.content}</span> : null}
       </button>

@@ -12,7 +12,9 @@ export function ToolTitle({ name, args, className }: { name: string; args: unkno
     <span className={`tool-title${className ? ` ${className}` : ''}`}>
       {parts.map((part, i) =>
         part.kind === 'code' ? (
-          <code key={i} className="mono tool-title-code"><VisibleText text={part.text} /></code>
+          <code key={i} className="mono tool-title-code">
+            <VisibleText text={part.text} />
+          </code>
         ) : part.kind === 'path' ? (
           <PathLink key={i} path={part.path} label={part.text} fit />
         ) : (

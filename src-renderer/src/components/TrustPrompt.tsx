@@ -48,10 +48,14 @@ export function TrustPrompt(): React.JSX.Element | null {
 
   return (
     <section role="group" aria-labelledby="trust-prompt-title" className="trust-prompt">
-      <h2 id="trust-prompt-title" className="trust-prompt-title">Trust this folder?</h2>
+      <h2 id="trust-prompt-title" className="trust-prompt-title">
+        Trust this folder?
+      </h2>
       {untrusted ? <p className="muted small">This folder&apos;s own configuration would load the following. Nothing of it runs until you trust it.</p> : null}
       {state.note ? (
-        <p className="small" role="status">{state.note}</p>
+        <p className="small" role="status">
+          {state.note}
+        </p>
       ) : null}
       {untrusted ? (
         <ul className="trust-list">
@@ -65,9 +69,13 @@ export function TrustPrompt(): React.JSX.Element | null {
       ) : null}
       {state.plugins.length > 0 ? <FolderPluginOffer requests={state.plugins} /> : null}
       <div className="dialog-actions">
-        <button type="button" className="btn" disabled={busy} onClick={() => void act('trust.dismiss')}>Not now</button>
+        <button type="button" className="btn" disabled={busy} onClick={() => void act('trust.dismiss')}>
+          Not now
+        </button>
         {untrusted ? (
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>Trust folder</button>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>
+            Trust folder
+          </button>
         ) : null}
       </div>
     </section>

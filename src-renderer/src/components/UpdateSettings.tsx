@@ -23,7 +23,9 @@ export function UpdateSettings(): React.JSX.Element {
 
   return (
     <section className="settings-section" aria-labelledby={titleId}>
-      <h3 id={titleId} className="settings-section-title">Updates</h3>
+      <h3 id={titleId} className="settings-section-title">
+        Updates
+      </h3>
       {status === null ? (
         <p className="muted small">Loading…</p>
       ) : (
@@ -34,9 +36,13 @@ export function UpdateSettings(): React.JSX.Element {
             {status.checkedAt ? ` (checked ${new Date(status.checkedAt).toLocaleString()})` : ''}
           </p>
           <div className="field-row">
-            <button type="button" className="btn btn-small" onClick={() => void check()} disabled={!status.canCheck || checking || status.state === 'checking'}>Check for updates</button>
+            <button type="button" className="btn btn-small" onClick={() => void check()} disabled={!status.canCheck || checking || status.state === 'checking'}>
+              Check for updates
+            </button>
             {status.state === 'downloaded' ? (
-              <button type="button" className="btn btn-small btn-primary" onClick={() => void api.safe('updates.install', {})}>Restart to update</button>
+              <button type="button" className="btn btn-small btn-primary" onClick={() => void api.safe('updates.install', {})}>
+                Restart to update
+              </button>
             ) : null}
           </div>
         </>

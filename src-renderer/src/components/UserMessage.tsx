@@ -66,7 +66,9 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
       <SentAttachments files={files} uploads={item.attachments ?? []} />
       {checkpoints && turn !== undefined ? (
         <div className="msg-actions">
-          <button type="button" className="btn btn-small btn-quiet" disabled={checkpoints.busy} onClick={() => checkpoints.restoreToMessage(turn)}>Restore files to before this message</button>
+          <button type="button" className="btn btn-small btn-quiet" disabled={checkpoints.busy} onClick={() => checkpoints.restoreToMessage(turn)}>
+            Restore files to before this message
+          </button>
           <button
             type="button"
             className="btn btn-small btn-quiet"
@@ -77,7 +79,9 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
             Restore files and conversation to before this message
           </button>
           {undo && undo.turn === turn ? (
-            <button type="button" className="btn btn-small" disabled={checkpoints.busy} onClick={() => checkpoints.undoRestore()}>Undo restore</button>
+            <button type="button" className="btn btn-small" disabled={checkpoints.busy} onClick={() => checkpoints.undoRestore()}>
+              Undo restore
+            </button>
           ) : null}
         </div>
       ) : null}

@@ -11,7 +11,9 @@ export const VisibleText = memo(function VisibleText({ text }: { text: string })
     <>
       {parts.map((part, i) =>
         part.escaped ? (
-          <mark key={i} className="invisible-char" title="An invisible or control character">{part.text}</mark>
+          <mark key={i} className="invisible-char" title="An invisible or control character">
+            {part.text}
+          </mark>
         ) : (
           <span key={i}>{part.text}</span>
         ),

@@ -138,12 +138,16 @@ function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void
       </span>
       <span className="worktree-actions">
         {/* "Diff" on the bar (it keeps the bar one line at 1400×900); its name says what it does. */}
-        <button type="button" className="btn btn-small" aria-label="Show diff" title="Show diff" onClick={() => setDialog({ kind: 'diff' })}>Diff</button>
+        <button type="button" className="btn btn-small" aria-label="Show diff" title="Show diff" onClick={() => setDialog({ kind: 'diff' })}>
+          Diff
+        </button>
         <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => void apply()}>
           Apply to folder
           {pressed('apply')}
         </button>
-        <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && setDialog({ kind: 'commit' })}>Commit…</button>
+        <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && setDialog({ kind: 'commit' })}>
+          Commit…
+        </button>
         <button type="button" className="btn btn-small btn-danger-quiet" aria-disabled={busy} onClick={() => void remove(false)}>
           Remove worktree
           {pressed('remove')}

@@ -43,9 +43,13 @@ export function WorktreeConflictDialog(props: WorktreeConflictDialogProps): Reac
           const detail = byPath.get(path);
           return (
             <section key={path} className="worktree-conflict-file" aria-label={`Conflict in ${path}`}>
-              <h3 className="worktree-conflict-path"><PathName path={path} className="mono" /></h3>
+              <h3 className="worktree-conflict-path">
+                <PathName path={path} className="mono" />
+              </h3>
               {detail?.notes.map((note) => (
-                <p key={note} className="muted small"><VisibleText text={note} /></p>
+                <p key={note} className="muted small">
+                  <VisibleText text={note} />
+                </p>
               ))}
               {detail?.hunks.map((hunk) => <Hunk key={hunk.line} hunk={hunk} originName={originName} name={name} />)}
               {detail?.truncated ? <p className="muted small">More is not shown.</p> : null}
@@ -53,7 +57,9 @@ export function WorktreeConflictDialog(props: WorktreeConflictDialogProps): Reac
           );
         })}
       </div>
-      <h3 className="worktree-ways-title" id={waysId}>Ways on</h3>
+      <h3 className="worktree-ways-title" id={waysId}>
+        Ways on
+      </h3>
       <ul className="worktree-ways" aria-labelledby={waysId}>
         <li>
           <strong>Ask the agent to resolve:</strong> {originName}’s current state is brought into the worktree, with git’s conflict markers in these files, and the thread’s agent is asked to
@@ -67,8 +73,12 @@ export function WorktreeConflictDialog(props: WorktreeConflictDialogProps): Reac
         </li>
       </ul>
       <div className="dialog-actions">
-        <button type="button" className="btn" onClick={props.onClose} disabled={asking}>Close</button>
-        <button type="button" className="btn" onClick={props.onCommit} disabled={asking}>Commit…</button>
+        <button type="button" className="btn" onClick={props.onClose} disabled={asking}>
+          Close
+        </button>
+        <button type="button" className="btn" onClick={props.onCommit} disabled={asking}>
+          Commit…
+        </button>
         <button type="button" className="btn btn-primary" aria-disabled={askBlocked !== null || asking} onClick={() => askBlocked === null && !asking && props.onAsk()} data-autofocus>
           Ask the agent to resolve
           {asking ? <Spinner /> : null}
@@ -82,10 +92,14 @@ export function WorktreeConflictDialog(props: WorktreeConflictDialogProps): Reac
 function Hunk({ hunk, originName, name }: { hunk: ConflictHunkDto; originName: string; name: string }): React.JSX.Element {
   const lines = (texts: readonly string[], kind: string) =>
     texts.map((text, i) => (
-      <span key={`${kind}-${i}`} className={`conflict-line conflict-${kind}`}><VisibleText text={text} /></span>
+      <span key={`${kind}-${i}`} className={`conflict-line conflict-${kind}`}>
+        <VisibleText text={text} />
+      </span>
     ));
   const marker = (text: string, kind: string) => (
-    <span className={`conflict-line conflict-marker conflict-marker-${kind}`}>{text}</span>
+    <span className={`conflict-line conflict-marker conflict-marker-${kind}`}>
+      {text}
+    </span>
   );
   return (
     <figure className="worktree-conflict-hunk" aria-label={`Line ${hunk.line}`}>

@@ -30,13 +30,17 @@ export function WorktreeDiffDialog({ name, baseCommit, sinceCommit, onClose }: {
   return (
     <Modal label={`Changes in worktree ${name}`} onEscape={onClose} className="diff-dialog worktree-diff-dialog" title={`Changes in worktree ${name}`}>
       {error !== null ? (
-        <p className="error-text" role="alert">{error}</p>
+        <p className="error-text" role="alert">
+          {error}
+        </p>
       ) : diff === null ? (
         <p className="muted">
           <Spinner label="Loading the diff" /> Loading the diff…
         </p>
       ) : files.length === 0 ? (
-        <p className="muted">No changes since {from} ({base}).</p>
+        <p className="muted">
+          No changes since {from} ({base}).
+        </p>
       ) : (
         <>
           <p className="muted worktree-diff-summary">

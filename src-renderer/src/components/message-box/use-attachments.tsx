@@ -99,7 +99,9 @@ export function useAttachments(focusKey: string | null, draftOf: RefObject<strin
     ),
     problems:
       problems.length > 0 ? (
-        <p className="message-hint message-problem" role="alert">{problems.join(' ')}</p>
+        <p className="message-hint message-problem" role="alert">
+          {problems.join(' ')}
+        </p>
       ) : null,
     remove: (id) => {
       setFiles(focusKey, (now) => now.filter((f) => f.id !== id));

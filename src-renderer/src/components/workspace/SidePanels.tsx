@@ -67,7 +67,9 @@ export function LeftPanels({ panels, thread, session, folderName }: { panels: Si
           // With Threads and Files folded, it takes the column.
           style={!narrow && !layout.collapsed.Agents && LEFT_PANELS.every((p) => layout.collapsed[p]) ? { flex: '1 1 0', maxHeight: 'none' } : undefined}
         >
-          <ErrorBoundary name="Agents"><AgentsPanel currentId={session.threadId} /></ErrorBoundary>
+          <ErrorBoundary name="Agents">
+            <AgentsPanel currentId={session.threadId} />
+          </ErrorBoundary>
         </PanelFrame>
         {/* Threads keeps its share of the whole column: the Agents view's rows take their room from Files. */}
         <Panel panels={panels} name="Threads" share={both ? `0 1 ${layout.leftSplit * 100}%` : '1 1 0'}>
@@ -93,11 +95,17 @@ export function RightPanels({ panels }: { panels: SidePanels }): React.JSX.Eleme
       {!narrow && !layout.rightRail ? <SizeResizer panels={panels} label="Resize right panels" size={openFile ? 'viewerWidth' : 'rightWidth'} value={layout.rightWidth} direction={-1} /> : null}
       <aside ref={ref} aria-label="Memories and changes" className={asideClass('right', panels, layout.rightRail, drawerOpen, openFile ? ' with-viewer' : '')} style={narrow ? undefined : { width: layout.rightWidth }}>
         {openFile !== null && (!narrow || drawer === 'viewer') ? (
-          <ErrorBoundary name="File viewer"><FileViewer file={openFile} onClose={panels.closeFile} /></ErrorBoundary>
+          <ErrorBoundary name="File viewer">
+            <FileViewer file={openFile} onClose={panels.closeFile} />
+          </ErrorBoundary>
         ) : null}
-        <Panel panels={panels} name="Memories" share={openFile ? null : layout.rightSplit}><MemoriesPanel /></Panel>
+        <Panel panels={panels} name="Memories" share={openFile ? null : layout.rightSplit}>
+          <MemoriesPanel />
+        </Panel>
         {!narrow && both && !openFile ? <SizeResizer panels={panels} label="Resize Memories and Changes" size="rightSplit" column={column} /> : null}
-        <Panel panels={panels} name="Changes" share={openFile ? null : 1 - layout.rightSplit}><ChangesPanel /></Panel>
+        <Panel panels={panels} name="Changes" share={openFile ? null : 1 - layout.rightSplit}>
+          <ChangesPanel />
+        </Panel>
       </aside>
       {narrow && drawer !== null ? <div className="drawer-scrim" aria-hidden="true" onClick={() => setDrawer(null)} /> : null}
     </>

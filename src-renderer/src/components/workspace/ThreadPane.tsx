@@ -75,7 +75,9 @@ export function ThreadPane(props: { info: AppInfo; session: ThreadSession; threa
       {layout.terminalOpen ? <SizeResizer panels={panels} label="Resize Terminal" size="terminalHeight" direction={-1} /> : null}
       <div ref={panels.terminalRef} className="bottom-panel" style={layout.terminalOpen ? { height: layout.terminalHeight } : undefined}>
         <PanelFrame name="Terminal" collapsed={!layout.terminalOpen} onToggle={() => panels.toggleTerminal()} hint={TERMINAL_SHORTCUT_HINT} keyShortcuts="Control+Shift+`">
-          <ErrorBoundary name="Terminal"><TerminalPanel threadId={session.threadId} theme={theme} mode={mode} open={layout.terminalOpen} /></ErrorBoundary>
+          <ErrorBoundary name="Terminal">
+            <TerminalPanel threadId={session.threadId} theme={theme} mode={mode} open={layout.terminalOpen} />
+          </ErrorBoundary>
         </PanelFrame>
       </div>
     </main>
