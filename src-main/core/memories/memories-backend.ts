@@ -56,10 +56,6 @@ export class MemoriesBackend implements Backend {
     this.view = createComposite(options.project, [{ prefix: GLOBAL_FOLDER, backend: options.global, listInRoot: 'always' }]);
   }
 
-  get records(): MemoryRecords {
-    return this.options.records;
-  }
-
   /** Where a path inside /memories/ lives, or an error for a path that is no memory's. */
   place(path: string): MemoryPlace | { error: string } {
     const p = normalizeVirtualPath(path);

@@ -79,7 +79,6 @@ class RecordStatements {
   readonly setStatus;
   readonly supersede;
   readonly marks;
-  readonly marksIn;
   readonly staleIn;
   readonly setStale;
   readonly used;
@@ -102,10 +101,8 @@ class RecordStatements {
     this.setStatus = db.prepare<[string, string, string, number]>('UPDATE memory_versions SET status = ? WHERE scope = ? AND path = ? AND version = ?');
     this.supersede = db.prepare<[string, string, string]>(
       `UPDATE memory_versions SET status = 'superseded' WHERE scope = ? AND path = ? AND thread = ? AND status = 'proposed'`);
-    this.marks = db.prepare<[string, string], { stale: string | null; last_used_at: string | null; used_turns: number; last_turn: string | null }>(
-      'SELECT stale, last_used_at, used_turns, last_turn FROM memory_marks WHERE scope = ? AND path = ?');
-    this.marksIn = db.prepare<[string], { path: string; stale: string | null; last_used_at: string | null; used_turns: number }>(
-      'SELECT path, stale, last_used_at, used_turns FROM memory_marks WHERE scope = ?');
+    this.marks = db.prepare<[string, string], { stale: string | null; last_used_at: string | null; used_turns: number }>(
+      'SELECT stale, last_used_at, used_turns FROM memory_marks WHERE scope = ? AND path = ?');
     this.staleIn = db.prepare<[string], { path: string; stale: string }>('SELECT path, stale FROM memory_marks WHERE scope = ? AND stale IS NOT NULL');
     this.setStale = db.prepare<[string, string, string | null]>(
       `INSERT INTO memory_marks (scope, path, stale) VALUES (?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET stale = excluded.stale`);
@@ -203,11 +200,6 @@ export class MemoryRecords {
   marks(scope: MemoryScope, path: string): MemoryMarks {
     const row = this.sql.marks.get(scope, path);
     return row === undefined ? NO_MARKS : { stale: row.stale, lastUsedAt: row.last_used_at, usedTurns: row.used_turns };
-  }
-
-  /** The marks of every memory of a scope that has any. */
-  marksIn(scope: MemoryScope): Map<string, MemoryMarks> {
-    return new Map(this.sql.marksIn.all(scope).map((r) => [r.path, { stale: r.stale, lastUsedAt: r.last_used_at, usedTurns: r.used_turns }]));
   }
 
   /** The stale memories of a scope: path → what is missing. */

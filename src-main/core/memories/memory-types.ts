@@ -78,7 +78,3 @@ export function writerLabel(writer: MemoryWriter): string {
       return `agent (thread ${writer.thread}${writer.turn !== undefined ? `, turn ${writer.turn}` : ''}${writer.model !== undefined ? `, ${writer.model}` : ''})`;
   }
 }
-
-export function isModelWriter(writer: MemoryWriter): boolean {
-  return writer.kind !== 'person' && writer.kind !== 'import';
-}
