@@ -12,10 +12,11 @@
 // TMP_SOCKET_DIRS) — recorded in the host folder (`socket-dir`) where every client of the data
 // folder finds it.
 
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createPrivateFile, writePrivateFile } from './private-file';
 import { privateFolderProblem } from '../../core/fs/private-folder';
+import { realOrResolved } from '../../core/fs/real-path';
 
 export interface HostPaths {
   dir: string;
@@ -69,7 +70,7 @@ export function hostPaths(dataDir: string, options: HostPathOptions = {}): HostP
 }
 
 function inSocketDir(files: Omit<HostPaths, 'socket' | 'pipe' | 'socketDir'>, dataDir: string, socketDir: string): HostPaths {
-  return { ...files, socket: join(socketDir, `${dataDirId(realPath(dataDir))}.sock`), socketDir, pipe: false };
+  return { ...files, socket: join(socketDir, `${dataDirId(realOrResolved(dataDir))}.sock`), socketDir, pipe: false };
 }
 
 function predictableSocketDir(options: HostPathOptions): string {
@@ -89,14 +90,6 @@ function recordedSocketDir(record: string): string | undefined {
 
 function dataDirId(path: string): string {
   return process.getBuiltinModule('node:crypto').createHash('sha256').update(path).digest('hex').slice(0, 32);
-}
-
-function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
 
 /** Throws when the socket's path cannot be bound (too long for a Unix socket). */

@@ -141,7 +141,8 @@ export function repositoryFolders(files: ConfigFiles, cwd: string, gitDirOption:
   return { gitDir, commonDir: resolve(gitDir, common) };
 }
 
-function readSmall(path: string): string | undefined {
+/** A file's text when it is at most 4096 characters (a git pointer file); undefined otherwise or unreadable. */
+export function readSmall(path: string): string | undefined {
   try {
     const text = readFileSync(path, 'utf8');
     return text.length <= 4096 ? text : undefined;

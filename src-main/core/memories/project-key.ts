@@ -2,8 +2,10 @@
 // root (so a linked worktree, a candidate and the folder share one), else the folder's real
 // path. Read from the `.git` pointers without running git; an SSH folder is its URL.
 
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { realOrResolved } from '../fs/real-path';
+import { readSmall } from '../git/config-files';
 
 export function projectKeyOf(folder: string): string {
   if (/^ssh:\/\//i.test(folder)) return folder;
@@ -33,21 +35,4 @@ function repositoryRoot(dir: string): string | undefined {
   const commonDir = common !== undefined && common !== '' ? resolve(gitDir, common) : gitDir;
   const root = basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
   return existsSync(root) ? realOrResolved(root) : root;
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-function readSmall(path: string): string | undefined {
-  try {
-    const text = readFileSync(path, 'utf8');
-    return text.length <= 4096 ? text : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileGitignore, type GitignoreRules } from '../backends/filesystem/fs-gitignore';
+import { isObject } from '../config/mcp-config';
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import { isPathInside } from '../fs/path-inside';
 import { gitEnv, runGit } from '../git/run-git';
@@ -206,10 +207,10 @@ async function npmProject(reader: ProjectReader): Promise<NpmProject | null> {
   const project: NpmProject = { scripts: { names: new Set(), patterns: [], open: false }, dependencies: new Set() };
   const take = (pkg: Record<string, unknown>) => {
     if (typeof pkg.name === 'string') project.dependencies.add(pkg.name);
-    if (isRecord(pkg.scripts)) for (const s of Object.keys(pkg.scripts)) project.scripts.names.add(s);
+    if (isObject(pkg.scripts)) for (const s of Object.keys(pkg.scripts)) project.scripts.names.add(s);
     for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
       const deps = pkg[field];
-      if (isRecord(deps)) for (const d of Object.keys(deps)) project.dependencies.add(d);
+      if (isObject(deps)) for (const d of Object.keys(deps)) project.dependencies.add(d);
     }
     for (const field of ['bundledDependencies', 'bundleDependencies']) {
       const deps = pkg[field];
@@ -233,7 +234,7 @@ async function npmProject(reader: ProjectReader): Promise<NpmProject | null> {
 }
 
 function workspacePatterns(pkg: Record<string, unknown>): string[] {
-  const ws = Array.isArray(pkg.workspaces) ? pkg.workspaces : isRecord(pkg.workspaces) && Array.isArray(pkg.workspaces.packages) ? pkg.workspaces.packages : [];
+  const ws = Array.isArray(pkg.workspaces) ? pkg.workspaces : isObject(pkg.workspaces) && Array.isArray(pkg.workspaces.packages) ? pkg.workspaces.packages : [];
   return ws.filter((w): w is string => typeof w === 'string');
 }
 
@@ -241,7 +242,7 @@ function pnpmWorkspaces(text: string | null): string[] {
   if (text === null) return [];
   try {
     const doc: unknown = parseYaml(text);
-    return isRecord(doc) && Array.isArray(doc.packages) ? doc.packages.filter((w): w is string => typeof w === 'string') : [];
+    return isObject(doc) && Array.isArray(doc.packages) ? doc.packages.filter((w): w is string => typeof w === 'string') : [];
   } catch {
     return [];
   }
@@ -384,14 +385,10 @@ function parseJson(text: string | null): Record<string, unknown> | null {
   if (text === null) return null;
   try {
     const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
+    return isObject(value) ? value : null;
   } catch {
     return null;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function escapeRe(text: string): string {
