@@ -59,12 +59,12 @@ export class MemoriesService {
   }
 
   async write(path: string, text: string): Promise<void> {
-    await this.guardAsync(() => this.book.write(path, text));
+    await this.guard(() => this.book.write(path, text));
     this.onChange();
   }
 
   async delete(path: string): Promise<void> {
-    await this.guardAsync(() => this.book.delete(path));
+    await this.guard(() => this.book.delete(path));
     this.onChange();
   }
 
@@ -74,12 +74,12 @@ export class MemoriesService {
   }
 
   async restore(path: string, version: number): Promise<void> {
-    await this.guardAsync(() => this.book.restore(path, version));
+    await this.guard(() => this.book.restore(path, version));
     this.onChange();
   }
 
   async approve(path: string, options: { version?: number; text?: string }): Promise<void> {
-    await this.guardAsync(() => this.book.approve(path, options));
+    await this.guard(() => this.book.approve(path, options));
     this.onChange();
   }
 
@@ -89,7 +89,7 @@ export class MemoriesService {
   }
 
   async move(path: string, to: 'project' | 'global'): Promise<{ path: string }> {
-    const moved = await this.guardAsync(() => this.book.move(path, to));
+    const moved = await this.guard(() => this.book.move(path, to));
     this.onChange();
     return { path: moved };
   }
@@ -156,17 +156,11 @@ export class MemoriesService {
     return out;
   }
 
+  /** `body`'s MemoryBookError (thrown, or its promise's) as the ContractError it means. */
   private guard<T>(body: () => T): T {
     try {
-      return body();
-    } catch (err) {
-      throw asContractError(err);
-    }
-  }
-
-  private async guardAsync<T>(body: () => Promise<T>): Promise<T> {
-    try {
-      return await body();
+      const out = body();
+      return out instanceof Promise ? (out.catch((err: unknown) => Promise.reject(asContractError(err))) as T) : out;
     } catch (err) {
       throw asContractError(err);
     }
