@@ -117,17 +117,8 @@ class RecordStatements {
 
 const RECORD_STATEMENTS = Symbol('memory records');
 
-/** A new version, as the caller gives it. */
-export interface NewVersion {
-  scope: MemoryScope;
-  path: string;
-  action: MemoryAction;
-  status: MemoryStatus;
-  content: string | null;
-  writer: MemoryWriter;
-  sources?: readonly string[];
-  thread?: string | null;
-}
+/** A new version, as the caller gives it (numbered and dated by add). */
+export type NewVersion = Pick<MemoryVersion, 'scope' | 'path' | 'action' | 'status' | 'content' | 'writer'> & { sources?: readonly string[]; thread?: string | null };
 
 export class MemoryRecords {
   private readonly sql: RecordStatements;
