@@ -176,7 +176,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     // The store behind /memories/ is chosen when the session opens: a change in Settings applies from the next.
     const memoriesStore = openMemoriesStore(flags.memoriesStore ?? settings.raw().memoriesStore, db, (why) => say(`The memories store cannot be used (${why}); memories are kept in SQLite for now.`));
     opened.push(() => memoriesStore.store.close());
-    const book = await openMemoryBook({ store: memoriesStore.store, db, projectKey: memoryProject(db, place), review: () => settings.raw().memories?.review ?? 'person' });
+    // The folder's project's memories (a remote folder's project is its URL).
+    const book = await openMemoryBook({ store: memoriesStore.store, db, projectKey: place.localPath !== undefined ? memoryProjectOf(db, place.localPath) : place.text, review: () => settings.raw().memories?.review ?? 'person' });
     const memoryUses = memoryUseTelemetry(book);
     const memories = { ...memoriesStore, book };
     const checkStale = place.localPath !== undefined ? staleCheck(book, place.localPath) : undefined;
@@ -298,11 +299,6 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
 
 /** The store behind /memories/ and the folder's memories over it (SPEC §25). */
 export type SessionMemories = OpenedMemories & { book: MemoryBook };
-
-/** The project a folder's memories belong to (a remote folder's is its URL). */
-function memoryProject(db: Database.Database, place: SessionPlace): string {
-  return place.localPath !== undefined ? memoryProjectOf(db, place.localPath) : place.text;
-}
 
 function placeText(place: PlaceRequest): string {
   return place.kind === 'opened-remote' ? place.url : folderLocationText(place);
