@@ -8,6 +8,7 @@
 // (git-guard.ts) keeps what it could plant for the person's git undone, and its effects are
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { spawnPipe } from '../process/spawn';
 import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, pidMark, startTicksNow, type KillTreeOptions, type PidMark } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
@@ -162,7 +163,7 @@ class Supervised implements SupervisedProcess {
         void (async () => {
           // What it left behind (children of an unsandboxed process) goes with it.
           await killProcessTree(pid, { ...tree, graceMs: KILL_GRACE_MS, rootReaped: true });
-          await Promise.race([closed, delay(PIPES_CLOSE_WAIT_MS)]);
+          await Promise.race([closed, delay(PIPES_CLOSE_WAIT_MS, undefined, { ref: false })]);
           await cleanUp().catch(() => undefined);
           resolve({ code, signal });
         })();
@@ -183,7 +184,7 @@ class Supervised implements SupervisedProcess {
       if (this.running) {
         // MCP's stdio shutdown: close its input first, then signals.
         this.stdin.end();
-        const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS).then(() => false)]);
+        const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS, undefined, { ref: false }).then(() => false)]);
         // Ended by itself, its tree may still be going (children that left its session, a sandbox's
         // pid namespace the kernel is still tearing down): stop() resolves once they are gone too.
         await killProcessTree(this.pid, { ...this.tree, graceMs: KILL_GRACE_MS, rootReaped: ended || !this.running });
@@ -192,8 +193,4 @@ class Supervised implements SupervisedProcess {
     })();
     return this.stopping;
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
