@@ -35,8 +35,6 @@ import { json, ProtocolHttpError, type Route } from './http';
 import { parseBody } from './validate';
 
 const GLOBAL_LABEL = 'global';
-const PROJECT_NAMESPACE = [MEMORIES_NAMESPACE] as const;
-const GLOBAL_NAMESPACE = [MEMORIES_NAMESPACE, GLOBAL_LABEL] as const;
 
 type Scope = 'project' | 'global';
 
@@ -99,7 +97,7 @@ function scopeNamed(namespace: readonly string[]): Scope | undefined {
   return namespace.length === 2 && namespace[1] === GLOBAL_LABEL ? 'global' : undefined;
 }
 
-const namespaceOf = (scope: Scope): string[] => [...(scope === 'project' ? PROJECT_NAMESPACE : GLOBAL_NAMESPACE)];
+const namespaceOf = (scope: Scope): string[] => (scope === 'project' ? [MEMORIES_NAMESPACE] : [MEMORIES_NAMESPACE, GLOBAL_LABEL]);
 
 /** The scope a put or delete names, or a 422 that writes nothing. */
 function writableScope(namespace: readonly string[]): Scope {
