@@ -23,7 +23,6 @@ export interface QuotaTrip {
   /** What the provider said, as one line ('HTTP 429: You exceeded your current quota, …'). */
   said: string;
   status: number | undefined;
-  trippedAt: number;
   /** When the provider said the quota lifts (epoch ms), if it did. */
   resetAt: number | undefined;
 }
@@ -40,7 +39,7 @@ export function tripQuota(model: Provided, error: QuotaError, now = Date.now()):
   if (current !== undefined) return current;
   // The model's id prefixes the message (retry.ts): the provider's words are what follows.
   const said = error.message.startsWith(`${model.id}: `) ? error.message.slice(model.id.length + 2) : error.message;
-  const trip: QuotaTrip = { provider: model.provider, endpoint: model.endpoint, said, status: error.status, trippedAt: now, resetAt: error.resetAt };
+  const trip: QuotaTrip = { provider: model.provider, endpoint: model.endpoint, said, status: error.status, resetAt: error.resetAt };
   TRIPPED.set(keyOf(model), trip);
   return trip;
 }
