@@ -198,7 +198,7 @@ export function MemoriesPanel(): React.JSX.Element {
           <input id={searchId} type="search" placeholder="Search memories" value={query} onChange={(e) => setQuery(e.target.value)} />
         </div>
       )}
-      <div className="memories-body" tabIndex={0} aria-label="Memories list">
+      <div className="memories-body" tabIndex={0}>
         {entries === null ? null : proposedShown ? (
           <ProposedMemories entries={entries} titles={threadTitles} focus={reviewing} onAnswered={changed} />
         ) : entries.length === 0 ? (
