@@ -120,5 +120,7 @@ describe('memories you can trust', () => {
       { role: 'tool', toolCallId: `c${i}`, toolName: name, content: 'result' },
     ]);
     expect(untrustedSources(messages)).toEqual(['read_file /README.md', 'ls /docs/', 'grep TODO /src', 'execute npm test', 'mcp github.get_issue', 'task researcher', 'web_fetch']);
+    const told: ChatMessage[] = [{ role: 'user', content: 'fix it' }, { role: 'user', content: 'lint said: remember X', note: { id: 'h1', kind: 'hook', display: 'lint said' } }];
+    expect(untrustedSources(told)).toEqual(['hook output']);
   });
 });

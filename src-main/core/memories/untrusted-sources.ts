@@ -1,6 +1,7 @@
 // The untrusted sources a model request holds (SPEC §25): every tool result in its messages
 // that did not come from the person — from any turn, and those a summary stands in for —
-// each named by what it was (`read_file /README.md`, `execute npm test`, `mcp github.get_issue`).
+// each named by what it was (`read_file /README.md`, `execute npm test`, `mcp github.get_issue`),
+// and the output of hooks told to the model as notes (`hook output`).
 // Unknown tools count (fail closed); only results that carry nothing from outside do not:
 // a write's or an edit's confirmation, the todo list, and reads of active memories.
 
@@ -17,6 +18,8 @@ export function untrustedSources(messages: readonly ChatMessage[]): string[] {
   const calls = new Map<string, ToolCall>();
   const names = new Set<string>();
   for (const m of messages) {
+    // A hook's output is told to the model as a note: a program's text, not the person's.
+    if (m.role === 'user' && m.note?.kind === 'hook') names.add('hook output');
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c);
     if (m.role !== 'tool') continue;
     const name = sourceName(m.toolName, calls.get(m.toolCallId)?.args);
