@@ -222,6 +222,32 @@ describe('deepdesk usage', () => {
     ]);
   });
 
+  it('breaks the reviewer\'s calls out of each row in a column of their own (SPEC §23), as --json does', async () => {
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const threads = new ThreadStore(db);
+      threads.save({ ...newThreadState(LOGIN), messages: [{ role: 'user', content: 'Fix the login bug' }] }, { folder: t.folder });
+      const ledger = new UsageLedger(db);
+      recordRow(ledger, call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
+      recordRow(ledger, { ...call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-haiku-4-5', 0.002), purpose: 'reviewer' });
+      recordRow(ledger, { ...call(LOGIN, '2025-01-10T09:02:00.000Z', 'anthropic:claude-haiku-4-5', 0.001), purpose: 'reviewer' });
+      recordRow(ledger, call(LOCAL, '2025-01-10T10:00:00.000Z', 'openai:gpt-5', 0.5));
+      ledger.close();
+    } finally {
+      db.close();
+    }
+    const r = await t.deepdesk(['usage']);
+    expect(r.code).toBe(0);
+    expect(cells(r.stdout).map((row) => [row[0], row[1], row[6], row[7]])).toEqual([
+      ['THREAD', 'CALLS', 'COST', 'REVIEWER'],
+      [LOCAL, '1', '$0.5000', '0'],
+      ['Fix the login bug (aaaaaaaa)', '3', '$0.0130', '2 ($0.0030)'],
+      ['TOTAL', '4', '$0.5130', '2 ($0.0030)'],
+    ]);
+    const byModel = await t.deepdesk(['usage', '--by', 'model']);
+    expect(cells(byModel.stdout).find((row) => row[0] === 'anthropic:claude-haiku-4-5')?.[7]).toBe('2 ($0.0030)');
+  });
+
   it('prints sandbox time under the model calls by thread, day and provider: time, cost or no price, a price per hour set in Settings › Sandboxes; --json has it as sandboxes', async () => {
     seed();
     const db = openDatabase(databasePath(t.dataDir));

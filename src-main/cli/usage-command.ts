@@ -1,5 +1,6 @@
 // `deepdesk usage [--since DATE] [--by thread|day|model] [--json]` (SPEC §17): the usage
-// ledger summed by thread, day or model, as a table with a total (and sandbox time, SPEC §18,
+// ledger summed by thread, day or model, as a table with a total, the reviewer's calls in a
+// column when there are any (and sandbox time, SPEC §18,
 // as a second one) and a line for each turn whose cost drifted (SPEC §26), or as one JSON
 // document shaped as the contract's UsageReport (what the window's Usage view reads).
 
@@ -79,10 +80,13 @@ function modelCallsText(report: UsageReport): string {
   if (report.rows.length === 0) {
     return report.since === undefined ? 'No model calls recorded yet.\n' : `No model calls recorded since ${terminalSafe(report.since, { singleLine: true })}.\n`;
   }
+  // The reviewer's calls (SPEC §23) are in the thread's: a column of their own says how many, when there are any.
+  const reviewer = (report.total.byPurpose?.reviewer?.calls ?? 0) > 0;
+  const cells = (sums: UsageSums): string[] => [...sumCells(sums), ...(reviewer ? [reviewerCell(sums)] : [])];
   const rows = [
-    [HEADINGS[report.by], 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST'],
-    ...report.rows.map((row) => [rowLabel(report.by, row), ...sumCells(row)]),
-    ['TOTAL', ...sumCells(report.total)],
+    [HEADINGS[report.by], 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST', ...(reviewer ? ['REVIEWER'] : [])],
+    ...report.rows.map((row) => [rowLabel(report.by, row), ...cells(row)]),
+    ['TOTAL', ...cells(report.total)],
   ];
   let text = table(rows);
   const unpriced = report.total.unpricedCalls;
@@ -128,6 +132,12 @@ function shortId(id: string): string {
 function sumCells(sums: UsageSums): string[] {
   const calls = sums.failedCalls > 0 ? `${count(sums.calls)} (${count(sums.failedCalls)} failed)` : count(sums.calls);
   return [calls, count(sums.inputTokens), count(sums.outputTokens), count(sums.cacheReadTokens), count(sums.cacheWriteTokens), costText(sums)];
+}
+
+/** Of a group's calls, the reviewer's and what they cost. */
+function reviewerCell(sums: UsageSums): string {
+  const own = sums.byPurpose?.reviewer;
+  return own === undefined ? '0' : `${count(own.calls)} (${costText({ costUsd: own.costUsd, unpricedCalls: 0 })})`;
 }
 
 function count(n: number): string {
