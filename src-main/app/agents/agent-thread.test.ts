@@ -59,8 +59,10 @@ describe('an external agent for a thread', async () => {
     return { folder, dataDir, home };
   }
 
-  it.skipIf(!available)('Claude Code from the catalog: a turn, its write after allow-once; each of its calls one ledger row and one span naming it', async () => {
+  it.skipIf(!available)('Claude Code from the catalog: a turn, its write after allow-once; each of its calls one ledger row and one span naming it; its step names the model that answered, not `default`', async () => {
     const { folder, dataDir, home } = scene();
+    const store = new CheckpointStore(join(dataDir, 'checkpoints.db'));
+    cleanups.push(() => store.close());
     const target = join(folder, 'notes.txt');
     const script = (body: Record<string, unknown>): AnthropicReply => {
       const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
@@ -99,12 +101,16 @@ describe('an external agent for a thread', async () => {
       telemetry: async () => telemetry,
       personKey: 'sk-ant-the-persons-key',
       upstream: model.url.replace(/\/v1$/, ''),
+      checkpoints: recorderFor(store, folder),
     });
     cleanups.push(() => thread.stop());
     expect(thread.session.initializeResponse?.agentCapabilities?.loadSession).toBe(true);
     const turn = await thread.prompt('Write notes.txt');
     expect(turn.stopReason).toBe('end_turn');
     expect(readFileSync(target, 'utf8')).toBe('from the catalog\n');
+    // Its session says `default` (an alias); the model that answered its calls is what wrote the line.
+    expect(turn.checkpoint).toMatchObject({ tool: 'agent:claude-code', model: 'claude-sonnet-4-5-20250929' });
+    expect(lineAuthors(store, folder, 'notes.txt', readFileSync(target))).toEqual([{ line: 1, kind: 'agent', thread: 'thread-1', model: 'claude-sonnet-4-5-20250929', agent: 'claude-code' }]);
     expect(asked.map((a) => a.agent)).toContain('Claude Code');
     expect(said(turn.updates)).toContain('Done.');
     ledger.flush();

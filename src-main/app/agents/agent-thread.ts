@@ -99,6 +99,7 @@ function meteringProxyFor(
   options: AgentThreadOptions,
   audit: { run(): RunObserver | undefined; telemetry(): Telemetry | undefined; turnInfo(): AgentRunInfo },
   budget: { refused(why: string): void; reached(): void },
+  onModel: MeteringProxyOptions['onModel'],
 ): Promise<MeteringProxy> {
   const alone = (): Pick<RunObserver, 'modelCall'> => ({
     modelCall: (info) => {
@@ -117,15 +118,32 @@ function meteringProxyFor(
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options, budget.refused) } : {}),
     onBudget: budget.reached,
+    onModel,
   });
 }
 
+/**
+ * The model a turn's work was done with (SPEC §24), at its end: the one that answered the agent's
+ * last call offering tools through the proxy (a side call's title is not the work), else the
+ * model its session names, else none.
+ */
+function turnModel(): { heard: NonNullable<MeteringProxyOptions['onModel']>; used(session: AcpClientSession): string | undefined; reset(): void } {
+  let heard: { model: string; tools: boolean } | undefined;
+  return {
+    heard: (call) => {
+      if (call.tools || !heard?.tools) heard = call;
+    },
+    used: (session) => heard?.model ?? session.model,
+    reset: () => (heard = undefined),
+  };
+}
+
 /** One turn as one step of the thread over the whole folder, with the checkpoint of what changed. */
-async function checkpointed(recorder: CheckpointRecorder, session: AcpClientSession, info: StepInfo, text: string, binding: AgentTurnBinding | undefined) {
+async function checkpointed(recorder: CheckpointRecorder, session: AcpClientSession, info: StepInfo, text: string, binding: AgentTurnBinding | undefined, model: () => string | undefined) {
   const outcome = await recorder.step(info, 'all', async () => {
     const answer = await session.prompt(text, binding);
-    // The model the agent says it used (SPEC §24), as it says it at the turn's end.
-    if (session.model !== undefined) info.model = session.model;
+    const used = model();
+    if (used !== undefined) info.model = used;
     return answer;
   });
   const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
@@ -149,6 +167,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let telemetry = await options.telemetry?.();
   const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider: 'known' in spec ? spec.known.priceProvider : ('openai-compatible' as const), model: '', folder: options.folder });
   const audit = { run: () => run, telemetry: () => telemetry, turnInfo };
+  const model = turnModel();
   const proxy =
     'known' in spec
       ? await meteringProxyFor(spec.known, options, audit, {
@@ -157,7 +176,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
             reached = true;
             void ref.stop?.();
           },
-        })
+        }, model.heard)
       : undefined;
   const launch =
     'known' in spec
@@ -207,9 +226,10 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     sessionId: session.id!,
     prompt: async (text, messageIndex, binding) => {
       turn++;
+      model.reset();
       telemetry = (await options.telemetry?.()) ?? telemetry;
       const observer = (run = telemetry?.turn({ ...turnInfo(), input: { role: 'user', content: text } }));
-      const result = (options.checkpoints ? checkpointed(options.checkpoints, session, { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: text.split('\n')[0] ?? '', tool: `agent:${name}` }, text, binding) : session.prompt(text, binding)).finally(() => (run = undefined));
+      const result = (options.checkpoints ? checkpointed(options.checkpoints, session, { threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: text.split('\n')[0] ?? '', tool: `agent:${name}` }, text, binding, () => model.used(session)) : session.prompt(text, binding)).finally(() => (run = undefined));
       void result.then(
         (r) => observer?.end({ reason: r.stopReason === 'cancelled' ? 'aborted' : 'completed', text: '' }),
         (err: unknown) => observer?.end({ reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),

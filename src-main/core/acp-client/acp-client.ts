@@ -45,12 +45,15 @@ function toldMore(known: KnownToolCall, now: KnownToolCall): KnownToolCall {
   return known;
 }
 
-/** The model a session's configuration names: its option of category `model`, else the (unstable) `models.currentModelId`. */
+/**
+ * The model a session's configuration names: its option of category `model`, else the (unstable)
+ * `models.currentModelId`; `default` (Claude Code's) is an alias that names no model.
+ */
 function modelOf(told: { configOptions?: SessionConfigOption[] | null; models?: { currentModelId?: unknown } | null }): string | undefined {
   const option = told.configOptions?.find((o) => o.category === 'model' && o.type === 'select')?.currentValue;
   const model = option ?? told.models?.currentModelId;
   // The agent's words: kept as data, and short.
-  return typeof model === 'string' && model !== '' && model.length <= 200 ? model : undefined;
+  return typeof model === 'string' && model !== '' && model !== 'default' && model.length <= 200 ? model : undefined;
 }
 
 /** What an allowed permission request covers: a change to each of its paths, or its command line. */

@@ -44,6 +44,8 @@ export interface MeteringProxyOptions {
    * usage, let go when it failed.
    */
   hold?(call: { model: string; promptTokens: number; maxOutputTokens: number }): CallHold | { refused: string };
+  /** A call answered: the model that answered it (as the answer names it, else the request) and whether it offered tools (the agent's own work, not a side call's title). */
+  onModel?(call: { model: string; tools: boolean }): void;
 }
 
 export interface MeteringProxy {
@@ -128,22 +130,27 @@ function usageHeard(answer: IncomingMessage, chunks: readonly Buffer[]): Metered
 }
 
 /** The model a request names (its body's `model`, else the path's: Gemini's `models/NAME:…`) and the most it lets the model answer, if it says. */
-function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined } {
+function requestFacts(path: string, body: Buffer): { model: string; maxOutput: number | undefined; tools: boolean } {
   const parsed = (safely(() => JSON.parse(body.toString('utf8')) as unknown, null) ?? {}) as Record<string, unknown>;
   const config = (parsed.generationConfig ?? {}) as Record<string, unknown>;
   const maxOutput = [parsed.max_tokens, parsed.max_output_tokens, config.maxOutputTokens].find((n): n is number => typeof n === 'number' && n > 0);
   const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : (/\/models\/([^/:?]+)/.exec(path)?.[1] ?? 'unknown');
-  return { model, maxOutput };
+  return { model, maxOutput, tools: Array.isArray(parsed.tools) && parsed.tools.length > 0 };
 }
 
 /**
  * One request of the agent's forwarded upstream and its answer streamed back; a model call's
  * usage read from the answer and reported to `metered`.
  */
-function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall): Promise<void> {
+function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall & { asked: { model: string; tools: boolean } }): Promise<void> {
   const { upstream, basePath, options } = to;
   return new Promise<void>((resolve) => {
-    const done = (outcome: { error?: string; responseModel?: string }): void => (metered?.end(outcome), resolve());
+    const done = (outcome: { error?: string; responseModel?: string }): void => {
+      metered?.end(outcome);
+      const model = outcome.responseModel ?? metered?.asked.model;
+      if (metered && outcome.error === undefined && model !== undefined && model !== 'unknown') options.onModel?.({ model, tools: metered.asked.tools });
+      resolve();
+    };
     // What a billed answer has said so far. Cut short (SPEC §26), the call settles at the largest
     // usage it had reported (Anthropic's message_start, then each message_delta); with none, it keeps its worst case.
     let heard: { answer: IncomingMessage; chunks: Buffer[] } | undefined;
@@ -228,7 +235,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   /** A model call: its worst case held in this proxy's budget and the shared one (where there are), observed through the metering point, forwarded. */
   const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
     if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forwardCall(to, req, res, body);
-    const { model, maxOutput } = requestFacts(req.url ?? '/', body);
+    const { model, maxOutput, tools } = requestFacts(req.url ?? '/', body);
     // Its prompt from the request's size, four characters a token (for JSON, a generous count).
     const promptTokens = Math.ceil(body.length / 4);
     const maxOutputTokens = maxOutput ?? maxOutputTokensFor(`${options.agent.provider}:${model}`);
@@ -249,7 +256,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
       },
     };
     const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
-    return forwardCall(to, req, res, body, meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold));
+    return forwardCall(to, req, res, body, Object.assign(meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold), { asked: { model, tools } }));
   };
 
   const server = createServer((req, res) => {
