@@ -58,6 +58,9 @@ export function restoreNote(history: CheckpointHistory, outcome: RestoreOutcome,
     const shown = [...h.lines.filter((l) => l.startsWith('+')).map((l) => '-' + l.slice(1)), ...h.lines.filter((l) => l.startsWith('-')).map((l) => '+' + l.slice(1))];
     head += `\n${shown.slice(0, HUNK_LINES).join('\n')}${shown.length > HUNK_LINES ? `\n… and ${shown.length - HUNK_LINES} more lines` : ''}`;
     short = 'Reverted a change';
+  } else if (kind === 'revert' && outcome.rewritten) {
+    head = `The person reverted the lines this thread's agent wrote in ${files.map((f) => f.path).join(', ')}; the lines the person or other threads changed there were kept.`;
+    short = 'Reverted the agent’s lines, kept the others';
   } else if (kind === 'revert') {
     const list = files.map((f) => f.path).join(', ');
     head = `The person reverted ${list} to how ${files.length === 1 ? 'it was' : 'they were'} before this thread's agent changed ${files.length === 1 ? 'it' : 'them'}${since ? ` (${since.createdAt})` : ''}.`;

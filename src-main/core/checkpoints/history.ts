@@ -3,7 +3,7 @@
 // message, one file, undoing a restore), deleting a thread's history and the size bound.
 
 import { changeHunks, unifiedHunks } from '../text/unified-diff';
-import { reviewHunks, withHunkReverted, type ReviewHunk } from './hunks';
+import { hunkLines, reviewHunks, revertHunks, type ReviewHunk } from './hunks';
 import { lineAuthors } from './line-authors';
 import { storedText } from './stored-text';
 import { recorderFor } from './recorder';
@@ -126,23 +126,13 @@ export class CheckpointHistory {
    * Null when the thread's change has no such hunk (any more).
    */
   async revertHunk(threadId: string, rel: string, hunkId: string, resolution: Resolution): Promise<(RestoreOutcome & { hunk: ReviewHunk }) | null> {
-    const all = this.threadCheckpoints(threadId);
-    if (all.length === 0) return null;
     const clean = rel.replace(/^\/+/, '');
-    return recorderFor(this.store, all[0]!.folder).betweenSteps(threadId, async () => {
-      // Read again once the step ended: it may have changed the file.
-      const net = this.netOfThread(threadId, clean).get(clean);
-      const before = net ? storedText(this.store, net.first) : null;
-      const after = net ? storedText(this.store, net.last) : null;
-      const hunk = net && net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(threadId, clean, net, before, after).find((h) => h.id === hunkId) : undefined;
-      if (!net || !hunk) return null;
-      const was = net.first === null ? Buffer.alloc(0) : this.store.blob(net.first.hash)!;
-      const now = this.store.blob(net.last!.hash)!;
-      const checkpoints = this.threadCheckpoints(threadId).filter((c) => c.seq >= net.firstSeq && c.seq <= net.lastSeq);
-      const lines = hunk.newLines === 0 ? `line ${hunk.newStart}` : `lines ${hunk.newStart}–${hunk.newStart + hunk.newLines - 1}`;
-      const outcome = await this.restore(net.folder, checkpoints, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean} ${lines}` }, new Set([clean]), {
+    return this.betweenSteps(threadId, clean, async (net, hunks) => {
+      const hunk = hunks.find((h) => h.id === hunkId);
+      if (!hunk) return null;
+      const outcome = await this.restore(net.folder, net.checkpoints, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean} ${hunkLines(hunk)}` }, new Set([clean]), {
         path: clean,
-        apply: (current) => withHunkReverted(hunk, was, now, current),
+        apply: (current) => this.reverted([hunk], net, current),
       });
       return { ...outcome, hunk };
     });
@@ -179,12 +169,56 @@ export class CheckpointHistory {
     return this.restore(checkpoint.folder, [checkpoint], 'take-restore', { threadId: checkpoint.threadId, messageIndex: checkpoint.messageIndex, messageLine: `Put back ${rels.join(', ')}` }, new Set(rels));
   }
 
-  /** Reverts every change the thread's agent made to one path. */
+  /**
+   * Reverts every change the thread's agent made to one path. A text file someone changed
+   * since (or between the agent's steps) keeps their lines: only the hunks the thread wrote go
+   * back, around the others' (or, when another change touches them, nothing does, and why).
+   */
   async revertFile(threadId: string, rel: string, resolution: Resolution): Promise<RestoreOutcome | null> {
+    const clean = rel.replace(/^\/+/, '');
+    return this.betweenSteps(threadId, clean, (net, hunks) => {
+      const record = { threadId, messageIndex: null, messageLine: `Revert ${clean}` };
+      const text = hunks.length > 0 && (net.first === null || net.first.type === 'f');
+      const merge = text ? { path: clean, unlessAsLeft: true, apply: (current: Buffer) => this.revertOwn(threadId, hunks, net, current) } : undefined;
+      return this.restore(net.folder, net.checkpoints, resolution, record, new Set([clean]), merge);
+    });
+  }
+
+  /** `current` with the hunks only the thread wrote put back (others' are kept), or why not. */
+  private revertOwn(threadId: string, hunks: readonly ReviewHunk[], net: NetOfThread, current: Buffer): Buffer | string {
+    const ours = (a: ReviewHunk['authors'][number]): boolean => a.kind === 'agent' && a.thread === threadId;
+    const mixed = hunks.find((h) => h.authors.some(ours) && !h.authors.every(ours));
+    if (mixed) return `${hunkLines(mixed)} hold lines you or another thread wrote too: nothing was reverted, so they are kept`;
+    const own = hunks.filter((h) => h.authors.every(ours));
+    if (own.length === 0) return 'no line of it is this thread’s any more: nothing was reverted';
+    return this.reverted(own, net, current);
+  }
+
+  /** `current` with `hunks` of the thread's change put back, or why they cannot be. */
+  private reverted(hunks: readonly ReviewHunk[], net: NetOfThread, current: Buffer): Buffer | string {
+    const was = net.first === null ? Buffer.alloc(0) : this.store.blob(net.first.hash)!;
+    const result = revertHunks(hunks, was, this.store.blob(net.last!.hash)!, current);
+    if ('content' in result) return result.content;
+    return `${hunkLines(result.clash)} changed since the agent’s change (by you or another thread): nothing was reverted, so they are kept`;
+  }
+
+  /**
+   * Runs `work` between the thread's steps (a step going on ends first, none starts meanwhile)
+   * with what the thread changed in `rel`, read once the step ended, and its hunks. Null when
+   * the thread changed nothing there.
+   */
+  private async betweenSteps<T>(threadId: string, rel: string, work: (net: NetOfThread & { checkpoints: Checkpoint[] }, hunks: ReviewHunk[]) => Promise<T | null>): Promise<T | null> {
     const all = this.threadCheckpoints(threadId);
     if (all.length === 0) return null;
-    const clean = rel.replace(/^\/+/, '');
-    return this.restore(all[0]!.folder, all, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean}` }, new Set([clean]));
+    return recorderFor(this.store, all[0]!.folder).betweenSteps(threadId, async () => {
+      const net = this.netOfThread(threadId, rel).get(rel);
+      if (!net) return null;
+      const before = storedText(this.store, net.first);
+      const after = storedText(this.store, net.last);
+      const hunks = net.last?.type === 'f' && before !== null && after !== null ? this.hunksOf(threadId, rel, net, before, after) : [];
+      const checkpoints = this.threadCheckpoints(threadId).filter((c) => c.seq >= net.firstSeq && c.seq <= net.lastSeq);
+      return work({ ...net, checkpoints }, hunks);
+    });
   }
 
   /** The latest restore of the thread, when it can still be undone (nothing of the thread came after it). */

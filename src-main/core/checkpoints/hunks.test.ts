@@ -102,6 +102,54 @@ describe('per-hunk review of a thread’s changes', () => {
     expect(fs.readFileSync(p('a.txt'), 'utf8')).toBe('a\nB, then mine\nc\n');
   });
 
+  it('takes back one agent’s one-line change and nothing else: your line and another thread’s fix stay (the hunk’s Revert and the file’s)', async () => {
+    const lines = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`);
+    const text = (edit: Record<number, string>): string => lines.map((l, i) => edit[i + 1] ?? l).join('\n') + '\n';
+    fs.writeFileSync(p('a.ts'), text({}));
+    await recorder.step(info('t1'), 'all', async () => undefined);
+    await agentWrites('t1', 'a.ts', text({ 3: 'claude code was here' }));
+    fs.writeFileSync(p('a.ts'), text({ 1: 'my own line', 3: 'claude code was here' }));
+    await agentWrites('t2', 'a.ts', text({ 1: 'my own line', 3: 'claude code was here', 12: 'the other thread’s fix' }));
+    const [hunk, ...more] = hunksOf('t1', 'a.ts');
+    expect(more).toEqual([]);
+
+    const outcome = await history.revertHunk('t1', 'a.ts', hunk!.id, 'ask');
+    expect(outcome?.restored).toEqual(['a.ts']);
+    expect(fs.readFileSync(p('a.ts'), 'utf8')).toBe(text({ 1: 'my own line', 12: 'the other thread’s fix' }));
+    await history.undoRestore(outcome!.checkpoint!.id, 'ask');
+
+    // The file's Revert, whatever the person would answer, keeps their line and the other thread's fix.
+    const file = await history.revertFile('t1', 'a.ts', 'take-restore');
+    expect(file?.applied).toBe(true);
+    expect(file?.conflicts).toEqual([]);
+    expect(fs.readFileSync(p('a.ts'), 'utf8')).toBe(text({ 1: 'my own line', 12: 'the other thread’s fix' }));
+    const note = restoreNote(history, file!, { kind: 'revert' });
+    expect(note?.display).toContain('kept the others');
+    expect(note?.text).toContain('the lines the person or other threads changed there were kept');
+  });
+
+  it('changes no byte when someone changed the hunk’s lines since, and says why; lines that only moved still go back', async () => {
+    fs.writeFileSync(p('b.txt'), '1\n2\n3\n4\n5\n');
+    await recorder.step(info('t1'), 'all', async () => undefined);
+    await agentWrites('t1', 'b.txt', '1\n2\nagent\n4\n5\n');
+    const [hunk] = hunksOf('t1', 'b.txt');
+    const mine = '1\n2\nagent, then mine\n4\n5\n';
+    fs.writeFileSync(p('b.txt'), mine);
+    for (const revert of [() => history.revertHunk('t1', 'b.txt', hunk!.id, 'take-restore'), () => history.revertFile('t1', 'b.txt', 'take-restore'), () => history.revertFile('t1', 'b.txt', 'ask')]) {
+      const outcome = await revert();
+      expect(outcome?.restored).toEqual([]);
+      expect(outcome?.checkpoint).toBeUndefined();
+      expect(outcome?.skipped).toEqual([{ path: 'b.txt', reason: 'line 3 changed since the agent’s change (by you or another thread): nothing was reverted, so they are kept' }]);
+      expect(restoreNote(history, outcome!, { kind: 'revert' })).toBeNull();
+      expect(fs.readFileSync(p('b.txt'), 'utf8')).toBe(mine);
+    }
+    // Two lines put in above it: the change moved, its lines did not change; it goes back where it is now.
+    fs.writeFileSync(p('b.txt'), 'new a\nnew b\n1\n2\nagent\n4\n5\n');
+    const moved = await history.revertHunk('t1', 'b.txt', hunk!.id, 'ask');
+    expect(moved?.restored).toEqual(['b.txt']);
+    expect(fs.readFileSync(p('b.txt'), 'utf8')).toBe('new a\nnew b\n1\n2\n3\n4\n5\n');
+  });
+
   it('says who wrote each hunk: the thread’s steps, another thread’s, and the person’s between them', async () => {
     fs.writeFileSync(p('f.txt'), '1\n2\n3\n4\n5\n6\n7\n8\n9\n');
     await recorder.step(info('t1'), 'all', async () => undefined);
@@ -117,6 +165,11 @@ describe('per-hunk review of a thread’s changes', () => {
       { lines: ['+mine'], authors: ['person'] },
       { lines: ['+other thread'], authors: ['t2'] },
     ]);
+    // The file's Revert takes back only the thread's own hunks: the person's line and the other
+    // thread's hunk (its line, and the '9' this thread removed beside it) stay.
+    const outcome = await history.revertFile('t1', 'f.txt', 'ask');
+    expect(outcome?.applied).toBe(true);
+    expect(fs.readFileSync(p('f.txt'), 'utf8')).toBe('1\n2\n3\n4\nmine\n6\n7\nother thread\n');
     // A hunk that only removes lines is the thread's.
     fs.writeFileSync(p('g.txt'), 'a\nb\nc\n');
     await agentWrites('t1', 'g.txt', 'a\nc\n');

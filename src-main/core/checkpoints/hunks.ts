@@ -1,6 +1,6 @@
 // Per-hunk review (SPEC §24): a thread's net change of one file cut into hunks, who wrote the
 // lines of each (line-authors.ts, from the folder's checkpoint log), and the file with one hunk
-// put back as it was, byte for byte (its line ends and mode kept).
+// put back as it was, byte for byte (its line ends and mode kept), around what others changed since.
 
 import { createHash } from 'node:crypto';
 import { changeHunks, type TextHunk } from '../text/unified-diff';
@@ -24,16 +24,40 @@ export function reviewHunks(path: string, first: string, last: string, authors: 
   });
 }
 
-/** `current` with hunk `h` of `before` → `after` put back as `before` had it; null when the hunk's lines (and one line each side) are no longer where the change left them. */
-export function withHunkReverted(h: TextHunk, before: Buffer, after: Buffer, current: Buffer): Buffer | null {
+/**
+ * `current` with hunks `hs` of `before` → `after` put back as `before` had them, a three-way
+ * revert: what others changed since (`after` → `current`) stays, wherever the hunks' lines moved.
+ * When another change touches a hunk's lines or the line next to them, nothing is put back:
+ * the answer is that hunk (a revert would take their lines too).
+ */
+export function revertHunks(hs: readonly TextHunk[], before: Buffer, after: Buffer, current: Buffer): { content: Buffer } | { clash: TextHunk } {
   const was = rawLines(before);
   const now = rawLines(after);
   const cur = rawLines(current);
-  const at = h.newStart - 1;
-  for (let k = Math.max(0, at - 1); k < Math.min(now.length, at + h.newLines + 1); k++) {
-    if (cur[k] === undefined || !cur[k]!.equals(now[k]!)) return null;
+  // Edits of `now`: replace `drop` lines from `at` with `put`.
+  const theirs = changeHunks(after.toString('latin1'), current.toString('latin1')).map((t) => ({ at: t.oldStart - 1, drop: t.oldLines, put: cur.slice(t.newStart - 1, t.newStart - 1 + t.newLines) }));
+  const edits = [...theirs];
+  for (const h of hs) {
+    const at = h.newStart - 1;
+    const end = at + h.newLines;
+    const touches = theirs.some((e) => (e.drop === 0 ? e.at >= at && e.at <= end : e.at < end + 1 && e.at + e.drop > at - 1));
+    if (touches) return { clash: h };
+    edits.push({ at, drop: h.newLines, put: was.slice(h.oldStart - 1, h.oldStart - 1 + h.oldLines) });
   }
-  return Buffer.concat([...cur.slice(0, at), ...was.slice(h.oldStart - 1, h.oldStart - 1 + h.oldLines), ...cur.slice(at + h.newLines)]);
+  edits.sort((a, b) => a.at - b.at || a.drop - b.drop);
+  const out: Buffer[] = [];
+  let i = 0;
+  for (const e of edits) {
+    out.push(...now.slice(i, e.at), ...e.put);
+    i = e.at + e.drop;
+  }
+  out.push(...now.slice(i));
+  return { content: Buffer.concat(out) };
+}
+
+/** Where a hunk's lines are as the change left them, for the person: `line 3`, `lines 3–5`. */
+export function hunkLines(h: TextHunk): string {
+  return h.newLines <= 1 ? `line ${h.newStart}` : `lines ${h.newStart}–${h.newStart + h.newLines - 1}`;
 }
 
 function hunkId(path: string, h: TextHunk): string {

@@ -70,6 +70,8 @@ export interface RestoreOutcome {
   /** Paths that could not be restored, with why (ignored folders, files too big to keep, errors). */
   skipped: Conflict[];
   checkpoint?: Checkpoint;
+  /** The file was rewritten around others' changes (RestoreRequest.rewrite), not restored whole. */
+  rewritten?: true;
 }
 
 export interface RestoreRequest {
@@ -81,14 +83,13 @@ export interface RestoreRequest {
   /** Recorded on the restore's own checkpoint. */
   record: { threadId: string | null; messageIndex: number | null; messageLine: string };
   /**
-   * One file's new content made from what it holds now (a hunk put back), in place of the
-   * checkpoints' earlier states; its mode is kept. `apply` answers null when it cannot.
+   * One file's new content made from what it holds now (hunks put back around others'
+   * changes), in place of the checkpoints' earlier states; its mode is kept. `apply` answers
+   * why not when it cannot: nothing is changed. `unlessAsLeft`: a file as the checkpoints
+   * left it (nobody changed it since or between them) is restored as a whole instead.
    */
-  rewrite?: { path: string; apply(current: Buffer): Buffer | null };
+  rewrite?: { path: string; apply(current: Buffer): Buffer | string; unlessAsLeft?: boolean };
 }
-
-/** Why a rewrite was not done: the file no longer holds the change where it was made. */
-const CHANGED_SINCE = 'changed since: this change is no longer where it was made';
 
 export function restoreCheckpoints(recorder: CheckpointRecorder, request: RestoreRequest): Promise<RestoreOutcome> {
   return recorder.locked(() => restoreLocked(recorder, request));
@@ -109,16 +110,24 @@ async function restoreLocked(recorder: CheckpointRecorder, request: RestoreReque
   };
   // A rewrite's content, made under the lock from the file as it is now.
   const made = new Map<string, Buffer>();
-  let net: NetChange[];
-  if (request.rewrite) {
-    const rel = request.rewrite.path;
+  let net = netChanges(request.entriesOf, request.checkpoints, request.only);
+  let rewritten = false;
+  const rewrite = request.rewrite;
+  if (rewrite) {
+    const rel = rewrite.path;
     const now = (await source.currentStates([rel])).get(rel);
+    const whole = net.find((n) => n.path === rel);
+    const asLeft = whole !== undefined && !whole.interleaved && sameState(now?.state ?? null, whole.expected);
     const content = now?.state?.type === 'f' ? now.blobs.get(now.state.hash) : undefined;
-    const next = content === undefined ? null : request.rewrite.apply(content);
-    if (next === null || now?.state == null) return { applied: true, restored: [], conflicts: [], skipped: [{ path: rel, reason: CHANGED_SINCE }] };
-    made.set(sha256(next), next);
-    net = [{ path: rel, expected: now.state, target: { type: 'f', mode: now.state.mode, hash: sha256(next) }, interleaved: false, unattributed: false }];
-  } else net = netChanges(request.entriesOf, request.checkpoints, request.only);
+    if (rewrite.unlessAsLeft && (asLeft || content === undefined)) net = net.filter((n) => n.path === rel);
+    else {
+      const next = content === undefined ? 'no longer a file' : rewrite.apply(content);
+      if (typeof next === 'string' || now?.state == null) return { applied: true, restored: [], conflicts: [], skipped: [{ path: rel, reason: typeof next === 'string' ? next : 'no longer a file' }] };
+      made.set(sha256(next), next);
+      rewritten = true;
+      net = [{ path: rel, expected: now.state, target: { type: 'f', mode: now.state.mode, hash: sha256(next) }, interleaved: false, unattributed: false }];
+    }
+  }
   // What the plan looks at, asked of the folder in one go (a remote one answers in one call each).
   const named = net.filter((n) => refusedByName(n.path) === null);
   const links = await source.linkedParents(named.map((n) => n.path));
@@ -250,5 +259,5 @@ async function restoreLocked(recorder: CheckpointRecorder, request: RestoreReque
     manifest,
     checkpoints: [{ folder: root, kind: 'restore', ...request.record, reverts: request.checkpoints.map((c) => c.id), changes: done }],
   });
-  return { applied: true, restored, conflicts, skipped, ...(checkpoint ? { checkpoint } : {}) };
+  return { applied: true, restored, conflicts, skipped, ...(checkpoint ? { checkpoint } : {}), ...(rewritten ? { rewritten: true as const } : {}) };
 }
