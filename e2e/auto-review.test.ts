@@ -131,7 +131,7 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Reviewed calls · 2 (1 denied)');
 
     // The breaker's notice, and the way back to review.
-    inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'Review is off for this thread: the reviewer denied 3 calls in a row. The person answers its approvals until review is turned back on (Settings › Approvals, or --reviewer on a later run).' });
+    inject({ type: 'note', id: 'rv-n', kind: 'reviewer', text: 'Review is off for this thread: the reviewer denied 3 calls in a row. You answer its approvals until you save review on again in Settings › Approvals (or give --reviewer on a later run).' });
     const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread' });
     await notice.waitFor({ timeout: 60_000 });
     await notice.getByRole('button', { name: 'Review settings' }).click();

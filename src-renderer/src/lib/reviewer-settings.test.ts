@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Settings } from '../../../src-main/app/contract';
 import { reviewerDraft, reviewerFromDraft } from './reviewer-settings';
+import { toDraft } from './settings-draft';
+import { settingsPatch } from './settings-patch';
 
 const FOLDER = '/work/project';
 const draft = (reviewerOn: boolean, reviewerModelText: string, reviewerTimeoutText = '', reviewerScope: 'all' | 'folder' = 'all') => ({ reviewerOn, reviewerModelText, reviewerTimeoutText, reviewerScope });
@@ -30,4 +33,16 @@ describe('Settings › Approvals › Review with a model as typed (SPEC §23)', 
     expect(reviewerFromDraft(draft(true, 'gpt-5-mini'), undefined, FOLDER)).toEqual({ error: expect.stringContaining('PROVIDER:MODEL') });
     for (const timeout of ['0', '2.5', 'soon', '601']) expect(reviewerFromDraft(draft(true, '', timeout), undefined, FOLDER)).toEqual({ error: expect.stringContaining('whole number of seconds') });
   });
+
+  it('Save with review on sends it even unchanged (it resumes review where the breaker tripped); off and untouched, nothing of it', () => {
+    const base: Settings = { model: 'anthropic:claude-sonnet-4-5', baseUrl: '', rules: [], subagents: [], theme: 'system', apiKeys: {}, mounts: [], memoriesStore: 'sqlite' };
+    const untouched = (settings: Settings) => settingsPatch(toDraft(settings, FOLDER), toDraft(settings, FOLDER), settings, FOLDER);
+    expect(untouched({ ...base, reviewer: { model: '', timeoutSeconds: 20 } })).toEqual({ reviewer: { model: '', timeoutSeconds: 20 } });
+    expect(untouched({ ...base, reviewer: { model: 'off', folders: { [FOLDER]: { model: 'openai:gpt-5-mini' } } } })).toEqual({ reviewer: { model: 'off', folders: { [FOLDER]: { model: 'openai:gpt-5-mini' } } } });
+    expect(untouched(base)).toEqual({});
+    expect(untouched({ ...base, reviewer: { model: 'off' } })).toEqual({});
+    // Set by --reviewer for this session: never the person's to save.
+    expect(untouched({ ...base, reviewer: { model: '' }, overridden: { reviewerChoice: true } })).toEqual({});
+  });
 });
+

@@ -54,7 +54,8 @@ export function settingsPatch(draft: SettingsDraft, from: SettingsDraft, setting
     [differs('protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText'), () => agentProtocolFromDraft(draft)],
     [retyped('graderModelText', 'maxRoundsText', 'candidatesBudgetText'), () => goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText)],
     [retyped('subagentModelText'), () => modelsFromDraft(draft.subagentModelText, settings?.models)],
-    [!flags.reviewerChoice && (differs('reviewerOn', 'reviewerScope') || retyped('reviewerModelText', 'reviewerTimeoutText')), () => reviewerFromDraft(draft, settings?.reviewer, folder)],
+    // Saved with review on, review resumes where its breaker tripped (SPEC §23): sent even unchanged.
+    [!flags.reviewerChoice && (draft.reviewerOn || differs('reviewerOn', 'reviewerScope') || retyped('reviewerModelText', 'reviewerTimeoutText')), () => reviewerFromDraft(draft, settings?.reviewer, folder)],
     [!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft), () => sandboxesFromDraft(draft.sandboxesDraft)],
   ];
   for (const [changed, read] of typed) {

@@ -32,7 +32,7 @@ export function afterReview(breaker: ReviewBreaker | undefined, outcome: 'allow'
   return { ...next, ...(tripped !== undefined ? { tripped } : {}) };
 }
 
-/** The notice when a breaker trips (a note of kind `reviewer`). */
+/** The notice when a breaker trips (a note of kind `reviewer`), to the person. */
 export function trippedNotice(why: string): string {
-  return `Review is off for this thread: ${why}. The person answers its approvals until review is turned back on (Settings › Approvals, or --reviewer on a later run).`;
+  return `Review is off for this thread: ${why}. You answer its approvals until you save review on again in Settings › Approvals (or give --reviewer on a later run).`;
 }

@@ -158,7 +158,10 @@ describe("the reviewer's breakers", () => {
     expect(run.approvals.map((a) => a.args.file_path)).toEqual(['/4.txt']);
     expect(existsSync(join(run.ws.folder, '4.txt'))).toBe(true);
     expect(run.state.reviewBreaker).toMatchObject({ deniedInRow: 3, tripped: 'the reviewer denied 3 calls in a row' });
-    expect(run.events.filter((e) => e.type === 'note' && e.kind === 'reviewer')).toHaveLength(1);
+    // Said to the person, in the second person (issue 97).
+    expect(run.events.filter((e) => e.type === 'note' && e.kind === 'reviewer').map((e) => (e as { text: string }).text)).toEqual([
+      'Review is off for this thread: the reviewer denied 3 calls in a row. You answer its approvals until you save review on again in Settings › Approvals (or give --reviewer on a later run).',
+    ]);
   });
 
   it('a tripped breaker changes who answers, never what asks: the next sensitive write goes to the person, and is not made when they refuse', async () => {
