@@ -81,11 +81,11 @@ describe('auto-review in the window (SPEC §23)', () => {
     // A real approval; the reviewer could not answer it, so the person does, and the card says why.
     await poll(() => seen((e) => e.type === 'approval' && e.status === 'pending') !== undefined).toBe(true);
     const asked = seen((e) => e.type === 'approval' && e.status === 'pending')!;
-    inject({ type: 'approval', id: asked.id, name: 'execute', args: asked.args, status: 'pending', reason: String(asked.reason), reviewFailed: 'the reviewer could not answer: no answer within 30 s; tried again: no answer within 30 s' });
+    inject({ type: 'approval', id: asked.id, name: 'execute', args: asked.args, status: 'pending', reason: String(asked.reason), reviewFailed: 'the reviewer could not answer: it did not answer within 30 s, twice' });
     const card = toolCard(page, 'execute').filter({ hasText: 'echo fallback' });
     const group = card.getByRole('group', { name: 'Approve tool call' });
     await poll(() => group.getAttribute('aria-describedby').then(async (ids) => page.evaluate((list) => list!.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '), ids))).toContain(
-      'The reviewer could not answer: no answer within 30 s; tried again: no answer within 30 s. You decide.',
+      'The reviewer could not answer: it did not answer within 30 s, twice. You decide.',
     );
     await screenshot(page, 'review-failed-1400x900');
     await group.getByRole('button', { name: 'Approve', exact: true }).click();

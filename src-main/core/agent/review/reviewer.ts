@@ -7,7 +7,7 @@
 import { ModelError } from '../../models/errors';
 import type { ModelEvent, ModelRequest, ToolCall } from '../../models/types';
 import type { ReviewAnswer, Reviewer } from '../decision';
-import type { ApprovalRequest } from '../types';
+import type { ApprovalRequest, ReviewVerdict } from '../types';
 import { REVIEW_SYSTEM, reviewPrompt, type ReviewInput } from './review-input';
 import { REVIEW_TOOL, REVIEW_TOOL_SPEC, reviewOutcome } from './review-outcome';
 
@@ -21,7 +21,8 @@ export interface ReviewerOptions {
   input(question: ApprovalRequest): Omit<ReviewInput, 'question'>;
 }
 
-type Try = { answer: ReviewAnswer; transient: boolean };
+/** One try: a verdict, or why there is none (the same cause twice is said once). */
+type Try = { verdict: ReviewVerdict } | { because: string; transient: boolean };
 
 export function createReviewer(options: ReviewerOptions): Reviewer {
   const timeoutMs = (options.timeoutSeconds ?? DEFAULT_REVIEW_TIMEOUT_SECONDS) * 1000;
@@ -29,12 +30,13 @@ export function createReviewer(options: ReviewerOptions): Reviewer {
     async review(question, signal) {
       const request = { system: REVIEW_SYSTEM, messages: [{ role: 'user' as const, content: reviewPrompt({ ...options.input(question), question }) }], tools: [REVIEW_TOOL_SPEC] };
       let tried = await oneTry(options, request, timeoutMs, signal);
-      if (!tried.answer.answered && tried.transient && !signal.aborted) {
+      if ('because' in tried && tried.transient && !signal.aborted) {
+        const first = tried.because;
         const again = await oneTry(options, request, timeoutMs, signal);
-        tried = again.answer.answered ? again : { answer: { answered: false, because: `${(tried.answer as { because: string }).because}; tried again: ${(again.answer as { because: string }).because}` }, transient: false };
+        tried = 'verdict' in again ? again : { because: again.because === first ? `${first}, twice` : `${first}; tried again: ${again.because}`, transient: false };
       }
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('stopped');
-      return tried.answer;
+      return 'verdict' in tried ? { answered: true, verdict: tried.verdict } : { answered: false, because: `the reviewer could not answer: ${tried.because}` };
     },
   };
 }
@@ -54,11 +56,11 @@ async function oneTry(options: ReviewerOptions, request: Omit<ModelRequest, 'sig
     return failed(`its model call failed: ${err instanceof Error ? err.message : String(err)}`, status === 429 || (status !== undefined && status >= 500));
   }
   const verdict = reviewOutcome(calls.find((c) => c.name === REVIEW_TOOL)?.args ?? jsonIn(text));
-  return verdict !== null ? { answer: { answered: true, verdict }, transient: false } : failed(`its answer was not a ${REVIEW_TOOL} it could be read as`, false);
+  return verdict !== null ? { verdict } : failed(`its answer was not a ${REVIEW_TOOL} it could be read as`, false);
 }
 
 function failed(because: string, transient: boolean): Try {
-  return { answer: { answered: false, because: `the reviewer could not answer: ${because}` }, transient };
+  return { because, transient };
 }
 
 /** A JSON answer given as text (a structured output of that name), else undefined. */
