@@ -236,6 +236,12 @@ const POWERSHELLS = new Set(['pwsh', 'powershell', 'pwsh.exe', 'powershell.exe']
 const SAFE_INFO_FLAGS = new Set(['--version', '-V', '--help', '-h']);
 const INFO_FLAGS = new Set([...SAFE_INFO_FLAGS, '-v', '-version', '--v8-options']);
 const INTERPRETER = /^(python[\d.]*|pypy[\d.]*|node|nodejs|bun|deno|perl|ruby|php|lua|luajit|Rscript|julia|irb|tclsh|wish|guile)$/;
+/**
+ * Flags that give an interpreter something to run other than code read from its input: node's
+ * test runner (the folder's test files) and package scripts, php's information, as a script
+ * file would. An interpreter given only other flags still reads its input.
+ */
+const NOT_FROM_INPUT: Partial<Record<string, RegExp>> = { node: /^--(test|run)(=|$)/, nodejs: /^--(test|run)(=|$)/, php: /^-[im]$/ };
 const PACKAGE_RUNNERS: Record<string, Set<string>> = {
   npm: new Set(['exec', 'x']), pnpm: new Set(['dlx', 'exec']), yarn: new Set(['dlx', 'exec']), bun: new Set(['x']), uv: new Set(['tool']),
   deno: new Set(['run', 'eval', 'repl', 'x']),
@@ -323,7 +329,7 @@ export function inspectCommand(argv: readonly ArgWord[]): CommandInspection {
   } else {
     const inline = inlineCodeFlag(name, values);
     if (inline !== null) ask(`\`${name} ${inline}\` runs inline code`);
-    else if (INTERPRETER.test(name) && values.every((a) => a.startsWith('-')) && !values.some((a) => INFO_FLAGS.has(a))) {
+    else if (INTERPRETER.test(name) && values.every((a) => a.startsWith('-')) && !values.some((a) => INFO_FLAGS.has(a) || NOT_FROM_INPUT[name]?.test(a) === true)) {
       ask(`\`${name}\` without a script runs code read from its input`);
     }
   }
