@@ -153,6 +153,11 @@ describe('auto-review in the window (SPEC §23)', () => {
     let section = await open();
     const on = section.getByRole('checkbox', { name: 'Review with a model' });
     expect(await on.isChecked()).toBe(false);
+    // Named apart from its section (issue 97), and first: on or off, then where, then its model.
+    expect(await page.getByRole('group', { name: 'Review with a model', exact: true }).count()).toBe(1);
+    expect(await page.getByRole('checkbox', { name: 'Review with a model', exact: true }).count()).toBe(0);
+    expect(await section.getByRole('checkbox', { name: 'Turn on review with a model', exact: true }).count()).toBe(1);
+    expect(await on.evaluate((box) => [...box.closest('fieldset')!.querySelectorAll('input[type="checkbox"], [role="radiogroup"], #settings-reviewer-model')].map((el) => el.getAttribute('role') ?? (el.id || el.getAttribute('type'))))).toEqual(['checkbox', 'radiogroup', 'settings-reviewer-model']);
     await on.check();
     await section.getByRole('spinbutton', { name: 'Reviewer timeout (seconds)' }).fill('20');
 

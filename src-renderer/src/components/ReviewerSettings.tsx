@@ -1,7 +1,8 @@
 // Settings › Approvals › Review with a model (SPEC §23): a reviewer model answers what would ask
 // the person first, behind the rules, protected paths and the sandbox; what it cannot answer
 // still asks the person. For all folders or for the open folder alone. Test reviews a harmless
-// fixed action with what is typed and shows the verdict or the error.
+// fixed action with what is typed and shows the verdict or the error. On or off comes first,
+// then where it applies, then its model; the switch is named apart from the section.
 
 import { useState } from 'react';
 import type { Settings } from '../../../src-main/app/contract';
@@ -47,10 +48,21 @@ export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onCha
     }
   };
 
+  // A scope shows what is saved there; this folder with no entry of its own keeps what is shown (ticked first, then narrowed).
+  const own = saved?.folders?.[folder];
+  const scopeDraft = (scope: 'all' | 'folder') => (scope === 'all' ? choicesDraft(saved) : own !== undefined ? choicesDraft({ ...saved, ...own }) : {});
+
   return (
     <fieldset className="settings-subsection" disabled={flag} aria-describedby={flag ? 'settings-reviewer-flag' : undefined}>
       <legend>Review with a model</legend>
       {flag ? <FlagNote id="settings-reviewer-flag" field="reviewerChoice" /> : null}
+      <label className="checkbox">
+        <input type="checkbox" checked={draft.reviewerOn} onChange={(e) => onChange({ reviewerOn: e.target.checked })} />
+        Turn on review with a model
+      </label>
+      <p className="muted small">
+        A reviewer model answers what would ask you, after the deny rules, protected paths and the sandbox, and sensitive writes in the folder (CI, hooks, package scripts, editor tasks, environment files, agent instructions). What it cannot answer, and protected paths, still ask you. Off: you answer everything.
+      </p>
       <div role="radiogroup" aria-label="Review applies to" className="field-inline">
         {(['all', 'folder'] as const).map((scope) => (
           <label key={scope} className="checkbox">
@@ -58,19 +70,12 @@ export function ReviewerSettings({ draft, saved, folder, modelInUse, flag, onCha
               type="radio"
               name="settings-reviewer-scope"
               checked={draft.reviewerScope === scope}
-              onChange={() => onChange({ reviewerScope: scope, ...choicesDraft(scope === 'folder' ? { ...saved, ...saved?.folders?.[folder] } : saved) })}
+              onChange={() => onChange({ reviewerScope: scope, ...scopeDraft(scope) })}
             />
             {scope === 'all' ? 'For all folders' : 'For this folder only'}
           </label>
         ))}
       </div>
-      <label className="checkbox">
-        <input type="checkbox" checked={draft.reviewerOn} onChange={(e) => onChange({ reviewerOn: e.target.checked })} />
-        Review with a model
-      </label>
-      <p className="muted small">
-        A reviewer model answers what would ask you, after the deny rules, protected paths and the sandbox, and sensitive writes in the folder (CI, hooks, package scripts, editor tasks, environment files, agent instructions). What it cannot answer, and protected paths, still ask you. Off: you answer everything.
-      </p>
       <TextField id="settings-reviewer-model" label="Reviewer" placeholder={modelInUse ? `the thread's model (${modelInUse})` : "the thread's model"} value={draft.reviewerModelText} onValue={(text) => onChange({ reviewerModelText: text })}
         help="Its model, PROVIDER:MODEL. Empty: the thread's own model."
       />
