@@ -5,6 +5,7 @@
 import type { GoalJson } from '../core/goals/goal';
 import { goalCheckOf } from '../core/goals/goal-check';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
+import type { ToolResultFacts } from '../core/tools/result-facts';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { askLine, writeContent } from './terminal-output';
@@ -253,6 +254,8 @@ function toolLine(name: string, args: unknown): string {
 function progressPrinter(io: TerminalIo): (event: AgentEvent) => void {
   if (!io.stderr.isTTY) return () => undefined;
   const shown = new Set<string>();
+  // Why a rule or a hook refused a call: its approval event says it, before the result.
+  const refusals = new Map<string, string>();
   let titleOnly: Extract<AgentEvent, { type: 'tool_call' }> | undefined;
   const show = (call: Extract<AgentEvent, { type: 'tool_call' }>) => {
     shown.add(call.id);
@@ -265,8 +268,34 @@ function progressPrinter(io: TerminalIo): (event: AgentEvent) => void {
     if (event.type === 'tool_call' && !shown.has(event.id)) {
       if (isTitleOnly(event.args)) titleOnly = event;
       else show(event);
+    } else if (event.type === 'approval' && event.status === 'denied') refusals.set(event.id, event.reason);
+    else if (event.type === 'tool_result') {
+      const line = notRunLine(event, refusals.get(event.id));
+      if (line !== null) io.stderr.write(`${line}\n`);
     } else if (event.type === 'summarized') io.stderr.write(`${summarizedLine(event.summarizedMessages, event.archivePath)}\n`);
   };
+}
+
+/**
+ * Under a call's line, when it did not run or did not finish: who refused it and why (SPEC
+ * §23's deciders), else that it was stopped. A call that ran says nothing more.
+ */
+function notRunLine(result: Pick<ToolResultFacts, 'rejected' | 'decided' | 'interrupted'>, reason?: string): string | null {
+  const { rejected } = result;
+  if (rejected === undefined) return result.interrupted === true ? '  ✗ stopped before it finished' : null;
+  const why = (text: string | undefined): string => (text !== undefined && text.trim() !== '' ? `: ${terminalSafe(text.trim(), { singleLine: true })}` : '');
+  switch (rejected.by) {
+    case 'reviewer':
+      return `  ✗ not run: denied by the reviewer${why(rejected.message ?? result.decided?.review?.rationale)}`;
+    case 'person':
+      return rejected.answered === true ? '  ✗ not run: you answered instead' : `  ✗ not run: rejected by you${why(rejected.message)}`;
+    case 'rule':
+      return `  ✗ not run: refused by a rule${why(reason)}`;
+    case 'hook':
+      return `  ✗ not run: blocked by a hook${why(reason)}`;
+    case 'mode':
+      return '  ✗ not run: plan mode is read-only';
+  }
 }
 
 const isTitleOnly = (args: unknown): boolean => typeof args === 'object' && args !== null && Object.keys(args).join() === 'title';
@@ -287,7 +316,7 @@ export function printHistory(io: TerminalIo, history: ThreadHistory, threadRef: 
     if (item.kind !== 'user' && item.kind !== 'summary' && item.kind !== 'notice' && item.parentToolCallId !== undefined) continue;
     if (item.kind === 'user') lines.push(item.text.trimEnd().replace(/^/gm, '> '));
     else if (item.kind === 'assistant') lines.push(item.text.trimEnd());
-    else if (item.kind === 'tool') lines.push(toolLine(item.name, item.args));
+    else if (item.kind === 'tool') lines.push(toolLine(item.name, item.args), ...[notRunLine(item)].filter((line) => line !== null));
     else if (item.kind === 'summary') lines.push(summarizedLine(item.summarizedMessages, item.archivePath));
     else lines.push(`— ${item.text}`);
   }
