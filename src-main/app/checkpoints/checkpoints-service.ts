@@ -51,6 +51,8 @@ export interface CheckpointsServiceOptions {
   threads: Pick<ThreadStore, 'reviewedHunks' | 'markReviewed'>;
   /** Other agents' configuration in a folder (their vendors'): a change there is marked sensitive. */
   agentConfig?: readonly string[];
+  /** Another agent's display name (`Claude Code`) for the name its lines are recorded with (`claude-code`). */
+  agentLabel?: (name: string) => string;
 }
 
 export class CheckpointsService {
@@ -64,7 +66,7 @@ export class CheckpointsService {
 
   changes(threadId: string): ThreadChanges {
     const reviewed = this.options.threads.reviewedHunks(threadId);
-    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed, this.options.agentConfig));
+    const files = this.history.threadChanges(threadId).map((f) => toDto(f, reviewed, this.options));
     const undo = this.history.undoableRestore(threadId);
     let turn: number | null = null;
     if (undo?.messageIndex != null) {
@@ -181,12 +183,13 @@ export class CheckpointsService {
 }
 
 
-function toDto(f: FileChange, reviewed: ReadonlySet<string>, agentConfig: readonly string[] | undefined): ChangedFile {
+function toDto(f: FileChange, reviewed: ReadonlySet<string>, { agentConfig, agentLabel }: Pick<CheckpointsServiceOptions, 'agentConfig' | 'agentLabel'>): ChangedFile {
   const { hunks, ...file } = f;
   const path = toVirtual(f.path);
   const contents = f.before !== undefined || f.after !== undefined ? { before: f.before ?? null, after: f.after ?? null } : undefined;
   const sensitive = f.type === 'i' ? null : sensitiveWrite(path, contents, agentConfig);
-  return { ...file, path, ...(hunks ? { hunks: hunks.map((h) => ({ ...h, reviewed: reviewed.has(h.id) })) } : {}), ...(sensitive ? { sensitive } : {}) };
+  const named = (h: NonNullable<FileChange['hunks']>[number]) => (agentLabel ? h.authors.map((a) => (a.agent !== undefined ? { ...a, agent: agentLabel(a.agent) } : a)) : h.authors);
+  return { ...file, path, ...(hunks ? { hunks: hunks.map((h) => ({ ...h, authors: named(h), reviewed: reviewed.has(h.id) })) } : {}), ...(sensitive ? { sensitive } : {}) };
 }
 
 /** What the person typed: a sent message without the files its @-mentions attached (see mention-attachments). */

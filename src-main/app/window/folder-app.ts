@@ -23,7 +23,7 @@ import type { Handlers, WindowServices } from './handlers';
 import { mountHandlers } from './mount-handlers';
 import { sandboxHandlers } from './sandbox-handlers';
 import { settingsHandlers } from './settings-handlers';
-import { AGENT_CONFIG_PATHS } from '../agents/vendors/catalog';
+import { AGENT_CONFIG_PATHS, knownAgent } from '../agents/vendors/catalog';
 import { threadHandlers } from './thread-handlers';
 import { openWindowSession, type AppOptions } from './window-session';
 import { workspaceHandlers } from './workspace-handlers';
@@ -93,6 +93,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     threads: new ThreadStore(db),
     agentConfig: AGENT_CONFIG_PATHS,
+    agentLabel: (name) => knownAgent(name)?.label ?? name,
   });
   checkpoints.collectGarbage();
 

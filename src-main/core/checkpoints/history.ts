@@ -133,6 +133,8 @@ export class CheckpointHistory {
       const outcome = await this.restore(net.folder, net.checkpoints, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean} ${hunkLines(hunk)}` }, new Set([clean]), {
         path: clean,
         apply: (current) => this.reverted([hunk], net, current),
+        // The one hunk of a file is its whole change: as the agent left it, it goes back whole (a file it made is removed).
+        unlessAsLeft: hunks.length === 1,
       });
       return { ...outcome, hunk };
     });

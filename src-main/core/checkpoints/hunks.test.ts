@@ -123,6 +123,11 @@ describe('per-hunk review of a thread’s changes', () => {
     expect(file?.applied).toBe(true);
     expect(file?.conflicts).toEqual([]);
     expect(fs.readFileSync(p('a.ts'), 'utf8')).toBe(text({ 1: 'my own line', 12: 'the other thread’s fix' }));
+    // A file the agent made, of one hunk, as it left it: that hunk's Revert removes it.
+    await agentWrites('t1', 'made.ts', 'new\n');
+    const [made] = hunksOf('t1', 'made.ts');
+    expect((await history.revertHunk('t1', 'made.ts', made!.id, 'ask'))?.restored).toEqual(['made.ts']);
+    expect(fs.existsSync(p('made.ts'))).toBe(false);
     const note = restoreNote(history, file!, { kind: 'revert' });
     expect(note?.display).toContain('kept the others');
     expect(note?.text).toContain('the lines the person or other threads changed there were kept');

@@ -1,6 +1,6 @@
 // The Changes region (SPEC §6, §8, §24): every file the agent changed in this thread, with
 // added/removed line counts, a Revert button each and its diff by hunks (who wrote each,
-// Reviewed, Keep, Revert; `Open diff` shows the whole diff large). The file's name has the row's whole width: its folders give way first, and a
+// Reviewed, Keep, Revert; `Open diff` shows them large, where a hunk is readable). The file's name has the row's whole width: its folders give way first, and a
 // name longer than the row wraps rather than being cut.
 
 import { useState } from 'react';
@@ -54,6 +54,9 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
   const [large, setLarge] = useState(false);
   const ignored = file.type === 'i';
   const texts = !ignored && !file.binary && file.before !== undefined && file.after !== undefined ? { before: file.before, after: file.after } : null;
+  const hunks = texts && file.hunks && file.hunks.length > 0 ? file.hunks : null;
+  // A file of one hunk shown is reverted by that hunk's own Revert: one Revert a file.
+  const ownRevert = !ignored && !(open && hunks?.length === 1);
   return (
     <li className="changes-item" aria-label={file.path}>
       <div className="changes-item-head">
@@ -81,11 +84,11 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
                 Open diff
               </button>
             ) : null}
-            {ignored ? null : (
+            {ownRevert ? (
               <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>
                 Revert
               </button>
-            )}
+            ) : null}
           </span>
         </div>
       </div>
@@ -96,13 +99,13 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
         ) : texts === null ? (
           <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
-        ) : file.hunks && file.hunks.length > 0 ? (
-          <HunkReview path={file.path} hunks={file.hunks} />
+        ) : hunks ? (
+          <HunkReview path={file.path} hunks={hunks} />
         ) : (
           <DiffView path={file.path} before={texts.before} after={texts.after} />
         )
       ) : null}
-      {large && texts ? <DiffDialog path={file.path} before={texts.before} after={texts.after} onClose={() => setLarge(false)} /> : null}
+      {large && texts ? <DiffDialog path={file.path} before={texts.before} after={texts.after} {...(hunks ? { hunks } : {})} onClose={() => setLarge(false)} /> : null}
     </li>
   );
 }

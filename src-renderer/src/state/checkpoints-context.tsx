@@ -80,6 +80,11 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
             setPrompt({ title, conflicts: result.conflicts, decide });
             return;
           }
+          if (result.restored === 0 && result.skipped.length + result.conflicts.length > 0) {
+            // Nothing changed (the lines were changed since, or the person kept theirs): say so, and why.
+            push(`Nothing was changed. ${[...result.skipped, ...result.conflicts].map((s) => `${s.path}: ${s.reason}`).join('; ')}`, 'error');
+            return;
+          }
           const skipped = result.skipped.length > 0 ? ` (${result.skipped.length} could not be restored: ${result.skipped.map((s) => s.path).join(', ')})` : '';
           const withConversation = ('rewound' in result && result.rewound === true) || result.conversationRestored === true;
           const conversation = withConversation ? ' and the conversation' : result.conversationRestored === false ? ' (the conversation has gone on since: it stays as it is)' : '';
