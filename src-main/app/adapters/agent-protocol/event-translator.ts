@@ -12,6 +12,7 @@ import { unhandledEvent } from '../../contract/agent-events';
 import type { ProtocolInterrupt } from './context';
 import { messageId, toLangChainMessage, toLangChainMessages, type LangChainMessage } from './messages';
 import type { RunStream, StreamMode } from './run-stream';
+import { writtenFiles, type ProtocolFile } from './thread-files';
 
 /** The modes a run is refused (422 naming `stream_mode`): nothing of a Deepdesk run answers them. */
 export const NOT_PRODUCED: readonly StreamMode[] = ['tasks', 'checkpoints', 'debug'];
@@ -29,12 +30,15 @@ export interface TranslatorOptions {
   messages: readonly ChatMessage[];
   /** The thread's todos as the run starts (Deep Agents' `todos` state). */
   todos?: readonly Todo[];
+  /** The run's folder: where the files the thread wrote are read for the state's `files`. */
+  folder?: string;
 }
 
 /** The state as LangGraph's `values` mode gives it: the whole of it. */
 export interface ProtocolValues {
   messages: LangChainMessage[];
   todos: Todo[];
+  files: Record<string, ProtocolFile>;
 }
 
 /** Follows one host run's events and pushes what the run's stream modes ask for. */
@@ -88,7 +92,7 @@ export class EventTranslator {
       case 'tool_result': {
         this.close();
         const index = this.messages.length;
-        this.messages.push({ role: 'tool', toolCallId: event.id, toolName: event.name, content: event.output, ...(event.isError ? { isError: true } : {}) });
+        this.messages.push({ role: 'tool', toolCallId: event.id, toolName: event.name, content: event.output, ...(event.isError ? { isError: true } : {}), ...(event.change ? { change: event.change } : {}) });
         this.update(TOOLS_NODE, index);
         // As LangGraph's messages handler sends a node's new messages that no model streamed.
         if (this.options.modes.has('messages-tuple')) this.options.stream.push('messages', [this.dict(index), this.metadata(TOOLS_NODE)]);
@@ -145,7 +149,7 @@ export class EventTranslator {
   }
 
   state(): ProtocolValues {
-    return { messages: toLangChainMessages(this.options.threadId, this.messages), todos: [...this.todos] };
+    return { messages: toLangChainMessages(this.options.threadId, this.messages), todos: [...this.todos], files: writtenFiles(this.messages, this.options.folder) };
   }
 
   private opened(): NonNullable<EventTranslator['open']> {

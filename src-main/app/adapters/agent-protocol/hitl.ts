@@ -12,14 +12,18 @@ import { ProtocolHttpError } from './http';
 
 const ALLOWED_DECISIONS = ['approve', 'edit', 'reject'] as const;
 
-/** The approvals a host run waits on as one human-in-the-loop interrupt (langchain's humanInTheLoopMiddleware value). */
+/**
+ * The approvals a host run waits on as one human-in-the-loop interrupt (langchain's
+ * humanInTheLoopMiddleware value), its fields in both spellings: camelCase as the JS middleware
+ * and the SDK's types name them, snake_case as Python's middleware sends them and
+ * deep-agents-ui and agent-chat-ui read them.
+ */
 export function interruptOf(threadId: string, asking: readonly PendingQuestion[]): ProtocolInterrupt {
+  const actionRequests = asking.map(({ request }) => ({ name: request.toolName, args: request.args, description: descriptionOf(request) }));
+  const reviewConfigs = asking.map(({ request }) => ({ actionName: request.toolName, action_name: request.toolName, allowedDecisions: [...ALLOWED_DECISIONS], allowed_decisions: [...ALLOWED_DECISIONS] }));
   return {
     id: interruptId(threadId, asking.map((q) => q.key)),
-    value: {
-      actionRequests: asking.map(({ request }) => ({ name: request.toolName, args: request.args, description: descriptionOf(request) })),
-      reviewConfigs: asking.map(({ request }) => ({ actionName: request.toolName, allowedDecisions: [...ALLOWED_DECISIONS] })),
-    },
+    value: { actionRequests, action_requests: actionRequests, reviewConfigs, review_configs: reviewConfigs },
   };
 }
 
@@ -57,8 +61,9 @@ export function decisionsOf(resume: unknown, asking: readonly PendingQuestion[],
     const d = (raw ?? {}) as { type?: unknown; message?: unknown; editedAction?: unknown; edited_action?: unknown };
     if (d.type === 'approve') return { type: 'approve' };
     if (d.type === 'reject') {
-      if (d.message !== undefined && typeof d.message !== 'string') throw new ProtocolHttpError(422, `${where}.message must be a string.`);
-      return { type: 'reject', ...(typeof d.message === 'string' ? { message: d.message } : {}) };
+      if (d.message !== undefined && d.message !== null && typeof d.message !== 'string') throw new ProtocolHttpError(422, `${where}.message must be a string.`);
+      // deep-agents-ui sends `message: ""` when the person gave no reason: that is no message.
+      return { type: 'reject', ...(typeof d.message === 'string' && d.message.trim() !== '' ? { message: d.message } : {}) };
     }
     if (d.type === 'edit') {
       const edited = (d.editedAction ?? d.edited_action) as { name?: unknown; args?: unknown } | undefined;

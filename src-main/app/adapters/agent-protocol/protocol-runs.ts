@@ -66,6 +66,9 @@ interface ProtocolConnection extends HostConnection {
   close(): void;
 }
 
+/** How long a run a page's closed stream left goes on unfollowed before it is cancelled (cancelWhenLeft). */
+export const PAGE_REJOIN_MS = 2_000;
+
 /** Ended runs whose stream parts stay in memory for a join or rejoin. */
 const KEPT_ENDED_RUNS = 20;
 
@@ -212,6 +215,26 @@ export class ProtocolRuns implements ThreadActivity {
     await run.stream.finished();
   }
 
+  /**
+   * A browser page's stream of the run closed (`on_disconnect: continue`): the page stopped it
+   * (agent-chat-ui's Cancel only closes its stream), unless a client follows the run again within
+   * PAGE_REJOIN_MS (the SDK rejoining a dropped stream, a page reloaded with `reconnectOnMount`).
+   * A run waiting for the person goes on waiting: the approval is still in the window.
+   */
+  cancelWhenLeft(threadId: string, runId: string, left: AbortSignal, by: string): void {
+    left.addEventListener(
+      'abort',
+      () => {
+        setTimeout(() => {
+          const run = this.book.live.get(runId);
+          if (run === undefined || run.waiting === true || isEnded(run.record.status) || run.stream.followed) return;
+          void this.cancel(threadId, runId, by).catch(() => undefined);
+        }, PAGE_REJOIN_MS).unref();
+      },
+      { once: true },
+    );
+  }
+
   /** Deletes a run; a going one is cancelled first (the reference deletes it whatever it does). */
   async delete(threadId: string, runId: string): Promise<void> {
     if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
@@ -300,7 +323,8 @@ export class ProtocolRuns implements ThreadActivity {
       this.book.followed.set(threadId, followed);
     }
     const todos = this.book.threads.range(threadId, undefined, 0)?.state.todos ?? [];
-    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos });
+    const folder = run.start?.folder ?? this.book.threads.get(threadId)?.folder;
+    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos, folder });
     run.translator = translator;
     run.seq = followed.seq;
     translator.begin();

@@ -104,6 +104,11 @@ export class RunStream {
     private readonly maxFollowers = FOLLOWERS_PER_RUN,
   ) {}
 
+  /** Whether a client follows the stream now. */
+  get followed(): boolean {
+    return this.followers > 0;
+  }
+
   /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers. */
   get last(): unknown {
     if (this.lastLazy !== undefined) {

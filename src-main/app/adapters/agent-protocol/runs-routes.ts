@@ -11,6 +11,7 @@ import { toLangChainMessages } from './messages';
 import type { ProtocolRuns } from './protocol-runs';
 import type { RunRequest } from './run-request';
 import { STREAM_MODES, type RunStream } from './run-stream';
+import { writtenFiles } from './thread-files';
 import { checkpointId } from './thread-state';
 import { parseBody, parseQuery, uuidParam } from './validate';
 
@@ -92,7 +93,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     }
     if (!threads.exists(threadId)) return null;
     const state = threads.load(threadId);
-    return { messages: toLangChainMessages(threadId, state.messages), todos: state.todos };
+    return { messages: toLangChainMessages(threadId, state.messages), todos: state.todos, files: writtenFiles(state.messages, threads.get(threadId)?.folder) };
   };
   /** `wait` and `join`: headers at once and a newline each second until the answer (as the reference's waitKeepAlive). */
   const waiting = (answer: Promise<unknown>, headers?: Record<string, string>): ProtocolReply => ({ kind: 'wait', answer, ...(headers ? { headers } : {}) });
@@ -119,7 +120,8 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     if (newest !== undefined && asked === checkpointId(threadId!, newest.messageCount)) return;
     throw new ProtocolHttpError(422, 'checkpoint: Deepdesk threads do not fork from a checkpoint; send the new message on the thread as it is.');
   };
-  const create = async (request: ProtocolRequest, threadId: string | undefined) => {
+  /** `streamed`: the run's stream is the reply (a page closing it stops the run: cancelWhenLeft). */
+  const create = async (request: ProtocolRequest, threadId: string | undefined, streamed = false) => {
     const body = parseBody(runCreate, request.body);
     refuseFork(body, threadId);
     const created = await runs.create(threadId, runRequest(body, clientOf(request)));
@@ -128,6 +130,8 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       const cancel = () => void runs.cancel(created.run.thread_id, created.run.run_id).catch(() => undefined);
       if (request.disconnected.aborted) cancel();
       else request.disconnected.addEventListener('abort', cancel, { once: true });
+    } else if (streamed && request.headers.origin !== undefined) {
+      runs.cancelWhenLeft(created.run.thread_id, created.run.run_id, request.disconnected, `${clientOf(request)} over the Agent Protocol (it closed the run's stream)`);
     }
     return { ...created, headers: { 'content-location': location } };
   };
@@ -148,7 +152,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: `${base}/stream`,
       streams: true,
       handle: async (request) => {
-        const { stream, headers } = await create(request, threadOf(request));
+        const { stream, headers } = await create(request, threadOf(request), true);
         return sse(stream, request, headers);
       },
     },

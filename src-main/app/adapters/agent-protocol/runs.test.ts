@@ -116,7 +116,7 @@ describe('runs over the Agent Protocol', () => {
     const parts = await collectParts(h.client.runs.stream(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', streamMode: ['values', 'updates'] }));
     const interrupt = parts.find((p) => p.event === 'updates' && '__interrupt__' in (p.data as object))!.data as { __interrupt__: Array<{ id: string; value: { actionRequests: unknown[]; reviewConfigs: unknown[] } }> };
     expect(interrupt.__interrupt__[0]!.value.actionRequests).toEqual([{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' }, description: expect.any(String) }]);
-    expect(interrupt.__interrupt__[0]!.value.reviewConfigs).toEqual([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);
+    expect(interrupt.__interrupt__[0]!.value.reviewConfigs).toMatchObject([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);
     expect(parts.at(-1)).toMatchObject({ event: 'values', data: { __interrupt__: interrupt.__interrupt__ } });
     const runId = (parts[0]!.data as { run_id: string }).run_id;
     expect((await h.client.runs.get(threadId, runId)).status).toBe('interrupted');

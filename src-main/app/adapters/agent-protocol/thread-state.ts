@@ -12,6 +12,7 @@ import { DEEPDESK_GRAPH_ID, type ProtocolInterrupt, type ProtocolThreadStatus } 
 import { toLangChainMessages, type LangChainMessage } from './messages';
 import { JsonArrayText } from '../../../core/text/json-chunks';
 import type { ProtocolThreadRecord, ThreadMetadata } from './protocol-threads';
+import type { ProtocolFile } from './thread-files';
 
 /** Where a paused run waits, as Deep Agents' human-in-the-loop middleware names its node. */
 export const INTERRUPT_NODE = 'HumanInTheLoopMiddleware.after_model';
@@ -35,8 +36,8 @@ export interface ProtocolTask {
 }
 
 export interface ProtocolThreadState {
-  /** `todos` only in the newest state: Deepdesk keeps a thread's todos, not their history. */
-  values: { messages?: LangChainMessage[]; todos?: Todo[]; goal?: GoalJson };
+  /** `todos` and `files` only in the newest state: Deepdesk keeps a thread's todos and files, not their history. */
+  values: { messages?: LangChainMessage[]; todos?: Todo[]; files?: Record<string, ProtocolFile>; goal?: GoalJson };
   next: string[];
   tasks: ProtocolTask[];
   metadata?: ThreadMetadata;
@@ -52,7 +53,7 @@ export interface ProtocolThread {
   metadata: ThreadMetadata;
   status: ProtocolThreadStatus;
   config: Record<string, never>;
-  values?: { messages: LangChainMessage[]; todos: Todo[]; goal?: GoalJson };
+  values?: { messages: LangChainMessage[]; todos: Todo[]; files: Record<string, ProtocolFile>; goal?: GoalJson };
   interrupts?: Record<string, ProtocolInterrupt[]>;
 }
 
@@ -97,6 +98,10 @@ export interface ThreadView extends ProtocolThreadRecord {
   messages?: readonly ChatMessage[];
   /** The thread's todos (read with its messages). */
   todos?: readonly Todo[];
+  /** The thread's folder (undefined before its first run). */
+  folder?: string;
+  /** The files the thread wrote, as they are now (read with its messages: thread-files.ts). */
+  files?: Record<string, ProtocolFile>;
   /** The thread's goal (SPEC §21): in the newest state's values as `goal`. */
   goal?: GoalJson;
 }
@@ -111,7 +116,7 @@ export function threadJson(view: ThreadView, withValues: boolean): ProtocolThrea
     config: {},
   };
   if (view.messages === undefined) return thread;
-  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages), todos: [...(view.todos ?? [])], ...goalOf(view) };
+  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages), todos: [...(view.todos ?? [])], files: { ...view.files }, ...goalOf(view) };
   thread.interrupts = view.interrupts.length === 0 ? {} : { [taskId(view.threadId, view.messages.length)]: view.interrupts };
   return thread;
 }
@@ -144,13 +149,13 @@ export function threadStates(view: ThreadView, options: { atMost?: number; limit
  * LangChainMessagesText, read one at a time from the store): `view` carries no messages.
  */
 export function latestStateOfText(view: ThreadView, messages: { json: JsonArrayText; count: number; ends: readonly number[] }): ProtocolThreadState {
-  if (messages.count === 0) return { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } };
+  if (messages.count === 0) return { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])], files: { ...view.files } } };
   return stateAt(view, messages.json, messages.ends, messages.ends.length - 1);
 }
 
 /** The thread's newest state (the reference's empty state for a thread that has not run). */
 export function latestState(view: ThreadView): ProtocolThreadState {
-  return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } });
+  return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])], files: { ...view.files } } });
 }
 
 function goalOf(view: ThreadView): { goal?: GoalJson } {
@@ -167,7 +172,7 @@ function stateAt(view: ThreadView, all: readonly LangChainMessage[] | JsonArrayT
   const interrupts = newest ? view.interrupts : [];
   const checkpoint = (n: number): ProtocolCheckpoint => ({ thread_id: view.threadId, checkpoint_ns: '', checkpoint_id: checkpointId(view.threadId, n), checkpoint_map: null });
   return {
-    values: newest ? { messages, todos: [...(view.todos ?? [])], ...goalOf(view) } : { messages },
+    values: newest ? { messages, todos: [...(view.todos ?? [])], files: { ...view.files }, ...goalOf(view) } : { messages },
     next: interrupts.length > 0 ? [INTERRUPT_NODE] : [],
     tasks:
       interrupts.length > 0

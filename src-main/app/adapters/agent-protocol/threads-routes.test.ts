@@ -283,7 +283,7 @@ describe('the Agent Protocol /threads routes', () => {
     const update = h.context.db.prepare('UPDATE thread_messages SET message_json = ? WHERE thread_id = ? AND seq = ?');
     [String.raw`{"role":"user","content":"cut`, String.raw`["role","assistant"]`].forEach((json, i) => update.run(json, state.id, i));
     const text = await (await fetch(`${server.url}/threads/${state.id}/state`, { headers: { 'x-api-key': h.key } })).text();
-    expect(text).toBe(JSON.stringify({ values: { messages: [], todos: [{ content: 'kept', status: 'pending' }] }, next: [], tasks: [], created_at: null, checkpoint: null, parent_checkpoint: null }));
+    expect(text).toBe(JSON.stringify({ values: { messages: [], todos: [{ content: 'kept', status: 'pending' }], files: {} }, next: [], tasks: [], created_at: null, checkpoint: null, parent_checkpoint: null }));
   });
 
   it('shows a pending approval as an interrupt of the thread and a task of its state', async () => {

@@ -13,6 +13,7 @@ import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http'
 import { ProtocolThreadRecords, type ProtocolThreadRecord, type ThreadMetadata } from './protocol-threads';
 import { checkpointCount, latestState, latestStateOfText, threadJson, threadStates, type ProtocolThreadState, type ThreadView } from './thread-state';
 import { LangChainMessagesText } from './messages';
+import { WrittenFiles, writtenFiles } from './thread-files';
 import { contains, parseBody, uuidParam } from './validate';
 
 const metadataSchema = z.record(z.string(), z.unknown());
@@ -75,6 +76,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
       updatedAt: updated[updated.length - 1]!,
       status: activity.status(threadId),
       interrupts: activity.interrupts(threadId),
+      ...(summary !== undefined ? { folder: summary.folder } : {}),
     };
   }
 
@@ -83,7 +85,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     if (!store.exists(view.threadId)) return view;
     const state = store.load(view.threadId);
     store.forget(view.threadId);
-    return { ...view, messages: state.messages, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) };
+    return { ...view, messages: state.messages, todos: state.todos, files: writtenFiles(state.messages, view.folder), ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) };
   }
 
   /**
@@ -92,9 +94,13 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
    */
   function newestState(view: ThreadView): ProtocolThreadState {
     const text = new LangChainMessagesText(view.threadId);
-    const state = store.readEachText(view.threadId, (json) => text.addStored(json));
+    const written = new WrittenFiles();
+    const state = store.readEachText(view.threadId, (json) => {
+      text.addStored(json);
+      written.addStored(json);
+    });
     if (state === undefined) return latestState(view);
-    return latestStateOfText({ ...view, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) }, text.finish());
+    return latestStateOfText({ ...view, todos: state.todos, files: written.files(view.folder), ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) }, text.finish());
   }
 
   function require(threadId: string): ThreadView {

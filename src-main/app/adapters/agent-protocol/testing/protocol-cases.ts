@@ -277,7 +277,8 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       const interrupts = Object.values(waiting.interrupts ?? {}).flat() as Array<{ id: string; value: { actionRequests: unknown[]; reviewConfigs: unknown[] } }>;
       expect(interrupts).toHaveLength(1);
       expect(interrupts[0]!.value.actionRequests).toEqual([{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes' }, description: expect.any(String) }]);
-      expect(interrupts[0]!.value.reviewConfigs).toEqual([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);
+      // Deepdesk's also spells them in snake_case, as Python's middleware does (deep-agents-ui and agent-chat-ui read those).
+      expect(interrupts[0]!.value.reviewConfigs).toMatchObject([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);
       const state = await client.threads.getState(thread.thread_id);
       expect(state.next).toHaveLength(1);
       expect(state.tasks.flatMap((t) => t.interrupts)).toEqual(interrupts);

@@ -47,6 +47,8 @@ export interface HarnessOptions {
   db?: (db: Database.Database) => Database.Database;
   /** The routes served (all of them unless given). */
   routes?: (context: ProtocolContext) => Route[];
+  /** Browser origins allowed (CORS): a client sending `Origin` plays a page. */
+  corsOrigins?: string[];
 }
 
 export async function startProtocolHarness(options: HarnessOptions = {}): Promise<ProtocolHarness> {
@@ -69,7 +71,7 @@ export async function startProtocolHarness(options: HarnessOptions = {}): Promis
     log: () => undefined,
   };
   const hostRuns = protocolRuns(context);
-  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: (options.routes ?? ((c) => protocolRoutes(c, hostRuns)))(context) });
+  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: options.corsOrigins ?? [], routes: (options.routes ?? ((c) => protocolRoutes(c, hostRuns)))(context) });
   const client = new Client({ apiUrl: server.url, apiKey: PROTOCOL_TEST_KEY });
   return {
     client,
