@@ -323,6 +323,15 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     expect(said(turn.updates)).toContain('arrived-after-answer');
   }, 60_000);
 
+  it.skipIf(!available)('its own /tmp is private and writable: a socket and a file made there (as Claude Code’s sandbox bridge does) work, and never reach the host’s /tmp', async () => {
+    const name = `deepdesk-private-tmp-${process.pid}-${Date.now()}`;
+    const listen = `require('net').createServer().listen('/tmp/${name}.sock', function () { console.log('listening'); this.close(); })`;
+    const turn = await session.prompt(`own-run ${process.execPath} -e "${listen}" && echo kept > /tmp/${name}.txt && cat /tmp/${name}.txt`);
+    expect(said(turn.updates)).toContain('own-run exit 0 listening\nkept');
+    expect(existsSync(`/tmp/${name}.sock`)).toBe(false);
+    expect(existsSync(`/tmp/${name}.txt`)).toBe(false);
+  }, 60_000);
+
   it.skipIf(!available)('its private home is its own: written there, not in the person’s home', async () => {
     const turn = await session.prompt(`own-write ${join(dataDir, 'agents', 'homes', 'scripted', 'state.txt')} s ;; own-write ${join(fakeHome, 'x.txt')} s`);
     expect(existsSync(join(dataDir, 'agents', 'homes', 'scripted', 'state.txt'))).toBe(true);

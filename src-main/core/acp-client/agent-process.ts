@@ -56,6 +56,7 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
     projectDir: launch.folder,
     dataDir: launch.dataDir,
     writablePaths: [launch.privateHome],
+    privateTmp: true,
     ...(launch.readable?.length ? { readablePaths: launch.readable } : {}),
     ...(launch.forwards?.length ? { forwards: launch.forwards } : {}),
   });

@@ -8,7 +8,7 @@
 // its place inside (and the folders leading to it made, as bare as the cover); that cover
 // is made read-only last, once everything inside it is mounted.
 import { runToEnd } from '../process/spawn';
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import { isExecutable } from '../fs/file-checks';
 import { delimiter, dirname, join } from 'node:path';
 import { hides, type ResolvedPolicy } from './policy';
@@ -75,6 +75,35 @@ function depth(path: string): number {
   return path.split('/').filter(Boolean).length;
 }
 
+/**
+ * A private /tmp (`privateTmp`): an empty one of the run's own, with the host's entries of now
+ * put back read-only (a folder in /tmp reads as before, and is no more writable than before);
+ * a new name in it (a program's socket) is the run's alone, gone with it.
+ */
+function privateTmpMounts(): Mount[] {
+  const mounts: Mount[] = [{ path: '/tmp', args: ['--perms', '1777', '--tmpfs', '/tmp'] }];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync('/tmp', { withFileTypes: true });
+  } catch {
+    return mounts;
+  }
+  for (const entry of entries) {
+    const path = join('/tmp', entry.name);
+    // `-try`: one gone since it was listed is left out.
+    if (entry.isDirectory() || entry.isFile()) mounts.push({ path, args: ['--ro-bind-try', path, path] });
+    else if (entry.isSymbolicLink()) {
+      try {
+        mounts.push({ path, args: ['--symlink', readlinkSync(path), path] });
+      } catch {
+        // Gone since it was listed.
+      }
+    }
+    // Sockets and pipes are not put back: the host's services are not the run's.
+  }
+  return mounts;
+}
+
 export function bwrapArgs(run: BwrapRun): string[] {
   const { policy } = run;
   const kindOf = run.kindOf ?? localKindOf;
@@ -82,6 +111,8 @@ export function bwrapArgs(run: BwrapRun): string[] {
     { path: '/', args: ['--ro-bind', '/', '/'] },
     { path: '/dev', args: ['--dev', '/dev'] },
     { path: '/proc', args: ['--proc', '/proc'] },
+    // Before everything below it: the project folder, the temp folder and the covers are still mounted at their places inside.
+    ...(policy.privateTmp ? privateTmpMounts() : []),
     { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
     { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
   ];

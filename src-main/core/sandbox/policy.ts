@@ -264,6 +264,7 @@ export interface ResolvedPolicy {
   writablePaths: string[];
   /** Ports forwarded to sockets outside (`SandboxPolicy.forwards`). */
   forwards: Array<{ port: number; socket: string }>;
+  privateTmp: boolean;
 }
 
 export function resolvePolicy(
@@ -332,5 +333,6 @@ export function resolvePolicy(
     allowedDomains: [...(policy.allowedDomains ?? [])],
     writablePaths,
     forwards: [...(policy.forwards ?? [])],
+    privateTmp: policy.privateTmp === true,
   };
 }

@@ -38,6 +38,7 @@ export function folderSandboxPolicy(policy: SandboxPolicy, home: string = homedi
     ...(policy.readablePaths?.length ? { readablePaths: policy.readablePaths } : {}),
     ...(policy.writablePaths?.length ? { writablePaths: policy.writablePaths } : {}),
     ...(policy.forwards?.length ? { forwards: policy.forwards } : {}),
+    ...(policy.privateTmp ? { privateTmp: true } : {}),
   };
   Object.defineProperty(result, 'protectedPaths', {
     enumerable: true,

@@ -37,6 +37,12 @@ export interface SandboxPolicy {
    * shown read-only to this command, hidden from every other). bubblewrap only.
    */
   forwards?: Array<{ port: number; socket: string }>;
+  /**
+   * A `/tmp` of its own (bubblewrap): the host's entries read-only as before, and a new name
+   * in it the process's alone, gone when it ends (an external agent's process tree makes its
+   * sockets there: Claude Code's sandbox bridge does, whatever TMPDIR says).
+   */
+  privateTmp?: boolean;
 }
 
 /** A write a command made in its layer (SPEC §23 (5)): its virtual path, and the file's text now and after (null: absent). */

@@ -328,5 +328,6 @@ function remotePolicy(projectDir: string, home: string, candidates: ResolvedCand
     allowedDomains: [],
     writablePaths: [],
     forwards: [],
+    privateTmp: false,
   };
 }
