@@ -257,11 +257,24 @@ describe('auto-review in the window (SPEC §23)', () => {
     await confirm.getByRole('button', { name: 'Allow once', exact: true }).click();
     await poll(() => list.getByRole('status').innerText()).toBe('Allowed once: it runs the next time the agent makes exactly this call. The agent is told.');
     await page.keyboard.press('Escape');
+    // Opened again, it is not offered twice.
+    await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).click();
+    await poll(() => list.getByRole('status').innerText()).toBe('Allowed once: it runs the next time the agent makes exactly this call. The agent is told.');
+    expect(await list.getByRole('button', { name: /^Allow once: / }).count()).toBe(2);
+    await page.keyboard.press('Escape');
     await log.getByRole('note').filter({ hasText: 'You allowed the denied execute call once.' }).waitFor({ timeout: 60_000 });
     // The agent makes it again: it runs, decided by the person, with nobody asked (the breaker still holds the rest).
     await sendMessage(page, 'go on');
     await log.getByText('Removed.').waitFor({ timeout: 60_000 });
     expect(await log.getByRole('article', { name: 'execute rm -rf ./a — Done' }).count()).toBe(1);
     expect(await log.getByRole('group', { name: 'Approve tool call' }).count()).toBe(0);
+    // Every card says who decided (issue 97): the person's approval, and the call they allowed once.
+    expect(await log.getByRole('article', { name: /^execute echo asked-of-you — Done/ }).innerText()).toContain('Approved by you');
+    expect(await log.getByRole('article', { name: 'execute rm -rf ./a — Done' }).innerText()).toContain('Allowed once by you, after the reviewer denied it');
+    // Reviewed calls says what became of the denied call, and offers it no more.
+    await page.getByRole('button', { name: 'Reviewed calls · 4 (3 denied)' }).click();
+    await poll(() => list.getByRole('listitem').nth(1).innerText()).toContain('Denied, then allowed once by you · Done');
+    expect(await list.getByRole('button', { name: /^Allow once: / }).count()).toBe(2);
+    expect(await list.getByRole('status').count()).toBe(0);
   });
 });

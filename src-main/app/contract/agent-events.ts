@@ -80,8 +80,8 @@ export const toolResultFactsShape = {
   interrupted: z.boolean().optional(),
   /** read_file, grep, glob, ls: what came back, counted by the tool. */
   gist: resultGistSchema.optional(),
-  /** Who decided that it ran or not, with the reviewer's verdict when it did (SPEC §23). */
-  decided: z.strictObject({ by: decidedBySchema, review: reviewVerdictSchema.optional() }).optional(),
+  /** Who decided that it ran or not, with the reviewer's verdict when it did (SPEC §23); `once`: the person allowed it once, after the reviewer denied the call of that id. */
+  decided: z.strictObject({ by: decidedBySchema, review: reviewVerdictSchema.optional(), once: z.string().optional() }).optional(),
   /** read_file of a memory: the version it carried (SPEC §25). */
   memory: z.strictObject({ path: z.string(), version: z.number().int() }).optional(),
   /** write_file or edit_file of a memory held for the person (SPEC §25): its path (the conversation's *Memory proposed* card). */

@@ -37,8 +37,8 @@ export interface ApprovalBroker {
  */
 export type Answerer = ({ kind: 'person' } | { kind: 'reviewer'; reviewer: Reviewer }) & {
   broker: ApprovalBroker;
-  /** Spends the person's allowance of this exact call, given after the reviewer denied it (SPEC §23). */
-  allowedOnce?(question: ApprovalRequest): Promise<boolean>;
+  /** Spends the person's allowance of this exact call, given after the reviewer denied it (SPEC §23): the denied call's id, if there was one. */
+  allowedOnce?(question: ApprovalRequest): Promise<string | undefined>;
 };
 
 /** SPEC §23's reviewer (review/): a verdict the host derived, or why it could not give one (the person is then asked). */
@@ -145,6 +145,8 @@ export interface Asked {
   review?: ReviewVerdict;
   /** Why the reviewer could not answer, when the person was asked instead. */
   reviewFailed?: string;
+  /** The person allowed this call once, after the reviewer denied the call of this id. */
+  once?: string;
 }
 
 /**
@@ -154,7 +156,8 @@ export interface Asked {
  * the person is asked, told why. `told` hears who is asked as it goes (and why the reviewer could not answer).
  */
 export async function ask(question: ApprovalRequest, answerer: Answerer, signal: AbortSignal, told?: (by: 'reviewer' | 'person', reviewFailed?: string) => void): Promise<Asked> {
-  if (!personOnly(question) && (await answerer.allowedOnce?.(question)) === true) return { decision: { type: 'approve' }, decidedBy: 'person', where: {} };
+  const once = personOnly(question) ? undefined : await answerer.allowedOnce?.(question);
+  if (once !== undefined) return { decision: { type: 'approve' }, decidedBy: 'person', where: {}, once };
   let reviewFailed: string | undefined;
   if (answerer.kind === 'reviewer' && !personOnly(question)) {
     told?.('reviewer');
@@ -204,7 +207,7 @@ export async function reviewLayerWrites(question: Omit<ApprovalRequest, 'reason'
     if (found === null) continue;
     const { reason, why } = modeDecision('ask', { kind: 'sensitive-write', path: name, what: throughLink(found.what, write.path, name) });
     // The person's allowance of the command once is not one of what it writes.
-    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, { ...answerer, allowedOnce: async () => false }, signal);
+    const { decision, decidedBy } = await ask({ ...question, reason, why, diff: writeDiff(write.path, contents) }, { ...answerer, allowedOnce: async () => undefined }, signal);
     if (decision.type === 'approve') continue;
     const message = decision.type === 'reject' || decision.type === 'respond' ? decision.message?.trim() : undefined;
     refused.set(write.path, decidedBy === 'reviewer' ? `denied by the reviewer: ${message ?? 'no reason given'}` : `the person refused it${message ? `: ${message}` : ''}`);

@@ -66,8 +66,8 @@ export interface ToolResultFacts {
   interrupted?: boolean;
   /** read_file, grep, glob, ls: what came back, counted (see ResultGist). */
   gist?: ResultGist;
-  /** Who decided that it ran or not (SPEC §23), with the reviewer's verdict when it did. */
-  decided?: { by: DecidedBy; review?: ReviewVerdict };
+  /** Who decided that it ran or not (SPEC §23), with the reviewer's verdict when it did; `once`: the person allowed it once, after the reviewer denied the call of that id. */
+  decided?: { by: DecidedBy; review?: ReviewVerdict; once?: string };
   /** read_file of a memory: which version it carried (SPEC §25 "Used in"). */
   memory?: { path: string; version: number };
   /** write_file or edit_file of a memory the host holds for the person (SPEC §25): its path. */
@@ -88,7 +88,10 @@ export function resultFacts(from: ToolResultFacts): ToolResultFacts {
   if (from.evictedTo !== undefined) facts.evictedTo = from.evictedTo;
   if (from.interrupted) facts.interrupted = true;
   if (from.gist !== undefined) facts.gist = from.gist;
-  if (from.decided !== undefined) facts.decided = { by: from.decided.by, ...(from.decided.review !== undefined ? { review: from.decided.review } : {}) };
+  if (from.decided !== undefined) {
+    const { by, review, once } = from.decided;
+    facts.decided = { by, ...(review !== undefined ? { review } : {}), ...(once !== undefined ? { once } : {}) };
+  }
   if (from.memory !== undefined) facts.memory = { path: from.memory.path, version: from.memory.version };
   if (from.proposedMemory !== undefined) facts.proposedMemory = from.proposedMemory;
   if (from.subagentModel !== undefined) facts.subagentModel = from.subagentModel;

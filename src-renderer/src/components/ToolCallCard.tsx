@@ -10,7 +10,7 @@ import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { record, toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
-import { allowedByText, decidedText } from '../lib/review-words';
+import { decidedText } from '../lib/review-words';
 import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useMemoriesNav } from '../state/memories-nav';
 import { useNow } from '../state/use-now';
@@ -83,7 +83,9 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const what = oneLiner ? summary : `${item.name}${summary ? ` ${summary}` : ''}`;
   const elapsed = status === 'running' && item.startedAt !== undefined ? formatElapsed(now - item.startedAt) : null;
   const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
-  const decided = decidedText(item);
+  // Who decided, on the card (SPEC §23); a read's one line stays one line: the mode or rule that let it run is its status's tooltip.
+  const who = decidedText(item);
+  const decided = oneLiner && item.decidedBy !== 'person' && item.decidedBy !== 'reviewer' ? null : who;
 
   return (
     <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={toolCardName(item.name, item.args, label)}>
@@ -127,7 +129,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             {`${item.approval === 'approved' ? 'Approved' : item.approval === 'rejected' ? 'Rejected' : 'Edited'}${item.answeredOverProtocol !== '' ? ` by ${item.answeredOverProtocol}` : ''} over the Agent Protocol`}
           </span>
         ) : null}
-        <span className={`tool-status status-${status}`} title={detail ?? allowedByText(item) ?? undefined}>
+        <span className={`tool-status status-${status}`} title={detail ?? (decided === null ? who : null) ?? undefined}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>
           {elapsed ? <span className="tool-elapsed"> · {elapsed}</span> : null}
@@ -137,7 +139,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
       {/* The reviewer answers before the person (SPEC §23): no buttons while it looks. */}
       {status === 'reviewing' ? <p className="tool-reason tool-reviewing">The reviewer is looking at this call. You are asked only if it cannot answer.</p> : null}
       {decided !== null ? (
-        <p className={`tool-reason tool-decided${item.review?.decision === 'deny' ? ' tool-decided-deny' : ''}`}>
+        <p className={`tool-reason tool-decided${status === 'rejected' ? ' tool-decided-deny' : ''}`}>
           <VisibleText text={decided} />
         </p>
       ) : null}

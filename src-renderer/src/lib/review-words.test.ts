@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RawAgentEvent } from './agent-event';
 import { approvalReasonText } from './approval-reason';
-import { allowedByText, decidedText, reviewedCalls } from './review-words';
+import { allowedOnceRun, decidedText, reviewedCalls } from './review-words';
 import { emptyThreadState, threadReducer, type ThreadAction, type ToolItem } from './thread-reducer';
 import { toolStatus } from './tool-status';
 
@@ -55,17 +55,42 @@ describe('the reviewer on the cards (SPEC §23)', () => {
     let state = fold([...call('a', 'make'), approval('a', { status: 'reviewing' }), approval('a', { status: 'pending', reviewFailed: 'the reviewer timed out twice' })]);
     expect(tool(state, 'a')).toMatchObject({ approval: 'pending', reviewFailed: 'the reviewer timed out twice' });
     state = [approval('a', { status: 'approved', decidedBy: 'person' })].reduce(threadReducer, state);
-    expect(allowedByText(tool(state, 'a'))).toBe('Approved by you');
+    expect(decidedText(tool(state, 'a'))).toBe('Approved by you');
     expect(tool(state, 'a').reviewFailed).toBe('the reviewer timed out twice');
   });
 
-  it('the other deciders are said quietly on an allowed call (the status’s tooltip); a refusal is said by its reason, not twice', () => {
-    expect(allowedByText({ decidedBy: 'rule' })).toBe('Allowed by a rule');
-    expect(allowedByText({ decidedBy: 'sandbox' })).toBe('Allowed: it runs inside the sandbox');
-    expect(decidedText({ decidedBy: 'sandbox' })).toBeNull();
-    expect(allowedByText({ decidedBy: 'hook', approval: 'denied' })).toBeNull();
-    expect(allowedByText({ decidedBy: 'rule', rejected: { by: 'rule' } })).toBeNull();
-    expect(allowedByText({ decidedBy: 'person', approval: 'approved', answeredInTerminal: true })).toBeNull();
+  it('every decider is said on the card (issue 97); a refusal by a rule, hook or mode by its reason, an answer elsewhere by its badge, never twice', () => {
+    expect(decidedText({ decidedBy: 'rule' })).toBe('Allowed by a rule');
+    expect(decidedText({ decidedBy: 'mode', approval: 'approved' })).toBe('Allowed by the approval mode');
+    expect(decidedText({ decidedBy: 'sandbox' })).toBe('Allowed: it runs inside the sandbox');
+    expect(decidedText({ decidedBy: 'hook' })).toBe('Allowed by a hook');
+    expect(decidedText({ decidedBy: 'person', approval: 'edited' })).toBe('Approved by you, with your edits');
+    expect(decidedText({ decidedBy: 'hook', approval: 'denied' })).toBeNull();
+    expect(decidedText({ decidedBy: 'rule', rejected: { by: 'rule' } })).toBeNull();
+    expect(decidedText({ decidedBy: 'mode', rejected: { by: 'mode' } })).toBeNull();
+    expect(decidedText({ decidedBy: 'person', approval: 'approved', answeredInTerminal: true })).toBeNull();
+    expect(decidedText({ decidedBy: 'person', approval: 'responded' })).toBeNull();
+    expect(decidedText({})).toBeNull();
+  });
+
+  it('the person’s rejection and a call they allowed once read as theirs, live and loaded; Reviewed calls finds the run of a denied call allowed once', () => {
+    let state = fold([...call('r', 'rm x'), approval('r', { status: 'pending' }), approval('r', { status: 'rejected', decidedBy: 'person' })]);
+    state = [ev('tool_result', { id: 'r', name: 'execute', output: 'Error: the person rejected this execute call; it was not run.', isError: true, rejected: { by: 'person' }, decided: { by: 'person' } })].reduce(threadReducer, state);
+    expect(toolStatus(tool(state, 'r'), false, false).label).toBe('Rejected');
+    expect(decidedText(tool(state, 'r'))).toBe('Rejected by you');
+    state = fold([
+      ...call('b', 'rm -rf .'),
+      approval('b', { status: 'rejected', decidedBy: 'reviewer', review: DENY }),
+      ev('tool_result', { id: 'b', name: 'execute', output: `Error: denied by the reviewer: ${DENY.rationale}`, isError: true, rejected: { by: 'reviewer', message: DENY.rationale }, decided: { by: 'reviewer', review: DENY } }),
+    ]);
+    expect(allowedOnceRun(state.items, 'b')).toBeUndefined();
+    state = [
+      ...call('b2', 'rm -rf .'),
+      approval('b2', { status: 'approved', decidedBy: 'person' }),
+      ev('tool_result', { id: 'b2', name: 'execute', output: '', isError: false, exitCode: 0, decided: { by: 'person', once: 'b' } }),
+    ].reduce(threadReducer, state);
+    expect(decidedText(tool(state, 'b2'))).toBe('Allowed once by you, after the reviewer denied it');
+    expect(allowedOnceRun(state.items, 'b')?.id).toBe('b2');
   });
 
   it('who decided survives a reload: the stored result’s facts say it as the events did', () => {

@@ -81,8 +81,8 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         tell.span?.decided('allow', decided.decidedBy);
         return run(call, { by: decided.decidedBy });
       }
-      const { decision: answer, decidedBy, review: verdict } = await askAndTell({ ...decided.question, ...asked }, asking, answerer, ctx.signal, tell);
-      const by = { by: decidedBy, ...(verdict !== undefined ? { review: verdict } : {}) };
+      const { decision: answer, decidedBy, review: verdict, once } = await askAndTell({ ...decided.question, ...asked }, asking, answerer, ctx.signal, tell);
+      const by = { by: decidedBy, ...(verdict !== undefined ? { review: verdict } : {}), ...(once !== undefined ? { once } : {}) };
       if (decidedBy === 'reviewer' && answer.type === 'reject') {
         return { ...errorText(`denied by the reviewer: ${answer.message ?? ''}`), rejected: { by: 'reviewer', ...(answer.message !== undefined ? { message: answer.message } : {}) }, decided: by };
       }

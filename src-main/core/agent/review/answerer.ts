@@ -54,7 +54,11 @@ export function answeringOf(ctx: RunContext): AnsweringContext {
 /** Who answers one question of the thread: the reviewer while the thread's breaker holds, else the person. */
 export function answererFor(answering: AnsweringContext, broker: ApprovalBroker, setup: ReviewSetup | undefined, decided: Pick<DecisionContext, 'mode' | 'rules'>): Answerer {
   const { state } = answering;
-  const allowedOnce = async (question: ApprovalRequest): Promise<boolean> => takeAllowedOnce(state, question) && (await answering.persist().then(() => true));
+  const allowedOnce = async (question: ApprovalRequest): Promise<string | undefined> => {
+    const denied = takeAllowedOnce(state, question);
+    if (denied !== undefined) await answering.persist();
+    return denied;
+  };
   if (setup === undefined || state.reviewBreaker?.tripped !== undefined) return { kind: 'person', broker, allowedOnce };
   const reviewer = createReviewer({
     ...(setup.timeoutSeconds !== undefined ? { timeoutSeconds: setup.timeoutSeconds } : {}),

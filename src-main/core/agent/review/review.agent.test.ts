@@ -109,6 +109,14 @@ describe('a denied call allowed once by the person', () => {
     ]);
     expect(run.state.allowedOnce).toEqual([]);
     expect(run.approvals).toEqual([]);
+    // Its record says the person allowed it once, naming the denied call (issue 97: the card and Reviewed calls say so).
+    const results = run.events.filter((e) => e.type === 'tool_result').map((e) => (e.type === 'tool_result' ? e.decided : undefined));
+    expect(results.map((d) => [d?.by, d?.once])).toEqual([
+      ['reviewer', undefined],
+      ['person', denied!.type === 'approval' ? denied!.id : ''],
+      ['reviewer', undefined],
+      ['reviewer', undefined],
+    ]);
   });
 
   it('is never offered for a deny rule', async () => {
