@@ -3,9 +3,10 @@
 // taken back by that hunk's own Revert — only its line returns, the person's line and another
 // thread's fix stay; a hunk whose lines the person changed since is not reverted (no byte
 // changes) and the window says why. Every per-hunk control's name says change, file and author;
-// Open diff carries them where the hunk is readable; the Changes pane's buttons keep their words.
+// Open diff carries them where the hunk is readable; the Changes pane's buttons keep their words;
+// Files marks a folder that holds a changed file.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -46,7 +47,8 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-review-'));
     folders.push(folder);
     writeFileSync(join(folder, 'a.ts'), text({}));
-    writeFileSync(join(folder, 'b.ts'), text({}));
+    mkdirSync(join(folder, 'src'));
+    writeFileSync(join(folder, 'src', 'b.ts'), text({}));
     // The first thread changes line 3 of each file; the second fixes line 12 of a.ts as it finds it.
     const step: ScriptStep = (request) => {
       const results = request.messages.filter((m) => m.role === 'tool').length;
@@ -57,8 +59,8 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
       }
       if (results === 0) return { toolCalls: [{ name: 'read_file', args: { file_path: '/a.ts' } }] };
       if (results === 1) return { toolCalls: [{ name: 'write_file', args: { file_path: '/a.ts', content: text({ 3: 'the agent’s line' }) } }] };
-      if (results === 2) return { toolCalls: [{ name: 'read_file', args: { file_path: '/b.ts' } }] };
-      if (results === 3) return { toolCalls: [{ name: 'write_file', args: { file_path: '/b.ts', content: text({ 3: 'the agent’s line' }) } }] };
+      if (results === 2) return { toolCalls: [{ name: 'read_file', args: { file_path: '/src/b.ts' } }] };
+      if (results === 3) return { toolCalls: [{ name: 'write_file', args: { file_path: '/src/b.ts', content: text({ 3: 'the agent’s line' }) } }] };
       return { text: 'Edited both.' };
     };
     const serve = await e2e.serve({ folder, script: Array.from({ length: 12 }, () => step) });
@@ -75,7 +77,7 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     // The person edits line 1 of a.ts and line 3 of b.ts, the agent's own line.
     writeFileSync(join(folder, 'a.ts'), text({ 1: 'my own line', 3: 'the agent’s line' }));
     const mine = text({ 3: 'the agent’s line, then mine' });
-    writeFileSync(join(folder, 'b.ts'), mine);
+    writeFileSync(join(folder, 'src', 'b.ts'), mine);
 
     // Another thread fixes line 12 of a.ts.
     const threads = page.getByRole('region', { name: 'Threads' });
@@ -88,6 +90,10 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     expect(readFileSync(join(folder, 'a.ts'), 'utf8')).toBe(text({ 1: 'my own line', 3: 'the agent’s line', 12: 'the other thread’s fix' }));
 
     await threads.locator('.thread-item').filter({ hasText: 'Edit both files' }).locator('.thread-select').click();
+    // Files marks the folder holding a changed file, as it marks the file, and describes it.
+    const src = page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /^src/ });
+    await poll(() => src.locator('.tree-badge').count()).toBe(1);
+    expect(await src.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.getAttribute('aria-label'))).toBe('holds 1 file changed by the agent');
     // A file of one hunk: the hunk's own controls, each named by change, file and author.
     const who = 'this thread · scripted-model';
     const hunkA = changes(page).getByRole('group', { name: `Change 1 of 1 in /a.ts by ${who}`, exact: true });
@@ -115,24 +121,24 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     expect(await unreadableButtons(page, '[aria-label="Changes"]')).toEqual([]);
 
     // b.ts: the person changed the agent's line since; its Revert changes no byte and says why.
-    const hunkB = changes(page).getByRole('group', { name: `Change 1 of 1 in /b.ts by ${who}`, exact: true });
-    await hunkB.getByRole('button', { name: `Revert change 1 of 1 in /b.ts by ${who}`, exact: true }).click();
-    const notice = page.getByRole('region', { name: 'Notifications' }).getByRole('alert').filter({ hasText: '/b.ts' });
+    const hunkB = changes(page).getByRole('group', { name: `Change 1 of 1 in /src/b.ts by ${who}`, exact: true });
+    await hunkB.getByRole('button', { name: `Revert change 1 of 1 in /src/b.ts by ${who}`, exact: true }).click();
+    const notice = page.getByRole('region', { name: 'Notifications' }).getByRole('alert').filter({ hasText: '/src/b.ts' });
     await notice.waitFor({ timeout: 60_000 });
-    expect(await notice.innerText()).toContain('Nothing was changed. /b.ts: line 3 changed since the agent’s change');
-    expect(readFileSync(join(folder, 'b.ts'), 'utf8')).toBe(mine);
+    expect(await notice.innerText()).toContain('Nothing was changed. /src/b.ts: line 3 changed since the agent’s change');
+    expect(readFileSync(join(folder, 'src', 'b.ts'), 'utf8')).toBe(mine);
     await notice.getByRole('button', { name: 'Dismiss notification' }).click();
 
     // Open diff: the hunk where it is readable, with who wrote it, Reviewed, Keep and Revert.
-    await changes(page).getByRole('listitem', { name: '/b.ts' }).getByRole('button', { name: 'Open diff' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Diff of /b.ts' });
-    const large = dialog.getByRole('group', { name: `Change 1 of 1 in /b.ts by ${who}`, exact: true });
+    await changes(page).getByRole('listitem', { name: '/src/b.ts' }).getByRole('button', { name: 'Open diff' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Diff of /src/b.ts' });
+    const large = dialog.getByRole('group', { name: `Change 1 of 1 in /src/b.ts by ${who}`, exact: true });
     await large.waitFor();
     expect(await large.innerText()).toContain(`Written by ${who}`);
     for (const [role, name] of [
-      ['checkbox', `Reviewed change 1 of 1 in /b.ts by ${who}`],
-      ['button', `Keep change 1 of 1 in /b.ts by ${who}`],
-      ['button', `Revert change 1 of 1 in /b.ts by ${who}`],
+      ['checkbox', `Reviewed change 1 of 1 in /src/b.ts by ${who}`],
+      ['button', `Keep change 1 of 1 in /src/b.ts by ${who}`],
+      ['button', `Revert change 1 of 1 in /src/b.ts by ${who}`],
     ] as const) {
       expect(await large.getByRole(role, { name, exact: true }).count(), name).toBe(1);
     }
@@ -149,8 +155,8 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     expect(cell.width / charWidth).toBeGreaterThan(80);
     expect(await unreadableButtons(page, '[role="dialog"]')).toEqual([]);
     await screenshot(page, 'window-viii-diff-dialog-1024');
-    await large.getByRole('button', { name: `Keep change 1 of 1 in /b.ts by ${who}`, exact: true }).click();
-    await poll(() => large.getByRole('checkbox', { name: `Reviewed change 1 of 1 in /b.ts by ${who}`, exact: true }).isChecked()).toBe(true);
+    await large.getByRole('button', { name: `Keep change 1 of 1 in /src/b.ts by ${who}`, exact: true }).click();
+    await poll(() => large.getByRole('checkbox', { name: `Reviewed change 1 of 1 in /src/b.ts by ${who}`, exact: true }).isChecked()).toBe(true);
     await page.context().close();
   });
 });

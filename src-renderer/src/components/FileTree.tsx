@@ -1,8 +1,8 @@
 // The project's files: a keyboard-navigable tree (flat treeitems with aria-level), folders
 // listed lazily, kept current by 'files.changed'.
 
-import { useMemo, useRef, useState } from 'react';
-import { changeMarks, visibleRows, type ChangeMark, type FileChange, type TreeRow } from '../lib/file-tree';
+import { useId, useMemo, useRef, useState } from 'react';
+import { changeMarks, folderCounts, visibleRows, type ChangeMark, type FileChange, type TreeRow } from '../lib/file-tree';
 import { useCheckpoints } from '../state/checkpoints-context';
 import { useFileTree } from '../state/use-file-tree';
 import { Icon, IconButton, Spinner } from './Icon';
@@ -21,6 +21,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
   const rows = useMemo(() => visibleRows(listings, expanded), [listings, expanded]);
   const recorded = useCheckpoints()?.changes?.files;
   const marks = useMemo(() => changeMarks(changedPaths, recorded), [changedPaths, recorded]);
+  // A folder holding changed files (deleted ones too) is marked like they are, with how many.
+  const holding = useMemo(() => folderCounts(new Set([...marks.keys(), ...(recorded ?? []).filter((f) => f.status === 'deleted').map((f) => f.path)])), [marks, recorded]);
+  const idPrefix = useId();
   const [focusKey, setFocusKey] = useState<string | null>(null);
   const treeRef = useRef<HTMLDivElement>(null);
   const root = listings['/'];
@@ -102,6 +105,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
           const error = row.entry.isDir && row.expanded ? listings[row.key]?.error : undefined;
           const mark = row.entry.isDir ? undefined : marks.get(row.key);
           const changed = mark !== undefined;
+          const held = row.entry.isDir ? holding.get(row.key) : undefined;
+          const heldWords = held === undefined ? undefined : `holds ${held} ${held === 1 ? 'file' : 'files'} changed by the agent`;
+          const heldId = `${idPrefix}-held-${index}`;
           const ignored = row.entry.ignored === true;
           return (
             <div
@@ -114,10 +120,11 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               aria-expanded={row.entry.isDir ? row.expanded : undefined}
               aria-selected={selected}
               aria-busy={row.loading || undefined}
+              aria-describedby={heldWords ? heldId : undefined}
               tabIndex={index === focusedIndex ? 0 : -1}
-              className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}${ignored ? ' ignored' : ''}${changed ? ' agent-changed' : ''}`}
+              className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}${ignored ? ' ignored' : ''}${changed || held ? ' agent-changed' : ''}`}
               style={{ paddingLeft: `${(row.level - 1) * 14 + 8}px` }}
-              title={error ?? [row.key, ignored ? 'ignored by .gitignore' : null, changed ? `${mark === 'added' ? 'added' : 'changed'} by the agent in this thread` : null].filter(Boolean).join(' · ')}
+              title={error ?? [row.key, ignored ? 'ignored by .gitignore' : null, changed ? `${mark === 'added' ? 'added' : 'changed'} by the agent in this thread` : null, heldWords ? `${heldWords} in this thread` : null].filter(Boolean).join(' · ')}
               onClick={() => activate(row)}
               onFocus={() => setFocusKey(row.key)}
             >
@@ -129,6 +136,10 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               {changed ? (
                 <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>
                   {mark === 'added' ? 'A' : 'M'}
+                </span>
+              ) : heldWords ? (
+                <span id={heldId} className="tree-badge holds" aria-label={heldWords}>
+                  {held}
                 </span>
               ) : null}
               {row.loading ? <Spinner /> : null}

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { agentChangedPaths, changeMarks, dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
+import { agentChangedPaths, changeMarks, dirKey, folderCounts, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
 
 const f = (path: string) => ({ path, isDir: false, size: 1 });
 const d = (path: string) => ({ path, isDir: true });
@@ -80,5 +80,11 @@ describe('changeMarks', () => {
       { path: '/gone.txt', status: 'deleted' },
     ];
     expect(Object.fromEntries(changeMarks(calls, recorded))).toEqual({ '/a.py': 'added', '/b.py': 'modified', '/made.txt': 'added', '/ran.txt': 'modified' });
+  });
+});
+
+describe('folderCounts', () => {
+  it('counts the changed files every folder above them holds (the root aside)', () => {
+    expect(Object.fromEntries(folderCounts(['/src/lib/a.ts', '/src/b.ts', '/README.md', '/docs/x/y/z.md']))).toEqual({ '/src/lib': 1, '/src': 2, '/docs/x/y': 1, '/docs/x': 1, '/docs': 1 });
   });
 });

@@ -128,6 +128,15 @@ export function agentChangedPaths(items: ReadonlyArray<{ kind: string; name?: st
   return paths;
 }
 
+/** Per folder (every ancestor, not the root), how many of `paths` lie inside it: a folder holding changes is marked too. */
+export function folderCounts(paths: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const path of paths) {
+    for (let folder = parentKey(path); folder !== '/'; folder = parentKey(folder)) counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /**
  * The marks the tree shows: what the thread's checkpoints say (every backend, commands'
  * changes too, net of restores), over what the calls said while checkpoints catch up.
