@@ -54,10 +54,11 @@ it('prints agent THREAD MODEL, person or unknown per line, and --json agrees wit
   fs.writeFileSync(path.join(root, 'a.txt'), 'old\nagent 1\nmine\nagent 2\ncodex\n');
   git('commit', '-q', '-am', 'work');
 
-  expect(await blame('a.txt')).toBe('unknown\nagent thread-a model-a\nperson\nagent thread-a model-a\nagent thread-c gpt-x\n');
+  // Line 1 the person committed before Deepdesk saw the file: git gives it to them. Codex is named.
+  expect(await blame('a.txt')).toBe('person\nagent thread-a model-a\nperson\nagent thread-a model-a\nagent thread-c gpt-x (Codex)\n');
   const json = JSON.parse(await blame('a.txt', '--json')) as unknown[];
   expect(json).toEqual([
-    { line: 1, kind: 'unknown' },
+    { line: 1, kind: 'person' },
     { line: 2, kind: 'agent', thread: 'thread-a', model: 'model-a' },
     { line: 3, kind: 'person' },
     { line: 4, kind: 'agent', thread: 'thread-a', model: 'model-a' },
@@ -72,6 +73,14 @@ it('prints agent THREAD MODEL, person or unknown per line, and --json agrees wit
     [`  h_${hex14('Pat Person <pat@example.com>')} 3`, `  s_${hex14('deepdesk:thread-a')} 2,4`, `  s_${hex14('deepdesk:thread-c')} 5`].sort(),
   );
   expect(note).toContain('"tool": "codex"');
+});
+
+it('a line there before Deepdesk saw the file is unknown when git gives it to someone else', async () => {
+  fs.writeFileSync(path.join(root, 'b.txt'), 'theirs\n');
+  git('add', 'b.txt');
+  execFileSync('git', ['commit', '-q', '-m', 'theirs'], { cwd: root, env: { ...env, GIT_AUTHOR_NAME: 'Other', GIT_AUTHOR_EMAIL: 'other@example.com' } });
+  expect(await blame('b.txt')).toBe('unknown\n');
+  expect(await blame('a.txt')).toBe('person\n');
 });
 
 function hex14(text: string): string {

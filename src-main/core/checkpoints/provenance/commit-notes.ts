@@ -74,8 +74,7 @@ export async function noteCommit(w: NoteWriting, commit: string, existing?: stri
       files.push({ path: added.path, lines: added.lines.flatMap((n) => authors[n - 1] ?? []) });
     }
   }
-  const identity = await git(['config', '--get-regexp', '^user\\.(name|email)$'], true);
-  const [name, email] = ['user.name ', 'user.email '].map((key) => identity?.split('\n').findLast((l) => l.startsWith(key))?.slice(key.length).trim());
+  const { name, email } = await personOf(git);
   const person = name && email ? `${name} <${email}>` : undefined;
   // Rewritten where Deepdesk did not see it (a rebase or amend keeps the author's time): placed by content.
   const attributes = authored !== committed ? { deepdesk_recovered: 'by-content' } : undefined;
@@ -97,6 +96,31 @@ export async function noteCommit(w: NoteWriting, commit: string, existing?: stri
   const blob = added === undefined ? undefined : (await git(['notes', `--ref=${NOTES_REF}`, 'list', commit], true))?.trim();
   if (blob) w.store.knowNote(w.folder, blob);
   return Boolean(blob);
+}
+
+/** The person as git's config names them. */
+async function personOf(git: ReturnType<typeof gitIn>): Promise<{ name?: string | undefined; email?: string | undefined }> {
+  const identity = await git(['config', '--get-regexp', '^user\\.(name|email)$'], true);
+  const [name, email] = ['user.name ', 'user.email '].map((key) => identity?.split('\n').findLast((l) => l.startsWith(key))?.slice(key.length).trim());
+  return { name, email };
+}
+
+/** The lines of the working tree's `file` git already gives the person (1-based): committed by them (their email as author). */
+export async function linesGitGivesThePerson(w: Pick<NoteWriting, 'folder' | 'env' | 'place'>, file: string): Promise<Set<number>> {
+  const git = gitIn(w);
+  const { email } = await personOf(git);
+  const blamed = email ? await git(['blame', '--porcelain', '--', file], true) : undefined;
+  if (!email || blamed === undefined) return new Set();
+  const mailOf = new Map<string, string>();
+  const lines = new Set<number>();
+  let at: { commit: string; line: number } | undefined;
+  for (const line of blamed.split('\n')) {
+    const header = /^([0-9a-f]{40}) \d+ (\d+)/.exec(line);
+    if (header) at = { commit: header[1]!, line: Number(header[2]) };
+    else if (at && line.startsWith('author-mail ')) mailOf.set(at.commit, line.slice('author-mail '.length).replace(/^<|>$/g, '').toLowerCase());
+    else if (at && line.startsWith('\t') && mailOf.get(at.commit) === email.toLowerCase()) lines.add(at.line);
+  }
+  return lines;
 }
 
 /** Where the remote's notes are fetched to, for the merge (removed after). */
@@ -175,7 +199,7 @@ async function contentOf(w: NoteWriting, rel: string, blob: string, git: ReturnT
 const NOTES_IDENTITY = { GIT_AUTHOR_NAME: 'Deepdesk', GIT_AUTHOR_EMAIL: 'deepdesk@localhost', GIT_COMMITTER_NAME: 'Deepdesk', GIT_COMMITTER_EMAIL: 'deepdesk@localhost' };
 
 /** git in the folder; `optional`: a failure is undefined rather than an error; `input` (at a place only): its stdin. */
-function gitIn(w: NoteWriting) {
+function gitIn(w: Pick<NoteWriting, 'folder' | 'env' | 'place' | 'signal'>) {
   const env = { ...gitEnv(w.env), ...NOTES_IDENTITY };
   const signal = w.signal ? { signal: w.signal } : {};
   return async (args: string[], optional = false, input?: string): Promise<string | undefined> => {
