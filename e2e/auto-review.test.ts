@@ -203,6 +203,32 @@ describe('auto-review in the window (SPEC §23)', () => {
     await poll(() => (JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { contextWindow?: number }).contextWindow).toBe(9000);
   });
 
+  it('the breaker notice’s Review settings, then Save settings with review on as it is: review resumes for the thread (issue 97)', { timeout: 120_000 }, async () => {
+    const run = (command: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command } }] });
+    const verdict = (args: object): ScriptStep => ({ toolCalls: [{ name: 'review_decision', args }] });
+    const agent: ScriptStep[] = [run('rm -rf ./a'), run('rm -rf ./b'), run('rm -rf ./c'), { text: 'Gave up.' }, run('echo resumed'), { text: 'Resumed.' }];
+    const reviewer: ScriptStep[] = [verdict(DENY), verdict(DENY), verdict(DENY), verdict(ALLOW)];
+    const isReview = (request: RecordedRequest): boolean => request.tools?.some((t) => t.function.name === 'review_decision') === true;
+    const next = (request: RecordedRequest): ScriptStep => (isReview(request) ? reviewer.shift() : agent.shift()) ?? { text: 'Nothing more.' };
+    const serve = await e2e.serve({ script: Array.from({ length: 12 }, () => next), settings: { reviewer: { model: '' } } });
+    const { page } = await openWindow(serve.url);
+    const log = conversation(page);
+    await sendMessage(page, 'clean up');
+    const notice = log.getByRole('note').filter({ hasText: 'Review is off for this thread: the reviewer denied 3 calls in a row.' });
+    await notice.waitFor({ timeout: 60_000 });
+    await log.getByText('Gave up.').waitFor({ timeout: 60_000 });
+
+    await notice.getByRole('button', { name: 'Review settings' }).click();
+    const settings = page.getByRole('dialog', { name: 'Settings' });
+    expect(await settings.getByRole('checkbox', { name: 'Turn on review with a model' }).isChecked()).toBe(true);
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => settings.count()).toBe(0);
+
+    await sendMessage(page, 'go on');
+    await poll(() => log.getByRole('article', { name: /^execute echo resumed — Done/ }).innerText()).toContain('Allowed by the reviewer — low risk: The person asked for a build.');
+    expect(await log.getByRole('group', { name: 'Approve tool call' }).count()).toBe(0);
+  });
+
   it('for real: serve --reviewer thread, the scripted model the agent and the reviewer: verdicts, a failed review asks the person, the breaker trips, a denied call allowed once', { timeout: 180_000 }, async () => {
     const run = (command: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command } }] });
     const verdict = (args: object): ScriptStep => ({ toolCalls: [{ name: 'review_decision', args }] });
