@@ -98,7 +98,8 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     }
     // What a hook did (a failed script, a refused message), and an agent starting afresh (SPEC §22), are the person's to know, terminal or not.
     if (event.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(event.message, { singleLine: true })} (${terminalSafe(event.hook.command, { singleLine: true })})\n`);
-    if (event.type === 'note' && event.kind === 'resume') io.stderr.write(`deepdesk: ${terminalSafe(event.text, { singleLine: true })}\n`);
+    // The reviewer's breaker tripping (SPEC §23) is told to the person here too: they answer from now on.
+    if (event.type === 'note' && (event.kind === 'resume' || event.kind === 'reviewer')) io.stderr.write(`deepdesk: ${terminalSafe(event.text, { singleLine: true })}\n`);
     // The goal's state as the host checks it (SPEC §21): one line each time it changes or is checked.
     if (event.type === 'goal' && event.parentToolCallId === undefined) io.stderr.write(`deepdesk: ${goalLine(event.goal)}\n`);
     // Subagents that did not all finish are said, whatever the answer says (SPEC §26 honest counts).

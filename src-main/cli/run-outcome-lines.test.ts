@@ -47,4 +47,11 @@ describe('deepdesk run: a call that did not run says so under its line', () => {
     expect(existsSync(join(t.folder, 'other'))).toBe(false);
     expect(rejected.screen).toMatch(/ {2}✗ not run: rejected by you\n/);
   }, 180_000);
+
+  it('the reviewer’s breaker tripping is told to the person on the terminal, in the second person', async () => {
+    t.server.push(call('touch a'), DENY, call('touch b'), DENY, call('touch c'), DENY, { text: 'Stopped.' });
+    const { code, screen } = await onTerminal(['--reviewer', 'thread', 'make three']);
+    expect(code).toBe(0);
+    expect(screen).toContain('deepdesk: Review is off for this thread: the reviewer denied 3 calls in a row. You answer its approvals until you save review on again in Settings › Approvals (or give --reviewer on a later run).\n');
+  }, 180_000);
 });
