@@ -26,7 +26,7 @@ const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-rest
 const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/containment/**'];
 
 // core's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
-export const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'memories', 'checkpoints', 'telemetry', 'tools', 'extensions', 'goals', 'agent', 'acp-client', 'containment'];
+export const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'spend', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'memories', 'checkpoints', 'telemetry', 'tools', 'extensions', 'goals', 'agent', 'acp-client', 'containment'];
 /** Types a folder may still take from above (a value import from there stays an error). */
 export const TYPES_FROM_ABOVE = {
   media: ['models'],

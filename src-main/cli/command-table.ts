@@ -70,6 +70,7 @@ export const COMMAND_OPTIONS = {
   acp: withSessionFlags('acp', {
     ...FOLDER,}),
   usage: withSessionFlags('usage', { since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } }),
+  budget: withSessionFlags('budget', { ...FOLDER, json: { type: 'boolean' } }),
   threads: withSessionFlags('threads', { format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } }),
   host: withSessionFlags('host', {
     ...FOLDER,
@@ -100,6 +101,7 @@ export const SUBCOMMANDS = {
   threads: ['ls', 'export'],
   worktrees: ['ls', 'apply', 'rm'],
   sandboxes: ['ls', 'stop', 'rm'],
+  budget: ['show', 'set'],
 } as const satisfies Partial<Record<CommandName, readonly string[]>>;
 
 /** What main.ts takes in place of a command. */

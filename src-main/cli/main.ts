@@ -20,6 +20,7 @@ const COMMANDS: Record<CommandName, Command> = {
   plugin: async (argv) => (await import('./plugin-command')).pluginCommand(argv),
   acp: async (argv) => (await import('./acp-command')).acpCommand(argv),
   usage: async (argv) => (await import('./usage-command')).usageCommand(argv),
+  budget: async (argv) => (await import('./budget-command')).budgetCommand(argv, { stdout: process.stdout, env: process.env, cwd: process.cwd() }),
   threads: async (argv) => (await import('./threads-command')).threadsCommand(argv),
   host: async (argv) => (await import('./host-command')).hostCommand(argv),
   agents: async (argv) => (await import('./agents-command')).agentsCommand(argv),

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
 import { candidateChoices, MAX_CANDIDATES } from '../app/session/candidate-sets';
-import { formatUsd } from '../core/agent/budget';
+import { formatUsd } from '../core/spend/spend-tree';
 import { countParts, LARGE_FAN_OUT, type FanOutPart } from '../core/agent/fan-out';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
@@ -35,7 +35,7 @@ export interface CandidateSetOptions {
   maxCostUsd?: number;
   approve: 'ask' | 'auto' | 'deny';
   /** The run request each candidate is started with, but for its folder and model. */
-  request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'sharedBudget'>;
+  request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'budgetSet'>;
   io: TerminalIo;
 }
 

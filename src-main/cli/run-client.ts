@@ -56,6 +56,7 @@ const IN_JSON: AgentEventTable<boolean> = {
   retry: false,
   tool_output: false,
   goal: true,
+  paused: true,
   done: true,
 };
 
@@ -73,7 +74,11 @@ export interface Follower {
 }
 
 /** Starts listening for `threadId`'s events at once (they may come before the request that starts the run is answered). */
-export function followRun(client: HostClient, threadId: string, io: TerminalIo, options: { json: boolean; interactive: boolean; streamText?: boolean }): Follower {
+/**
+ * `endAtPause`: a foreground `run` ends when a call pauses at a cap (SPEC §26): it exits with the
+ * paused line (`--json`: a `done` of reason `budget`) and the thread stays paused in the host.
+ */
+export function followRun(client: HostClient, threadId: string, io: TerminalIo, options: { json: boolean; interactive: boolean; streamText?: boolean; endAtPause?: boolean }): Follower {
   let finish!: (followed: Followed) => void;
   const done = new Promise<Followed>((resolve) => (finish = resolve));
   let lastSeq = 0;
@@ -82,8 +87,11 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
   const show = (seq: number, event: AgentEvent) => {
     if (seq <= lastSeq) return;
     lastSeq = seq;
+    const pausedAt = options.endAtPause === true && event.type === 'paused' ? event.line : undefined;
+    if (pausedAt !== undefined) queueMicrotask(() => end({ kind: 'ended', end: { state: 'budget', reason: 'budget', text: '', error: pausedAt } }));
     if (options.json) {
       if (IN_JSON[event.type]) io.stdout.write(terminalSafeJson(event) + '\n');
+      if (pausedAt !== undefined) io.stdout.write(terminalSafeJson({ type: 'done', threadId, text: '', reason: 'budget' }) + '\n');
       return;
     }
     // `attach` streams the agent's words as they come (`run` prints its answer once, at the end).

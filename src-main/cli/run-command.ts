@@ -186,7 +186,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
 
   const host = await (connecting ?? connectToHost(dataDir, 'run', io.env));
-  const follower = detach ? undefined : followRun(host, threadId, io, { json, interactive });
+  const follower = detach ? undefined : followRun(host, threadId, io, { json, interactive, endAtPause: true });
   // Detached, the lines said while the run starts (a server that failed, a skill left out) are still the person's.
   const stopSays = detach
     ? host.onEvent((event, payload) => {

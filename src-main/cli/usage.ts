@@ -82,6 +82,11 @@ Commands:
   usage [--since DATE] [--by thread|day|model] [--json]
                         what the model calls cost: tokens and dollars by thread, day or
                         model, with a total; and sandbox time by provider
+  budget [show] [--folder DIR] [--json] | set SCOPE KEY VALUE
+                        the budget tree (workspace, folders, threads, fan-outs): what
+                        each spent and may spend; set a cap (SCOPE workspace, folder:DIR,
+                        thread or thread:ID; KEY maxCostUsd, maxTokens, maxSpawns,
+                        maxConcurrent, unattendedUsd, dailyUsd, monthlyUsd)
   threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]
                         list the threads; write one (messages, tool calls, approvals,
                         usage) as JSON lines or a Markdown transcript

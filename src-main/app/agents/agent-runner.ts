@@ -9,7 +9,7 @@
 import type { RunResult } from '../../core/agent/loop';
 import { contentText } from '../../core/agent/model-view';
 import type { ApprovalBroker } from '../../core/agent/decision';
-import type { RunBudget } from '../../core/agent/budget';
+import type { SpendNode } from '../../core/spend/spend-tree';
 import type { ReviewSetup } from '../../core/agent/review/answerer';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent, AgentEventBody, ThreadAgentRecord, ThreadState } from '../../core/agent/types';
@@ -28,10 +28,8 @@ export type ExternalAgentSpec = AgentThreadOptions['agent'];
 
 /** What the session gives the runner: the thread's place, the rules, the audit's listeners, the checkpoints, the provider's key and endpoint. */
 export interface ExternalAgentContext
-  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'sharedBudget'> {
+  extends Pick<AgentThreadOptions, 'threadId' | 'folder' | 'dataDir' | 'rules' | 'telemetry' | 'checkpoints' | 'personKey' | 'prices' | 'upstream' | 'budget'> {
   spec: ExternalAgentSpec;
-  /** The thread's budget (the limit and what the thread has spent so far), read as the agent starts. */
-  budget?(): AgentThreadOptions['budget'];
 }
 
 /** What one turn is given by the run queue. */
@@ -44,7 +42,7 @@ export interface ExternalTurnControls {
   mode?: () => ApprovalMode;
   sandboxAvailable?: () => boolean;
   /** The reviewer the run's settings name (SPEC §23), and the thread's budget its calls are held in. */
-  review?: { setup: ReviewSetup; budget?: RunBudget };
+  review?: { setup: ReviewSetup; budget?: SpendNode };
   emit(event: AgentEvent): void;
   persist(state: ThreadState): void;
 }
@@ -77,6 +75,8 @@ export class ExternalAgentRunner {
   /** The agent's process whose new session the person was told of (once each). */
   private toldAfresh: AgentThread | undefined;
   private closed = false;
+  /** The turn under way: a call of the agent paused at a cap is told on it. */
+  private turnUnderWay: AgentTurn | undefined;
   readonly spec: ExternalAgentSpec;
   readonly label: string;
   readonly name: string;
@@ -112,6 +112,7 @@ export class ExternalAgentRunner {
       persist: () => controls.persist(state),
     });
     turn.persist();
+    this.turnUnderWay = turn;
     if (signal.aborted) return ended(turn, 'aborted');
     const thread = await this.startedFor(record, signal);
     if (thread === undefined) return ended(turn, 'aborted', true);
@@ -243,12 +244,11 @@ export class ExternalAgentRunner {
     if (this.thread) return Promise.resolve(this.thread);
     if (this.starting) return this.starting;
     // What the session gave is passed as it is; the thread's budget is read as the agent starts.
-    const { spec, budget: budgetNow, ...given } = this.context;
-    const budget = budgetNow?.();
+    const { spec, ...given } = this.context;
     const promise: Promise<AgentThread> = startAgentThread({
       ...given,
       agent: spec,
-      ...(budget ? { budget } : {}),
+      onPause: (pause) => this.turnUnderWay?.emit({ type: 'paused', ...pause }),
       ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
     }).then(
       (thread) => {

@@ -26,7 +26,7 @@ import { recorderFor } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { lineAuthors } from '../../core/checkpoints/line-authors';
 import { startAgentThread } from './agent-thread';
-import { RunBudget } from '../../core/agent/budget';
+import { budgetOf } from '../../core/spend/spend-tree.test-support';
 import type { PriceOverride } from '../../core/models/model-info';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -341,7 +341,7 @@ describe('an external agent for a thread', async () => {
         ask: async () => false,
         personKey: 'sk-ant-the-persons-key',
         upstream: model.url.replace(/\/v1$/, ''),
-        sharedBudget: new RunBudget({ runUsd: 5, label: "the candidates' set" }, 0),
+        budget: budgetOf({ maxCostUsd: 5 }, 0, "the candidates' set's budget"),
         prices: () => prices,
       });
     const refused = await start();

@@ -9,7 +9,7 @@ import { costAt, resolvePrice, type PriceOverride } from '../../core/models/mode
 import type { AcpClientOptions, AcpClientSession, AgentTurnBinding, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
-import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
+import { BudgetExceededError, type HoldOptions, type SpendNode } from '../../core/spend/spend-tree';
 import type { CheckpointRecorder, StepInfo } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Change, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
@@ -31,14 +31,15 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
   prices?(): Readonly<Record<string, PriceOverride>> | undefined;
   /** Where its calls go (default the provider's endpoint): a scripted server in tests. */
   upstream?: string;
-  budget?: { limitUsd: number; spentUsd: number };
   /**
-   * The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls
-   * holds its estimate there before the proxy lets it through (its prompt from the request's size,
-   * its answer from the set's calls so far), so the set never spends more than it. A call whose
-   * price is not known (the agent's own sign-in) cannot be held and is refused.
+   * The agent's node in the budget tree (SPEC §26), beneath its thread's (and a candidates' set's):
+   * each of its calls holds its worst case there before the proxy lets it through (its prompt from
+   * the request's size, its answer its max_tokens), waiting while a cap is reached. A call whose
+   * price is not known (the agent's own sign-in) cannot be held under a cap and is refused.
    */
-  sharedBudget?: RunBudget;
+  budget?: SpendNode;
+  /** A call of the agent waits at a cap (`line`), or went on (undefined): the turn tells the thread. */
+  onPause?: HoldOptions['onPause'];
   /** The person's home whose login folders are copied (default the home). */
   personHome?: string;
   /**
@@ -68,14 +69,14 @@ export interface AgentThread {
   readonly continuation: SessionContinuation | undefined;
 }
 
-/** Each call of the agent through the set's budget: held before it goes, spent, kept or let go when it ended; `refused` is told why not. */
-function sharedHold(budget: RunBudget, known: KnownAgent, options: AgentThreadOptions, refused: (why: string) => void): NonNullable<MeteringProxyOptions['hold']> {
-  return ({ model, promptTokens, maxOutputTokens }) => {
+/** Each call of the agent through the budget tree: held before it goes (waiting at a cap), spent, kept or let go when it ended; `refused` is told why not. */
+function treeHold(budget: SpendNode, known: KnownAgent, options: AgentThreadOptions, refused: (why: string) => void): NonNullable<MeteringProxyOptions['hold']> {
+  return async ({ model, promptTokens, maxOutputTokens }, signal) => {
     const id = `${known.priceProvider}:${model}`;
-    // Its own sign-in (no key of the person's): no price, so no hold can be taken.
+    // Its own sign-in (no key of the person's): no price, so no hold can be taken, and no price set will change that.
     const price = options.personKey === undefined ? null : resolvePrice(id, options.prices?.());
     try {
-      return budget.reserve({ id, price }, promptTokens, maxOutputTokens);
+      return await budget.hold({ id, price }, promptTokens, maxOutputTokens, { signal, ...(price === null ? { wait: false } : {}), ...(options.onPause ? { onPause: options.onPause } : {}) });
     } catch (err) {
       if (!(err instanceof BudgetExceededError)) throw err;
       const why =
@@ -115,8 +116,7 @@ function meteringProxyFor(
     observer: () => audit.run() ?? alone(),
     // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
     price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`, options.prices?.()), usage)),
-    ...(options.budget ? { budget: options.budget } : {}),
-    ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options, budget.refused) } : {}),
+    ...(options.budget ? { hold: treeHold(options.budget, known, options, budget.refused) } : {}),
     onBudget: budget.reached,
     onModel,
   });

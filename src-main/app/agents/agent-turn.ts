@@ -5,7 +5,7 @@
 // changes of its own process recorded as calls of their own.
 import { randomUUID } from 'node:crypto';
 import { askAndTell, tellApproval, tellRuled, type AskedCall, type Telling } from '../../core/agent/asking';
-import type { RunBudget } from '../../core/agent/budget';
+import type { SpendNode } from '../../core/spend/spend-tree';
 import { reviewLayerWrites, type Answerer, type ApprovalBroker, type DecisionContext } from '../../core/agent/decision';
 import { answererFor, type ReviewSetup } from '../../core/agent/review/answerer';
 import type { AgentEventBody, ThreadState } from '../../core/agent/types';
@@ -31,7 +31,7 @@ interface KnownCall {
 /** Who answers the turn's questions: the run's broker, its reviewer (SPEC §23) and the budget its calls are held in, the mode and rules shown to it. */
 export interface TurnAnswering {
   broker: ApprovalBroker;
-  review?: { setup: ReviewSetup; budget?: RunBudget };
+  review?: { setup: ReviewSetup; budget?: SpendNode };
   decided(): Pick<DecisionContext, 'mode' | 'rules'>;
   /** The agent's turn under way in the audit: a review's call and span go under it. */
   observer(): RunObserver | undefined;

@@ -24,6 +24,7 @@ const t = { threadId: 't1' };
 /** One event of each kind core sends, as core types it: a kind left out does not compile. */
 const EVERY_KIND: { [K in CoreKind]: Extract<AgentEvent, { type: K }> } = {
   text: { ...t, type: 'text', text: 'hi' },
+  paused: { ...t, type: 'paused', line: "paused: the thread's budget of $2.00 is spent ($1.97 + this call's $0.09)", scope: 'thread:t1', key: 'maxCostUsd', cap: 2 },
   tool_call: { ...t, type: 'tool_call', id: 'c1', name: 'execute', args: { command: 'exit 3' }, parentToolCallId: 'task1' },
   tool_result: {
     ...t,

@@ -201,6 +201,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   event('queued', { queued: z.array(z.strictObject(queuedMessageSchema.shape)) }),
   event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload', 'reviewer', 'resume']), text: z.string(), checkpointId: z.string().optional() }),
   event('hook', { event: z.string(), outcome: z.enum(['error', 'blocked']), message: z.string(), hook: hookRefSchema, toolCallId: z.string().optional() }),
+  /** A call waits at a cap (SPEC §26 state `budget`): `line` names it, `scope` and `key` where it is raised (`deepdesk budget set`'s); without `line`, the run went on. */
+  event('paused', { line: z.string().optional(), scope: z.string().optional(), key: z.string().optional(), cap: z.number().optional() }),
   event('rewound', {}),
   event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),
   event('tool_output', { id: z.string(), chunk: z.string() }),

@@ -9,11 +9,11 @@ import { appInfoSchema } from './folders';
 import { sandboxPlaceSchema, sandboxProviderSchema } from './sandboxes';
 
 /** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`); `stopped`: someone stopped it before it finished. */
-export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed', 'stopped']);
+export const agentStateSchema = z.enum(['working', 'needs-you', 'budget', 'queued', 'done', 'failed', 'stopped']);
 export type AgentState = z.infer<typeof agentStateSchema>;
 
 /** The words the window and `deepdesk agents` show for each state. */
-export const AGENT_STATE_WORDS: Record<AgentState, string> = { working: 'Working', 'needs-you': 'Needs you', queued: 'Queued', done: 'Done', failed: 'Failed', stopped: 'Stopped' };
+export const AGENT_STATE_WORDS: Record<AgentState, string> = { working: 'Working', 'needs-you': 'Needs you', budget: 'Paused: budget', queued: 'Queued', done: 'Done', failed: 'Failed', stopped: 'Stopped' };
 
 export const agentWorktreeSchema = z.object({
   /** The worktree's name (its folder under `<data-dir>/worktrees/`). */
@@ -163,7 +163,7 @@ export function agentPlace(agent: Pick<AgentDto, 'folderName' | 'worktree'>): st
 }
 
 /** The states worth telling the person about when a thread reaches them (a stop is someone's own doing). */
-const NOTICE_STATES: ReadonlySet<AgentState> = new Set(['needs-you', 'done', 'failed']);
+const NOTICE_STATES: ReadonlySet<AgentState> = new Set(['needs-you', 'budget', 'done', 'failed']);
 
 /**
  * What to tell the person between two listings of the Agents view: a thread that newly needs
@@ -182,6 +182,7 @@ export function agentNotices(previous: readonly AgentDto[], next: readonly Agent
     const title = `“${agent.title.trim() || 'Untitled thread'}”`;
     const place = agentPlace(agent);
     if (agent.state === 'needs-you') notices.push({ threadId: agent.threadId, title: `${title} needs you`, body: `It waits for your answer in ${place}.` });
+    else if (agent.state === 'budget') notices.push({ threadId: agent.threadId, title: `${title} paused at its budget`, body: `Raise the budget to resume it in ${place}.` });
     else if (agent.state === 'done') notices.push({ threadId: agent.threadId, title: `${title} is done`, body: `It finished in ${place}.` });
     else notices.push({ threadId: agent.threadId, title: `${title} failed`, body: agent.message?.trim() ? `${agent.message.trim()} (${place})` : `It stopped with an error in ${place}.` });
   }

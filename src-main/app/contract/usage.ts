@@ -128,3 +128,38 @@ export const usageMethods = {
   /** The ledger summed by thread, day or model since a date (all time when absent). */
   'usage.report': { params: z.object({ by: usageGroupingSchema, since: usageSinceSchema.optional() }), result: usageReportSchema },
 } as const;
+
+/**
+ * A node of the budget tree (SPEC §26), as `deepdesk budget show --json` and the Usage view show
+ * it: what it spent (the ledger's, and what this process counted since), what calls under way
+ * hold, its dollar cap, its tokens, and the line of a call paused at it.
+ */
+export interface BudgetTreeNode {
+  kind: 'workspace' | 'folder' | 'thread' | 'fanout';
+  id?: string;
+  path?: string;
+  /** A thread's title, a fan-out's name. */
+  label?: string;
+  spentUsd: number;
+  heldUsd: number;
+  capUsd: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  paused?: string;
+  children: BudgetTreeNode[];
+}
+export const budgetTreeNodeSchema: z.ZodType<BudgetTreeNode> = z.lazy(() =>
+  z.object({
+    kind: z.enum(['workspace', 'folder', 'thread', 'fanout']),
+    id: z.string().optional(),
+    path: z.string().optional(),
+    label: z.string().optional(),
+    spentUsd: z.number(),
+    heldUsd: z.number(),
+    capUsd: z.number().nullable(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    paused: z.string().optional(),
+    children: z.array(budgetTreeNodeSchema),
+  }),
+);

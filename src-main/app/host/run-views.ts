@@ -125,6 +125,6 @@ export function endOf(result: RunResult): RunEnd {
 
 /** How a run that is not going ended, as its record says (undefined while it goes). */
 export function recordEnd(record: RunRecord): RunEnd | undefined {
-  if (record.state === 'working' || record.state === 'needs-you') return undefined;
+  if (record.state === 'working' || record.state === 'needs-you' || record.state === 'budget') return undefined;
   return { state: record.state, reason: record.state === 'interrupted' ? 'interrupted' : record.state === 'done' ? 'completed' : record.state === 'stopped' ? 'aborted' : 'error', text: '', ...(record.message ? { error: record.message } : {}) };
 }

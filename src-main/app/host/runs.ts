@@ -6,7 +6,6 @@
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
@@ -14,7 +13,7 @@ import { AGENT_STATE_WORDS, type Settings } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
-import type { ApprovePolicy, CandidateSetRef, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
+import type { ApprovePolicy, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
 import { FolderSessionPool } from '../session/session-pool';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
@@ -65,13 +64,8 @@ const KEPT_ENDED = 20;
 const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run). Continue without it, or tell the person to rerun with --approve auto.';
 const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
 
-/** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
-const KEPT_SETS = 100;
-
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();
-  /** The budget each candidates' set shares, by the set's id. */
-  private readonly setBudgets = new Map<string, RunBudget>();
   private readonly watchers = new Set<(activity: RunActivity) => void>();
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
@@ -157,8 +151,7 @@ export class HostRuns {
     run.synced = this.durability.hold();
     try {
       const { candidateSet, ...request } = params.request;
-      const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
-      run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, { ...this.options, sessions: this.sessions }, {
+      run.run = await startHeadlessRun({ ...request, threadId, ...(candidateSet !== undefined ? { budgetSet: candidateSet } : {}) }, { ...this.options, sessions: this.sessions }, {
         say: (line) => {
           run.says.push(line);
           this.tell(run, 'run.say', { threadId, line });
@@ -187,16 +180,6 @@ export class HostRuns {
     return { threadId };
   }
 
-  /** The budget a candidates' set shares (made by its first run; the first run's limit stands). */
-  private setBudget(set: CandidateSetRef): RunBudget {
-    let budget = this.setBudgets.get(set.id);
-    if (budget === undefined) {
-      budget = new RunBudget({ ...(set.maxCostUsd !== undefined ? { runUsd: set.maxCostUsd } : {}), label: "the candidates' set" }, 0);
-      this.setBudgets.set(set.id, budget);
-      for (const old of [...this.setBudgets.keys()].slice(0, Math.max(0, this.setBudgets.size - KEPT_SETS))) this.setBudgets.delete(old);
-    }
-    return budget;
-  }
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {
     const run = this.live.get(threadId);

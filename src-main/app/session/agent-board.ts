@@ -21,6 +21,7 @@ const SHOWN_AS: Record<RunState, AgentState> = {
   queued: 'queued',
   working: 'working',
   'needs-you': 'needs-you',
+  budget: 'budget',
   done: 'done',
   stopped: 'stopped',
   failed: 'failed',
@@ -32,7 +33,7 @@ export function agentStateOf(state: RunState): AgentState {
 }
 
 /** Needs you first, then working, queued, and the finished ones; the newest first within each. */
-const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 2, failed: 3, stopped: 4, done: 5 };
+const ORDER: Record<AgentState, number> = { 'needs-you': 0, budget: 0, working: 1, queued: 2, failed: 3, stopped: 4, done: 5 };
 
 export interface AgentBoardOptions {
   /** The worktree a thread's folder lies in (app/worktrees), if any. */
@@ -77,7 +78,7 @@ export class AgentBoard {
     // changes state, starts or is seen changes it; so does a Reviewed mark.
     this.signature = db.prepare(
       `SELECT ifnull((SELECT group_concat(thread_id || ':' || state || ':' || started_at || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') FROM host_runs
-       WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at), '') || ';' || (SELECT count(*) FROM thread_reviewed_hunks) AS sig`,
+       WHERE state IN ('queued', 'working', 'needs-you', 'budget') OR seen_at IS NULL OR seen_at < ended_at), '') || ';' || (SELECT count(*) FROM thread_reviewed_hunks) AS sig`,
     );
   }
 

@@ -230,7 +230,7 @@ export class HostCandidateSets {
     try {
       return await forkedCandidateSandboxes(
         { folder: params.folder, cwd: request.cwd, sandbox: request.sandbox!, env: request.env, threadIds, nameHint: (i) => `${request.goal ?? ''} ${i + 1}` },
-        { dataDir: this.options.dataDir, db: this.options.db, settings: session.settings, ledger: session.audit.ledger },
+        { dataDir: this.options.dataDir, db: this.options.db, settings: session.settings, ledger: session.audit },
         (line) => this.options.log?.(`candidates: ${line}`),
       );
     } catch (err) {

@@ -4,7 +4,7 @@
 // ledger, checkpoints and budget, the person's key and base URL for its provider.
 import { existsSync } from 'node:fs';
 import type { ThreadState } from '../../core/agent/types';
-import type { RunBudget } from '../../core/agent/budget';
+import type { BudgetScope } from '../usage/budget-tree';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
 import { agentScript, KNOWN_AGENTS } from '../agents/vendors/catalog';
@@ -22,10 +22,8 @@ export interface ExternalAgentRequest {
   env: NodeJS.ProcessEnv;
   /** A line for the person. */
   say?(line: string): void;
-  /** `--max-cost`, over Settings' thread budget. */
-  maxCostUsd?: number;
-  /** The budget of the candidates' set the thread is one of (SPEC §21). */
-  sharedBudget?: RunBudget;
+  /** `--max-cost` and the candidates' set the thread is one of (SPEC §21, §26). */
+  budget?: BudgetScope;
 }
 
 /** The name of the thread's agent: the one asked for, else the thread's own; a thread keeps its agent. */
@@ -64,7 +62,6 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     }
     if (personKey === undefined) request.say?.(`${known.label}: no ${known.keyVariable} here or in Settings, so it uses its own sign-in; its calls are recorded unpriced (a subscription's cost is not known here) and a budget cannot stop it by cost`);
   }
-  const budgetLimit = request.maxCostUsd ?? settings.threadBudgetUsd;
   return new ExternalAgentRunner({
     spec,
     threadId: request.threadId,
@@ -77,7 +74,6 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     prices: () => session.settings.raw().prices,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
-    ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
-    ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.ledger.threadCost(request.threadId) ?? 0 }) } : {}),
+    budget: session.audit.budgets.agent(session.audit.budgets.run(request.threadId, folder, request.budget), name),
   });
 }

@@ -148,7 +148,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
         db,
         settings: () => settings.raw().sandboxes ?? {},
         savedKeys: () => settings.sandboxKeys(),
-        recordTime: (slice) => opening.audit?.ledger.recordSandboxTime({ ...slice, threadId: threadStore.latestIn(placeText(request.place)) ?? null, folder: placeText(request.place) }),
+        recordTime: (slice) => opening.audit?.recordSandboxTime({ ...slice, threadId: threadStore.latestIn(placeText(request.place)) ?? null, folder: placeText(request.place) }),
       },
     });
     const placeCloses = opened.length;
@@ -213,6 +213,9 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       settings: () => settings.raw(),
     });
     opening.audit = audit;
+    // A cap raised (here, by another process, `deepdesk budget set`): a call paused at one checks again (SPEC §26).
+    const stopRaises = settings.onChange(() => audit.budgets.settingsChanged());
+    opened.push(() => void stopRaises());
     // Closed after the place, whose last sandbox time it records.
     opened.splice(placeCloses, 0, () => audit.close());
     const project = place.localPath !== undefined ? projectOfWorktree(db, place.localPath) : undefined;
@@ -259,8 +262,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           rules,
           subagents: () => extensions.extensions.subagents(settings.raw().subagents),
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
-          audit: async (state, maxCostUsd, shared) => {
-            const options = await audit.runOptions(state, maxCostUsd, shared);
+          audit: async (state, scope) => {
+            const options = await audit.runOptions(state, scope);
             return { ...options, telemetry: combineTelemetry([options.telemetry, memoryUses])! };
           },
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
@@ -277,6 +280,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
           memories: memories.book,
           ...(checkStale ? { afterRun: () => void checkStale.request() } : {}),
+          touched: (threadId) => audit.budgets.touched(threadId),
           // A goal's diff is the folder's git: here for a folder on this computer, and for a
           // provider's sandbox its worktree here (the sandbox's work comes back to it after each
           // step); over SSH, git there through the thread's own command path.

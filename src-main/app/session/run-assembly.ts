@@ -6,7 +6,7 @@
 // a thread's RunSettings. When and how often a run starts is the run queue's (run-queue.ts).
 
 import type { AuditRunOptions } from '../telemetry/run-audit';
-import type { RunBudget } from '../../core/agent/budget';
+import type { BudgetScope } from '../usage/budget-tree';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
@@ -49,7 +49,7 @@ export interface RunAssemblyOptions {
   fanOutLimits?: () => FanOutLimits;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
-  audit?: (state: ThreadState, maxCostUsd?: number, shared?: RunBudget) => Promise<AuditRunOptions>;
+  audit?: (state: ThreadState, scope?: BudgetScope) => Promise<AuditRunOptions>;
   /** Steps' tool results longer than this go to a file (default: the harness's). */
   evictChars?: number;
   /**
@@ -81,6 +81,8 @@ export interface RunAssemblyOptions {
   memories?: MemoryBook;
   /** Told when a run ended, whatever it changed (the memories' stale marks are checked again). */
   afterRun?: () => void;
+  /** The person sent the thread a message (SPEC §26: what is spent unattended starts again). */
+  touched?: (threadId: string) => void;
   /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: the goal is checked without a diff. */
   goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
   /** Settings' revision rounds for a goal (absent: the default, 3). */
@@ -106,14 +108,12 @@ export interface RunSettings {
   mode?: () => ApprovalMode;
   /** The agent: a subagent of the folder's (its prompt, tools), instead of Deepdesk's own; the model is `model`. */
   agent?: SubagentSpec;
-  /** `--max-cost`: the budget of each run, in dollars. */
-  maxCostUsd?: number;
+  /** `--max-cost` (each run's own cap) and the candidates' set the thread is one of (SPEC §21, §26). */
+  budget?: BudgetScope;
   /** `run --reviewer MODEL|thread|off` (SPEC §23): over Settings' and the session's; given, a tripped breaker is reset. */
   reviewer?: string;
   /** The thread's agent is another one over ACP (SPEC §22): each run is one turn of it (`model` is its stand-in, never called). */
   externalAgent?: ExternalAgentRunner;
-  /** The budget of the candidates' set the thread is one of (SPEC §21): every call of its runs holds it too. */
-  sharedBudget?: RunBudget;
   contextWindow?: number;
   evictChars?: number;
 }
@@ -192,6 +192,7 @@ export class RunAssembly {
     const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
       // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
       const goal = live.state.goal;
+      if (text !== null) this.options.touched?.(live.state.id);
       if (goal?.state === 'paused' && text !== null) {
         resumeGoal(goal);
         emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
@@ -204,7 +205,7 @@ export class RunAssembly {
         const typed = text === null || typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
         // What asks goes to the run's reviewer first (SPEC §23); `thread` is the folder's model here, as the grader is.
         const setup = this.options.reviewer?.((await this.options.mainModel?.().catch(() => undefined)) ?? plan.model, plan.settings.reviewer);
-        const budget = setup && (await this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget))?.budget;
+        const budget = setup && (await this.options.audit?.(live.state, plan.settings.budget))?.budget;
         if (setup !== undefined) turnControls.review = { setup, ...(budget ? { budget } : {}) };
         if (!pursuing) return external.turn(typed, turnControls);
       }
@@ -228,7 +229,7 @@ export class RunAssembly {
         takeQueued: controls.takeQueued,
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
-        ...(await this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget)),
+        ...(await this.options.audit?.(live.state, plan.settings.budget)),
         goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
     };
@@ -259,7 +260,7 @@ export class RunAssembly {
    */
   async draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
     const def = this.definition(backend, plan, NOBODY_ASKED);
-    const audit = await this.options.audit?.(state, plan.settings.maxCostUsd, plan.settings.sharedBudget);
+    const audit = await this.options.audit?.(state, plan.settings.budget);
     return draftGoal({ def, state, objective, ...(audit ? { telemetry: audit.telemetry, budget: audit.budget, folder: audit.folder } : {}) });
   }
 

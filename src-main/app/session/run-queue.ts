@@ -302,7 +302,15 @@ export class RunQueue {
       {
         signal: controller.signal,
         broker: approvals.brokerFor(settings.broker, slot),
-        emitEvent: (event) => book.emitEvent(threadId, event),
+        emitEvent: (event) => {
+          // A call waiting at a cap (SPEC §26): the run is `budget` until it goes on.
+          if (event.type === 'paused') {
+            if (event.line !== undefined) records.setState(threadId, 'budget', event.line);
+            else records.setState(threadId, approvals.waiting(threadId) ? 'needs-you' : 'working');
+            this.options.emit({ kind: 'threads-changed' });
+          }
+          book.emitEvent(threadId, event);
+        },
         onApproval: (event) => approvals.note(threadId, event),
         persist: (state) => book.persist(live, state),
         resumableToolCalls: () => approvals.resumable(threadId),

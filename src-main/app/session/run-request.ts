@@ -2,7 +2,7 @@
 // it and answers its approvals, and the host's context it runs in.
 
 import type Database from 'better-sqlite3';
-import type { RunBudget } from '../../core/agent/budget';
+import type { BudgetSetRef } from '../usage/budget-tree';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent } from '../../core/agent/types';
@@ -31,8 +31,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   env: NodeJS.ProcessEnv;
   /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
   acceptDraft?: boolean;
-  /** The budget of the candidates' set this run is one of (SPEC §21), the host's: its calls hold it too. */
-  sharedBudget?: RunBudget;
+  /** The candidates' set this run is one of (SPEC §21): its calls hold the set's one budget too. */
+  budgetSet?: BudgetSetRef;
   /** A candidate's own instruction (`run --candidates … --prompt P`): added after the goal in its first message. */
   instruction?: string;
 }

@@ -23,7 +23,7 @@ export interface RunEnd {
 }
 
 export interface StartRunParams {
-  request: Omit<HeadlessRunRequest, 'threadId' | 'sharedBudget'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
+  request: Omit<HeadlessRunRequest, 'threadId' | 'budgetSet'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
   approve: ApprovePolicy;
   /** The starting client can answer approvals (a terminal). */
   interactive: boolean;

@@ -4,15 +4,16 @@
 // `audit.runOptions(state)`; nothing else of the audit is theirs to assemble.
 
 import type Database from 'better-sqlite3';
-import { RunBudget } from '../../core/agent/budget';
 import type { ThreadState } from '../../core/agent/types';
+import type { SpendNode } from '../../core/spend/spend-tree';
 import { codingTraceContext } from '../../core/telemetry/coding-context';
 import { langsmithConfig } from '../../core/telemetry/langsmith-config';
 import { combineTelemetry, type Telemetry } from '../../core/telemetry/observer';
-import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { UsageLedger, type SandboxTimeRecord } from '../../core/telemetry/usage-ledger';
 import type { PriceOverride } from '../../core/models/model-info';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { TelemetrySettings } from '../contract/usage';
+import { budgetTreeOf, type BudgetScope, type BudgetSettings, type BudgetTree } from '../usage/budget-tree';
 import { ledgerPrices } from '../usage/usage-report';
 
 export interface RunAuditOptions {
@@ -26,17 +27,19 @@ export interface RunAuditOptions {
   sandboxType: string;
   version: string;
   /** Read at every run (and prices at every read of the ledger), so a change in Settings applies at once. */
-  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number; prices?: Readonly<Record<string, PriceOverride>>; sandboxes?: SandboxSettings };
+  settings: () => BudgetSettings & { telemetry?: TelemetrySettings; prices?: Readonly<Record<string, PriceOverride>>; sandboxes?: SandboxSettings };
 }
 
 export interface AuditRunOptions {
   telemetry: Telemetry;
-  budget: RunBudget;
+  budget: SpendNode;
   folder: string;
 }
 
 export class RunAudit {
   readonly ledger: UsageLedger;
+  /** The process's budget tree (app/usage/budget-tree.ts). */
+  readonly budgets: BudgetTree;
   private readonly ledgerTelemetry: Telemetry;
   private langsmith: Telemetry | undefined;
   private otel: { key: string; telemetry: Telemetry | undefined } | undefined;
@@ -48,6 +51,7 @@ export class RunAudit {
   ) {
     this.ledger = new UsageLedger(options.db, ...ledgerPrices(options.settings));
     this.ledgerTelemetry = this.ledger.telemetry();
+    this.budgets = budgetTreeOf(options.db, options.settings);
     this.langsmith = langsmith;
   }
 
@@ -66,23 +70,18 @@ export class RunAudit {
   }
 
   /**
-   * What a run of this thread is given: the listeners of its turns and its budget.
-   * `maxCostUsd`: `deepdesk run --max-cost`, what this run may spend; `shared`: the budget of
-   * the candidates' set the run is one of (SPEC §21), which its calls hold too.
+   * What a run of this thread is given: the listeners of its turns and where its calls hold in
+   * the budget tree (its thread's node; `scope`: the run's own `--max-cost`, its candidates' set).
    */
-  async runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): Promise<AuditRunOptions> {
-    const settings = this.options.settings();
+  async runOptions(state: ThreadState, scope?: BudgetScope): Promise<AuditRunOptions> {
     const telemetry = await this.telemetry();
-    const budget = new RunBudget(
-      {
-        ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}),
-        ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}),
-        ...(shared !== undefined ? { shared } : {}),
-      },
-      // What the thread has cost, as the ledger prices it now (the run assembly sets it before each run).
-      state.usage.costUsd ?? 0,
-    );
-    return { telemetry, budget, folder: this.options.folder };
+    return { telemetry, budget: this.budgets.run(state.id, this.options.folder, scope), folder: this.options.folder };
+  }
+
+  /** A slice of a provider sandbox's time (SPEC §18): the ledger's row and the budget tree's count (§26), through this one door. */
+  recordSandboxTime(slice: SandboxTimeRecord): void {
+    this.ledger.recordSandboxTime(slice);
+    this.budgets.sandboxTime(slice.threadId, slice.folder, slice.costUsd);
   }
 
   /** The listeners of a run's model calls now (core/telemetry/metering.ts): the ledger always, the exporters configured. */

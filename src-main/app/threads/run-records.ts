@@ -10,9 +10,9 @@ import { lazyStatements, perConnection, runMigrations } from '../../core/backend
 import type { Migration } from '../../core/backends/store/migration';
 import { isProcessAlive } from '../../core/process/process-tree';
 
-export const RUN_STATES = ['queued', 'working', 'needs-you', 'done', 'failed', 'stopped', 'interrupted'] as const;
-/** The states of a run that goes on. */
-export const GOING_STATES: readonly RunState[] = ['queued', 'working', 'needs-you'];
+export const RUN_STATES = ['queued', 'working', 'needs-you', 'budget', 'done', 'failed', 'stopped', 'interrupted'] as const;
+/** The states of a run that goes on (`budget`: paused at a cap, SPEC §26, until it is raised). */
+export const GOING_STATES: readonly RunState[] = ['queued', 'working', 'needs-you', 'budget'];
 export type RunState = (typeof RUN_STATES)[number];
 
 export interface RunRecord {
@@ -104,14 +104,14 @@ export class RunRecords {
         ),
         seen: () => db.prepare('UPDATE host_runs SET seen_at = ? WHERE thread_id = ?'),
         move: () => db.prepare('UPDATE host_runs SET folder = ? WHERE thread_id = ?'),
-        setState: () => db.prepare('UPDATE host_runs SET state = ? WHERE thread_id = ?'),
+        setState: () => db.prepare('UPDATE host_runs SET state = ?, message = ? WHERE thread_id = ?'),
         end: () => db.prepare('UPDATE host_runs SET state = ?, ended_at = ?, message = ? WHERE thread_id = ?'),
         get: () => db.prepare<[string], Row>('SELECT * FROM host_runs WHERE thread_id = ?'),
         list: () => db.prepare<[number], Row>('SELECT * FROM host_runs ORDER BY started_at DESC LIMIT ?'),
-        going: () => db.prepare<[], Row>("SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you')"),
-        goingIn: () => db.prepare<[string], Row>("SELECT * FROM host_runs WHERE folder = ? AND state IN ('queued', 'working', 'needs-you')"),
+        going: () => db.prepare<[], Row>("SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you', 'budget')"),
+        goingIn: () => db.prepare<[string], Row>("SELECT * FROM host_runs WHERE folder = ? AND state IN ('queued', 'working', 'needs-you', 'budget')"),
         shown: () => db.prepare<[], Row>(
-          "SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at ORDER BY started_at DESC LIMIT 500",
+          "SELECT * FROM host_runs WHERE state IN ('queued', 'working', 'needs-you', 'budget') OR seen_at IS NULL OR seen_at < ended_at ORDER BY started_at DESC LIMIT 500",
         ),
       }),
     );
@@ -122,8 +122,9 @@ export class RunRecords {
     changed();
   }
 
-  setState(threadId: string, state: RunState): void {
-    this.stmts.setState.run(state, threadId);
+  /** `message`: what a run going on says meanwhile (a cap's paused line, SPEC §26). */
+  setState(threadId: string, state: RunState, message?: string): void {
+    this.stmts.setState.run(state, message ?? null, threadId);
     changed();
   }
 

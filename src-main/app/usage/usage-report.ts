@@ -4,7 +4,7 @@
 // when they were made (usage-ledger.ts), and a cost as the command line writes it. Sandbox
 // time (SPEC §18) comes with it, grouped the same way, and the turns whose cost drifted (§26).
 
-import { formatUsd } from '../../core/agent/budget';
+import { formatUsd } from '../../core/spend/spend-tree';
 import { resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import { isSandboxProviderName } from '../../core/sandbox-providers/provider';
 import { costDrifts, type CostDrift } from '../../core/telemetry/cost-drift';

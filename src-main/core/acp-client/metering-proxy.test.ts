@@ -9,11 +9,12 @@ import Database from 'better-sqlite3';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetExceededError, RunBudget } from '../agent/budget';
+import { BudgetExceededError, type SpendNode } from '../spend/spend-tree';
+import { budgetOf } from '../spend/spend-tree.test-support';
 import { costAt } from '../models/model-info';
 import { listenOnLoopback } from '../models/testing/loopback';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../models/testing/scripted-anthropic-server';
-import type { Usage } from '../models/types';
+import type { ModelPrice, Usage } from '../models/types';
 import { combineTelemetry, type Telemetry } from '../telemetry/observer';
 import { otelTelemetry } from '../telemetry/otel';
 import { startOtlpReceiver } from '../telemetry/otlp-receiver.test-support';
@@ -129,6 +130,18 @@ describe('every call the provider bills is counted (issue 78)', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
+  /** The proxy's calls held in a budget tree's node of `limitUsd` (refused, never paused, over it). */
+  const capped = (limitUsd: number, price: ModelPrice = PRICE, node: SpendNode = budgetOf({ maxCostUsd: limitUsd })): Pick<MeteringProxyOptions, 'hold'> => ({
+    hold: async ({ model, promptTokens, maxOutputTokens }) => {
+      try {
+        return await node.hold({ id: `anthropic:${model}`, price }, promptTokens, maxOutputTokens);
+      } catch (err) {
+        if (err instanceof BudgetExceededError) return { refused: err.message };
+        throw err;
+      }
+    },
+  });
+
   async function metered(upstream: string, options: Partial<MeteringProxyOptions> = {}) {
     const db = new Database(':memory:');
     const ledger = new UsageLedger(db);
@@ -143,7 +156,7 @@ describe('every call the provider bills is counted (issue 78)', () => {
     const provider = await billingProvider('gzip');
     cleanups.push(() => provider.close());
     // A call goes while what is spent and its worst case fit: after 3 calls, a 4th's worst case would not.
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: WORST + 2 * ONE_CALL, spentUsd: 0 } });
+    const { proxy, rows } = await metered(provider.url, capped(WORST + 2 * ONE_CALL));
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push(await post(proxy.socket, REQUEST));
     expect(provider.billed()).toBe(3);
@@ -160,7 +173,7 @@ describe('every call the provider bills is counted (issue 78)', () => {
   it('a stream the client cuts after message_start reported its usage settles at that usage, each a ledger row', async () => {
     const provider = await billingProvider('endless');
     cleanups.push(() => provider.close());
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: WORST + 2 * STARTED, spentUsd: 0 } });
+    const { proxy, rows } = await metered(provider.url, capped(WORST + 2 * STARTED));
     for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
     // The cut calls end in the proxy as the client goes.
     await expect.poll(() => rows()).toHaveLength(provider.billed());
@@ -175,7 +188,7 @@ describe('every call the provider bills is counted (issue 78)', () => {
   it('a stream cut before it reported any usage keeps its worst case: its prompt and its max_tokens, never a guess from what it answered', async () => {
     const provider = await billingProvider('silent');
     cleanups.push(() => provider.close());
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 2.5 * WORST, spentUsd: 0 } });
+    const { proxy, rows } = await metered(provider.url, capped(2.5 * WORST));
     for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
     await expect.poll(() => rows()).toHaveLength(provider.billed());
     // Two worst cases fit under the budget; a third would not, and is never sent.
@@ -196,40 +209,32 @@ describe('every call the provider bills is counted (issue 78)', () => {
       cleanups.push(() => provider.close());
       let inFlight = 0;
       let most = 0;
-      const set = new RunBudget({ runUsd: 0.5, label: "the candidates' set" }, 0);
-      const budget: Partial<MeteringProxyOptions> =
-        which === 'thread'
-          ? { budget: { limitUsd: 0.5, spentUsd: 0 } }
-          : {
-              hold: ({ model, promptTokens, maxOutputTokens }) => {
-                try {
-                  const hold = set.reserve({ id: `anthropic:${model}`, price: dollar }, promptTokens, maxOutputTokens);
-                  most = Math.max(most, ++inFlight);
-                  const ended = () => void inFlight--;
-                  return { spend: (u, c) => (ended(), hold.spend(u, c)), release: () => (ended(), hold.release()), keep: () => (ended(), hold.keep()) };
-                } catch (err) {
-                  if (err instanceof BudgetExceededError) return { refused: err.message };
-                  throw err;
-                }
-              },
-            };
+      const set = budgetOf({ maxCostUsd: 0.5 }, 0, "the candidates' set's budget");
+      const held = capped(0.5, dollar, which === 'thread' ? budgetOf({ maxCostUsd: 0.5 }) : set.child({ kind: 'thread', id: 'c1', label: "the thread's budget" })).hold!;
+      const budget: Partial<MeteringProxyOptions> = {
+        hold: async (call, signal) => {
+          const hold = await held(call, signal);
+          if ('refused' in hold) return hold;
+          most = Math.max(most, ++inFlight);
+          const ended = () => void inFlight--;
+          return { spend: (u, c) => (ended(), hold.spend(u, c)), release: () => (ended(), hold.release()), keep: () => (ended(), hold.keep()) };
+        },
+      };
       const { proxy, rows } = await metered(provider.url, { price, ...budget });
       const statuses = await Promise.all(Array.from({ length: 6 }, () => post(proxy.socket, REQUEST)));
       expect(provider.billed()).toBeLessThan(6);
       expect(statuses.filter((s) => s === 200)).toHaveLength(provider.billed());
       const spent = rows().reduce((sum, r) => sum + r.costUsd!, 0);
       expect(spent).toBeLessThanOrEqual(0.5 + 0.1 + 1e-9);
-      if (which === 'shared') {
-        expect(most).toBe(1);
-        expect(set.spentUsd).toBeCloseTo(spent, 9);
-      }
+      expect(most).toBe(1);
+      if (which === 'shared') expect(set.spentUsd).toBeCloseTo(spent, 9);
     }
   });
 
   it('a stream cut after message_start reported a large prompt settles at that prompt, not at a guess from the request: under $0.50 at most one call past the cap', async () => {
     const provider = await billingProvider('large-prompt');
     cleanups.push(() => provider.close());
-    const { proxy, rows } = await metered(provider.url, { budget: { limitUsd: 0.5, spentUsd: 0 } });
+    const { proxy, rows } = await metered(provider.url, capped(0.5));
     for (let i = 0; i < 6; i++) await post(proxy.socket, REQUEST, true);
     await expect.poll(() => rows()).toHaveLength(provider.billed());
     // Each call bills $0.30 of input: two reach the cap, the rest are refused before they go.
@@ -270,15 +275,15 @@ describe('every call the provider bills is counted (issue 78)', () => {
 describe('a call through a shared budget', () => {
   it('holds before it goes: a refused call never reaches the model, a passed one spends its real cost in place of its estimate', async () => {
     const model = await startScriptedAnthropicServer(Array.from({ length: 5 }, () => anthropicMessageStream([{ text: 'hi' }], 'end_turn')));
-    const budget = new RunBudget({ runUsd: 0.01, label: "the candidates' set" }, 0);
+    const budget = budgetOf({ maxCostUsd: 0.01 }, 0, "the candidates' set's budget");
     const spent: number[] = [];
     const proxy = await startMeteringProxy({
       upstream: model.url.replace(/\/v1$/, ''),
       agent: { name: 'claude-code', provider: 'anthropic' },
       price: (usage) => costAt(PRICE, usage),
-      hold: ({ promptTokens, maxOutputTokens }) => {
+      hold: async ({ promptTokens, maxOutputTokens }) => {
         try {
-          const hold = budget.reserve({ id: 'anthropic:claude-sonnet-4-5', price: PRICE }, promptTokens, maxOutputTokens);
+          const hold = await budget.hold({ id: 'anthropic:claude-sonnet-4-5', price: PRICE }, promptTokens, maxOutputTokens);
           return { ...hold, spend: (usage, costUsd) => (spent.push(costUsd ?? 0), hold.spend(usage, costUsd)) };
         } catch (err) {
           if (err instanceof BudgetExceededError) return { refused: err.message };

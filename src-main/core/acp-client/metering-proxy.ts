@@ -33,17 +33,15 @@ export interface MeteringProxyOptions {
   observer?(): Pick<RunObserver, 'modelCall'>;
   /** A call's cost from its usage, where known. */
   price?(usage: MeteredUsage): number | undefined;
-  /** With a budget: the spend before this proxy started (the thread's), and the budget. */
-  budget?: { limitUsd: number; spentUsd: number };
-  /** The budget was reached: called once, when the first call is refused. */
+  /** The budget refused a call: called once, when the first call is refused. */
   onBudget?(): void;
   /**
-   * A budget shared with other threads (a candidates' set, SPEC §21): each call holds its worst
-   * case there before it is let through (refused: the reason, and the call is not made); the hold
-   * is spent with the call's cost when its usage is read, kept when it was cut short before any
-   * usage, let go when it failed.
+   * The budget tree (SPEC §26): each call holds its worst case there before it is let through
+   * (waiting while paused at a cap, until `signal` ends with the proxy; refused: the reason, and
+   * the call is not made); the hold is spent with the call's cost when its usage is read, kept
+   * when it was cut short before any usage, let go when it failed. With it, calls go one at a time.
    */
-  hold?(call: { model: string; promptTokens: number; maxOutputTokens: number }): CallHold | { refused: string };
+  hold?(call: { model: string; promptTokens: number; maxOutputTokens: number }, signal: AbortSignal): Promise<CallHold | { refused: string }>;
   /** A call answered: the model that answered it (as the answer names it, else the request) and whether it offered tools (the agent's own work, not a side call's title). */
   onModel?(call: { model: string; tools: boolean }): void;
 }
@@ -217,8 +215,8 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   const { dir, socket } = makeSocketFolder('meter.sock');
   const upstream = new URL(options.upstream);
   const to = { upstream, basePath: upstream.pathname.replace(/\/$/, ''), options };
-  let spent = options.budget?.spentUsd ?? 0;
   let refused = 0;
+  const closing = new AbortController();
   let told = false;
   let queue: Promise<void> = Promise.resolve();
 
@@ -233,27 +231,19 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   };
 
   /** A model call: its worst case held in this proxy's budget and the shared one (where there are), observed through the metering point, forwarded. */
-  const call = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
+  const call = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
     if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forwardCall(to, req, res, body);
     const { model, maxOutput, tools } = requestFacts(req.url ?? '/', body);
     // Its prompt from the request's size, four characters a token (for JSON, a generous count).
     const promptTokens = Math.ceil(body.length / 4);
     const maxOutputTokens = maxOutput ?? maxOutputTokensFor(`${options.agent.provider}:${model}`);
     const worst = options.price?.({ model, inputTokens: promptTokens, outputTokens: maxOutputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
-    if (options.budget !== undefined && spent + (worst ?? 0) > options.budget.limitUsd) return refuse(res);
-    const shared = options.hold?.({ model, promptTokens, maxOutputTokens });
-    if (shared !== undefined && 'refused' in shared) return refuse(res, shared.refused);
+    const held = await options.hold?.({ model, promptTokens, maxOutputTokens }, closing.signal).catch(() => ({ refused: 'the agent was stopped' }));
+    if (held !== undefined && 'refused' in held) return refuse(res, held.refused);
     const hold: CallHold = {
-      spend: (usage, costUsd) => {
-        spent += costUsd ?? 0;
-        shared?.spend(usage, costUsd);
-      },
-      release: () => shared?.release(),
-      keep: () => {
-        shared?.keep();
-        spent += worst ?? 0;
-        return worst;
-      },
+      spend: (usage, costUsd) => held?.spend(usage, costUsd),
+      release: () => held?.release(),
+      keep: () => (held?.keep(), worst),
     };
     const info = { purpose: 'other-agent' as const, agent: options.agent.name, provider: options.agent.provider, model, system: '', messages: [], tools: [] };
     return forwardCall(to, req, res, body, Object.assign(meterModelCall(options.observer?.() ?? NOOP_RUN, info, hold), { asked: { model, tools } }));
@@ -264,7 +254,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (!options.budget && !options.hold) {
+      if (!options.hold) {
         void call(req, res, body);
         return;
       }
@@ -281,6 +271,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     refused: () => refused,
     close: () =>
       new Promise<void>((resolve) => {
+        closing.abort();
         server.closeAllConnections();
         server.close(() => {
           rmSync(dir, { recursive: true, force: true });

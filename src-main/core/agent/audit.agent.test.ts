@@ -13,7 +13,7 @@ import { combineTelemetry } from '../telemetry/observer';
 import { recordingTelemetry } from '../telemetry/recording-telemetry.test-support';
 import { UsageLedger } from '../telemetry/usage-ledger';
 import { createHarness, type Harness } from './agent-harness.test-support';
-import { RunBudget } from './budget';
+import { budgetOf } from '../spend/spend-tree.test-support';
 import type { PermissionRule } from './permissions/rules';
 
 const MODEL = 'openai-compatible:scripted-model';
@@ -153,7 +153,7 @@ describe('budgets', () => {
     });
     // The first call's prompt (a few thousand tokens) is estimated well under $0.21, and costs
     // $0.2001; the second's estimate would take the run past $0.21.
-    const result = await h.run('list', undefined, { telemetry: ledger.telemetry(), budget: new RunBudget({ runUsd: 0.21 }, 0) });
+    const result = await h.run('list', undefined, { telemetry: ledger.telemetry(), budget: budgetOf({ maxCostUsd: 0.21 }) });
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(1);
     const errors = h.events.filter((e) => e.type === 'error');
@@ -161,7 +161,7 @@ describe('budgets', () => {
     expect(errors[0]).toMatchObject({ budget: true });
     const line = (errors[0] as { message: string }).message;
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toMatch(/^Stopped before the next model call: it would take this run past its budget of \$0\.2100 \(spent \$0\.2001; the call would cost about \$0\.\d+\)\.$/);
+    expect(line).toMatch(/^paused: this run's budget of \$0\.21 is spent \(\$0\.20 \+ this call's \$0\.\d+\)$/);
     expect(h.events.at(-1)).toMatchObject({ type: 'done', reason: 'budget' });
     expect(ledger.calls('thread-1')).toHaveLength(1);
   });
@@ -170,7 +170,7 @@ describe('budgets', () => {
   // answer), where it kept its prompt and this run's average answer.
   it('count a call the provider began answering and that was cut short with no usage at its worst case, as another agent’s (issue 78): its hold is kept, its row says so', async () => {
     h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ disconnect: true, text: 'half an answ' }, { text: 'whole', usage: { promptTokens: 100, completionTokens: 10 } }] });
-    const budget = new RunBudget({ runUsd: 1 }, 0);
+    const budget = budgetOf({ maxCostUsd: 1 });
     await h.run('hi', undefined, { telemetry: ledger.telemetry(), budget });
     const [cut] = ledger.calls('thread-1');
     expect(cut).toMatchObject({ failed: true, inputTokens: 0, outputTokens: 0 });
@@ -193,7 +193,7 @@ describe('budgets', () => {
   it('hold each call’s worst case: calls billing 100,000 tokens each under $0.50 stop before the one that could cross, never all six served', async () => {
     const step = (i: number) => ({ toolCalls: [{ name: 'ls', args: { path: `/${i}` } }], usage: { promptTokens: 100_000, completionTokens: 0 } });
     h = await createHarness({ prices: { [MODEL]: { input: 1, output: 1 } }, script: [...Array.from({ length: 6 }, (_, i) => step(i)), { text: 'done' }] });
-    const result = await h.run('list it six times', undefined, { telemetry: ledger.telemetry(), budget: new RunBudget({ runUsd: 0.5 }, 0) });
+    const result = await h.run('list it six times', undefined, { telemetry: ledger.telemetry(), budget: budgetOf({ maxCostUsd: 0.5 }) });
     expect(result.reason).toBe('budget');
     expect(h.server.requests.length).toBeLessThan(6);
     const spent = ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0);
@@ -201,26 +201,24 @@ describe('budgets', () => {
     // Four calls ($0.40) fit; the fifth's worst case (its prompt of about 100,000 tokens and 4,096 answered) would not.
     expect(h.server.requests).toHaveLength(4);
     expect(spent).toBeCloseTo(0.4, 9);
-    expect(result.error?.message).toMatch(/^Stopped before the next model call: it would take this run past its budget of \$0\.5000 \(spent \$0\.\d{4}; the call would cost about \$0\.1\d{3}\)\.$/);
+    expect(result.error?.message).toMatch(/^paused: this run's budget of \$0\.50 is spent \(\$0\.40 \+ this call's \$0\.1\d\)$/);
   });
 
   it('count what the thread cost before this run against the thread’s budget', async () => {
     h = await createHarness({ prices: { [MODEL]: PRICE }, script: [{ text: 'never asked' }] });
     h.state.usage.costUsd = 0.5;
-    const result = await h.run('hi', undefined, { budget: new RunBudget({ threadUsd: 0.5 }, h.state.usage.costUsd) });
+    const result = await h.run('hi', undefined, { budget: budgetOf({ maxCostUsd: 0.5 }, h.state.usage.costUsd, "the thread's budget") });
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(0);
-    expect(result.error?.message).toContain('this thread past its budget of $0.5000 (spent $0.5000');
+    expect(result.error?.message).toContain("paused: the thread's budget of $0.50 is spent ($0.50 + this call's");
   });
 
   it('are not kept by guessing: a model of unknown price is not called under a budget', async () => {
     h = await createHarness({ script: [{ text: 'never asked' }] });
-    const result = await h.run('hi', undefined, { budget: new RunBudget({ runUsd: 5 }, 0) });
+    const result = await h.run('hi', undefined, { budget: budgetOf({ maxCostUsd: 5 }) });
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(0);
-    expect(result.error?.message).toBe(
-      'Stopped before the model call: the price of openai-compatible:scripted-model is unknown, so this run’s budget of $5.00 cannot be kept (set its price in Settings › Prices).'.replace('’', "'"),
-    );
+    expect(result.error?.message).toBe("paused: the price of openai-compatible:scripted-model is unknown, so this run's budget of $5.00 cannot be kept (set its price in Settings › Prices)");
   });
 
   it('hold for subagents: their calls count against the run’s budget', async () => {
@@ -233,7 +231,7 @@ describe('budgets', () => {
         { text: 'main done' },
       ],
     });
-    const result = await h.run('go', undefined, { budget: new RunBudget({ runUsd: 0.21 }, 0) });
+    const result = await h.run('go', undefined, { budget: budgetOf({ maxCostUsd: 0.21 }) });
     // $0.0501 + $0.1501 spent; the subagent's next call would cross $0.21, and so would the parent's.
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(2);
@@ -257,7 +255,7 @@ describe('budgets', () => {
     });
     // The parent's first call ($0.01) and two subagents' (estimated at about $0.025 each) fit.
     const budget = 0.06;
-    await h.run('split it', undefined, { telemetry: ledger.telemetry(), budget: new RunBudget({ runUsd: budget }, 0) });
+    await h.run('split it', undefined, { telemetry: ledger.telemetry(), budget: budgetOf({ maxCostUsd: budget }) });
     ledger.flush();
     const spent = ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0);
     const sevenWouldSpend = 0.01 + 7 * 0.01;

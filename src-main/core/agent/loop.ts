@@ -6,7 +6,7 @@ import type { ChatMessage } from '../models/types';
 import { AbortedError, ModelError, QuotaError } from '../models/errors';
 import { modelProblem, type ModelProblem } from '../models/connection-problem';
 import { resetQuota } from '../models/quota-breaker';
-import { BudgetExceededError } from './budget';
+import { BudgetExceededError } from '../spend/spend-tree';
 import { runFanOut } from './fan-out';
 import { runGate } from './goal-run';
 import { PromptRefusedError } from './middleware';

@@ -30,7 +30,7 @@ export interface MeteredCall {
 }
 
 /** What a metered call needs of its run: the model, the observer and budget, and (through `parent`) the run whose tally it adds to. */
-export type MeteredRun = Pick<RunContext, 'model' | 'observer' | 'budget' | 'countRequestTokens'> & { readonly parent?: RunContext };
+export type MeteredRun = Pick<RunContext, 'model' | 'observer' | 'budget' | 'countRequestTokens'> & Partial<Pick<RunContext, 'emit'>> & { readonly parent?: RunContext };
 
 /**
  * Streams one model call through the metering point: the budget held first, the call measured
@@ -43,7 +43,11 @@ export async function* meteredStream(ctx: MeteredRun, request: ModelRequest, cal
   // Its worst case held from before the call until it ends, so calls made at once cannot together cross a budget.
   const counted = ctx.budget?.active ? call.promptTokens() : undefined;
   const maxOutputTokens = request.maxOutputTokens ?? maxOutputTokensFor(ctx.model.id);
-  const held = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0, maxOutputTokens);
+  // Over a cap the call waits, paused, until the cap is raised or the run is stopped (core/spend/spend-tree.ts).
+  const held = await ctx.budget?.hold(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0, maxOutputTokens, {
+    ...(request.signal ? { signal: request.signal } : {}),
+    onPause: (pause) => ctx.emit?.({ type: 'paused', ...pause }),
+  });
   // Without a budget nothing was held, but a call cut short with no usage still counts at its worst case (counted then).
   const worst = (): number | undefined =>
     costAt(modelPrice(ctx.model), { inputTokens: promptEstimate(ctx, request.messages, call.promptTokens()), outputTokens: maxOutputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -6,7 +6,7 @@ import type { StepAttribution } from '../process/attribution';
 import type { ReviewLayer } from '../sandbox/types';
 import type { ChatMessage, ChatModel, ToolSpec } from '../models/types';
 import type { RunObserver, ToolCallObserver } from '../telemetry/observer';
-import type { RunBudget } from './budget';
+import type { SpendNode } from '../spend/spend-tree';
 import type { AgentEventBody, ThreadState } from './types';
 
 export interface ModelCallRequest {
@@ -53,7 +53,7 @@ export interface RunContext {
    */
   readonly callContexts?: Map<string, CallHandOn>;
   /** The budget this run (and its subagents) must keep, when one is set. */
-  readonly budget?: RunBudget;
+  readonly budget?: SpendNode;
 }
 
 /** What a call's tool context is handed by middleware (ToolContext's fields of the same names). */

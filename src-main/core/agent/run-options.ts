@@ -7,7 +7,7 @@ import type { ChatMessage, ChatModel } from '../models/types';
 import { NOOP_RUN, type Telemetry, type ToolCallObserver } from '../telemetry/observer';
 import type { ReadGuard } from '../tools/read-guard';
 import type { AgentTool } from '../tools/tool';
-import type { RunBudget } from './budget';
+import type { SpendNode } from '../spend/spend-tree';
 import type { Middleware } from './middleware';
 import { modelName } from './model-call';
 import { isPersonMessage, type PendingNote } from './notes';
@@ -60,7 +60,7 @@ export interface RunOptions {
   /** Who audits the thread's turns (the usage ledger, traces). A subagent reports under its parent's task call instead. */
   telemetry?: Telemetry;
   /** The budget of this run (a subagent keeps its parent's). */
-  budget?: RunBudget;
+  budget?: SpendNode;
   /** The agent's name in the audit: the subagent type (default `deepdesk`). */
   agentName?: string;
   /** The project folder as the person names it, for the audit. */
@@ -103,7 +103,8 @@ export function openRun(def: Pick<AgentDefinition, 'model' | 'backend'>, state: 
   };
   const observer = (parentRun && options.parentToolCallId ? parentRun.toolObserver?.(options.parentToolCallId)?.subagent(runInfo) : options.telemetry?.turn(runInfo)) ?? NOOP_RUN;
   const toolObservers = new Map<string, ToolCallObserver>();
-  const budget = options.budget ?? parentRun?.budget;
+  // A subagent's calls count at its own node beneath the thread's (one per subagent type: `task researcher`).
+  const budget = options.budget ?? (options.parentToolCallId !== undefined ? parentRun?.budget?.childFor({ kind: 'fanout', id: `task ${runInfo.agentName}`, label: `the ${runInfo.agentName} subagents' budget` }) : parentRun?.budget);
   const ctx: RunContext = {
     threadId: state.id,
     state,

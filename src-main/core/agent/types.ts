@@ -188,6 +188,8 @@ export type AgentEvent = EventBase &
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
+    /** A call waits at a cap (SPEC §26 state `budget`: `line` names it; `scope` and `key` where it is raised); `line` absent: it went on. */
+    | { type: 'paused'; line?: string; scope?: string; key?: string; cap?: number }
     /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
     | { type: 'note'; id: string; kind: MessageNote['kind']; text: string; checkpointId?: string }
     /**

@@ -22,6 +22,7 @@ import '../styles/agents.css';
 const STATE_CLASS: Record<AgentDto['state'], string> = {
   working: 'agent-state-working',
   'needs-you': 'badge badge-warn',
+  budget: 'badge badge-warn',
   queued: 'badge',
   done: 'badge badge-success',
   failed: 'badge badge-danger',

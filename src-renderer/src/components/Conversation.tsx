@@ -17,6 +17,7 @@ import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 import { useChangedSinceBudgetStop } from './use-budget-retry';
+import { BudgetPausedNotice } from './BudgetPausedNotice';
 import { useDecisionFocus } from './use-decision-focus';
 import { useLogScroll } from './use-log-scroll';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
@@ -200,9 +201,10 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
             <span className="muted small">Runs the agent again from here.</span>
           </div>
         ) : null}
+        {state.running && state.paused ? <BudgetPausedNotice paused={state.paused} onOpenSettings={() => onOpenSettings()} /> : null}
         {state.running && run?.queued === true ? (
           <Queued slots={run.runSlots} />
-        ) : state.running && !pending.size ? (
+        ) : state.running && !pending.size && !state.paused ? (
           <Working retry={state.retry} since={since} />
         ) : null}
         <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />

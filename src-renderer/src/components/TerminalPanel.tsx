@@ -1,8 +1,8 @@
 // The Terminal region (SPEC §6, §7): the thread's terminals as tabs. The person's own shell
 // (theirs: outside the sandbox) and one view per command the agent ran, each in a pty of its
 // own; a command that starts is shown at once, and the person can type into it while it
-// runs. The header says whether the agent's commands run sandboxed. The person's shell starts
-// when the terminal is first opened, not behind a collapsed panel.
+// runs. The header says whether the agent's commands run sandboxed (a command's tab: whether
+// that command did). The person's shell starts when they choose its tab, never by itself.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider, type TerminalInfoDto } from '../../../src-main/app/contract';
@@ -21,7 +21,7 @@ interface TerminalPanelProps {
   threadId: string | null;
   theme: 'dark' | 'light';
   mode: ModeApi;
-  /** The panel is expanded (the person's shell starts once it has been). */
+  /** The panel is expanded. */
   open?: boolean;
 }
 
@@ -38,8 +38,8 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   // The tab list is one Tab stop; Left/Right move between its tabs, Enter or Space shows one.
   const onTabsKeyDown = useRovingFocus(tabs, '[role="tab"]', 'horizontal');
   const known = useRef(new Set<string>());
-  const [opened, setOpened] = useState(open);
-  if (open && !opened) setOpened(true);
+  // The person's shell: started once they chose its tab in this thread.
+  const [shellAsked, setShellAsked] = useState(false);
 
   const refresh = useCallback(
     async (id: string, first: boolean) => {
@@ -66,6 +66,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
     known.current = new Set();
     setTerminals([]);
     setSelected(SHELL);
+    setShellAsked(false);
     if (threadId !== null) void refresh(threadId, true);
   }, [threadId, refresh]);
 
@@ -76,6 +77,8 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   });
 
   const current = terminals.find((t) => t.id === selected);
+  // The shown command's own sandbox (one allowed outside it says so); else the agent's commands'.
+  const sandboxed = current?.kind === 'command' && provider === undefined ? current.sandboxed : sandbox?.available;
   const closeView = (id: string): void => {
     if (threadId === null) return;
     void api.safe('terminal.close', { threadId, terminalId: id });
@@ -90,16 +93,18 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
         </h2>
         {sandbox ? (
           <span
-            className={`sandbox-status ${sandbox.available ? 'on' : 'off'}`}
+            className={`sandbox-status ${sandboxed ? 'on' : 'off'}`}
             title={
               provider !== undefined
                 ? `The agent's commands run in the ${provider} sandbox, not on this computer`
+                : current?.kind === 'command'
+                ? `This command ran ${sandboxed ? 'in the sandbox' : 'outside the sandbox'}`
                 : sandbox.available
                 ? `The agent's commands run in a ${sandbox.kind ?? 'OS'} sandbox`
                 : "The agent's commands run without a sandbox and ask first unless a rule allows them"
             }
           >
-            {provider !== undefined ? `Runs in ${provider}` : sandbox.available ? 'Sandboxed' : 'Not sandboxed'}
+            {provider !== undefined ? `Runs in ${provider}` : sandboxed ? 'Sandboxed' : 'Not sandboxed'}
           </span>
         ) : null}
         {sandbox && !sandbox.available && sandbox.reason ? <span className="muted small sandbox-reason">{sandbox.reason}</span> : null}
@@ -122,6 +127,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
               onClick={() => {
                 setFocusOnShow(true);
                 setSelected(SHELL);
+                setShellAsked(true);
               }}
             >
               Your shell <span className="muted">{provider !== undefined ? '· this computer, in the worktree' : '(outside the sandbox)'}</span>
@@ -161,8 +167,19 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
               ) : null,
             )}
           </div>
-          {selected === SHELL && !opened ? (
-            <div className="terminal-host" />
+          {selected === SHELL && !shellAsked ? (
+            <div className="terminal-host terminal-shell-offer">
+              <button
+                type="button"
+                className="btn btn-small"
+                onClick={() => {
+                  setFocusOnShow(true);
+                  setShellAsked(true);
+                }}
+              >
+                Start your shell
+              </button>
+            </div>
           ) : (
             <TerminalView
               key={`${threadId}/${selected}`}

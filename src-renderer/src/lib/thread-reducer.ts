@@ -126,6 +126,13 @@ export interface NoticeItem extends ItemBase {
 
 export type ConvItem = UserItem | AssistantItem | ToolItem | SummaryItem | ErrorItem | NoticeItem;
 
+export interface PausedNotice {
+  line: string;
+  scope?: string;
+  key?: string;
+  cap?: number;
+}
+
 export interface ThreadDisplayState {
   threadId: string | null;
   items: ConvItem[];
@@ -146,6 +153,8 @@ export interface ThreadDisplayState {
   queued: QueuedMessageDto[];
   /** The provider retry being waited out, until the model answers or the run ends. */
   retry: RetryNotice | null;
+  /** A call waiting at a cap (SPEC §26), until it goes on or the run ends: its line, and the cap to raise. */
+  paused?: PausedNotice | null;
   /** Where the loaded items start in the thread (cursor 0: at its beginning). */
   page: ThreadPage;
   /** The thread's goal (SPEC §21), as the header shows it. */

@@ -98,6 +98,9 @@ export function updatesForEvent(paths: EditorPaths, event: AgentEvent, args: Map
     case 'error':
       // A budget's stop is the turn's end, said in one line (other failures end the prompt with an error).
       return event.budget === true && event.parentToolCallId === undefined ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${event.message}\n` } }] : [];
+    case 'paused':
+      // A call waiting at a cap (SPEC §26): its line, once; going on says nothing.
+      return event.line !== undefined && event.parentToolCallId === undefined ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${event.line}\n` } }] : [];
     // No place in an editor's session updates (approvals go as permission requests).
     case 'approval':
     case 'usage':

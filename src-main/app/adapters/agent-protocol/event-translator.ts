@@ -125,6 +125,7 @@ export class EventTranslator {
       case 'rewound':
       case 'retry':
       case 'goal':
+      case 'paused':
         break;
       default:
         unhandledEvent(event);

@@ -11,7 +11,7 @@ import type { ChatModel, ToolCall } from '../../models/types';
 import { deepdeskToolName } from '../../tools/claude-code-names';
 import { ReadGuard } from '../../tools/read-guard';
 import { defineTool, errorText, text, type AgentTool, type ToolOutput } from '../../tools/tool';
-import { formatUsd } from '../budget';
+import { formatUsd } from '../../spend/spend-tree';
 import { countParts, DEFAULT_MAX_CONCURRENT, fanOutNote, partOf, recordFanOut, Turns, type FanOutLimits, type FanOutPart } from '../fan-out';
 import { runAgent } from '../loop';
 import type { Middleware } from '../middleware';

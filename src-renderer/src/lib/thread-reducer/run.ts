@@ -55,7 +55,7 @@ export const runEvents = {
     if (reason === 'budget' && !(said?.kind === 'error' && said.budget === true)) {
       next = push(next, { kind: 'error', key: '', message: 'Stopped: the budget was reached.', settings: true, budget: true });
     }
-    return { ...next, running: false };
+    return { ...next, running: false, paused: null };
   },
   todos(state, event, parent) {
     const todos = todosOf(event.todos);
@@ -71,6 +71,14 @@ export const runEvents = {
   goal: topLevel((state, event) => {
     const goal = goalJsonSchema.safeParse(event.goal);
     return goal.success ? { ...state, goal: goal.data } : state;
+  }),
+  // Any call of the run (a subagent's too) waiting at a cap pauses the thread; going on clears it.
+  paused: (state, event) => ({
+    ...state,
+    paused:
+      typeof event.line === 'string'
+        ? { line: event.line, ...(typeof event.scope === 'string' ? { scope: event.scope } : {}), ...(typeof event.key === 'string' ? { key: event.key } : {}), ...(typeof event.cap === 'number' ? { cap: event.cap } : {}) }
+        : null,
   }),
   // Told elsewhere: the Changes region follows checkpoints, the session reloads a rewound thread.
   checkpoint: (state) => state,
