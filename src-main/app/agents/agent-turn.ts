@@ -26,6 +26,8 @@ interface KnownCall {
   at: number;
   title: string;
   rawInput: unknown;
+  /** The paths it said it works on (`locations`), as the folder's. */
+  paths?: string[];
 }
 
 /** Who answers the turn's questions: the run's broker, its reviewer (SPEC §23) and the budget its calls are held in, the mode and rules shown to it. */
@@ -83,7 +85,7 @@ function toolCall(turn: AgentTurn, update: ToolUpdate): void {
     turn.answer = '';
   }
   if (known === undefined) return;
-  if (update.sessionUpdate === 'tool_call' || update.title != null || update.rawInput != null) told(turn, known, update);
+  if (update.sessionUpdate === 'tool_call' || update.title != null || update.rawInput != null || update.locations != null) told(turn, known, update);
   if (!known.done && (update.status === 'completed' || update.status === 'failed')) finishCall(turn, known, update);
   turn.persist();
 }
@@ -122,8 +124,9 @@ export function flush(turn: AgentTurn): void {
 function told(turn: AgentTurn, known: KnownCall, update: ToolUpdate): void {
   known.title = update.title ?? known.title;
   known.rawInput = update.rawInput ?? known.rawInput;
+  if (update.locations) known.paths = update.locations.map((l) => hostToVirtual(turn.folder, l.path) ?? l.path);
   const name = update.sessionUpdate === 'tool_call' ? toolOfKind(update.kind) : known.call.name;
-  const args = argsOfCall(name, known.title, known.rawInput);
+  const args = argsOfCall(name, known.title, known.rawInput, known.paths);
   known.call = { ...known.call, name, args, argsText: JSON.stringify(args) };
   turn.state.messages[known.at] = { role: 'assistant', content: turn.state.messages[known.at]!.content as string, toolCalls: [known.call] };
   turn.emit({ type: 'tool_call', id: known.call.id, name, args });
@@ -281,11 +284,13 @@ export const STAND_IN_CONTEXT_WINDOW = 200_000;
 
 /**
  * A call's arguments as Deepdesk's own: a command by its line (an argv, `sh -c LINE` or `bash -lc
- * LINE`, is told as the line), the agent's title kept beside what its input says.
+ * LINE`, is told as the line), a file by its path (where its input names none, the first of its
+ * `locations`: Codex's edits), the agent's title kept beside what its input says.
  */
-function argsOfCall(name: string, title: string, rawInput: unknown): Record<string, unknown> {
+function argsOfCall(name: string, title: string, rawInput: unknown, paths: readonly string[] = []): Record<string, unknown> {
   const input = typeof rawInput === 'object' && rawInput !== null ? (rawInput as Record<string, unknown>) : {};
-  if (name !== 'execute') return { title, ...input };
+  const located = paths[0] !== undefined && typeof input.file_path !== 'string' && typeof input.path !== 'string' ? { file_path: paths[0] } : {};
+  if (name !== 'execute') return { title, ...located, ...input };
   const given = input.command ?? input.cmd;
   const argv = Array.isArray(given) && given.every((w) => typeof w === 'string') ? (given as string[]) : undefined;
   const line = typeof given === 'string' ? given : argv === undefined ? undefined : argv.length === 3 && /^(ba|z)?sh$/.test(argv[0]!.split('/').at(-1)!) && /^-l?c$/.test(argv[1]!) ? argv[2] : argv.join(' ');

@@ -26,6 +26,11 @@ describe('tool titles', () => {
     }
   });
 
+  it("names another agent's kind of call Deepdesk has no tool for by the agent's own title", () => {
+    expect(toolTitleText('agent:fetch', { title: 'Fetch https://example.com\nmore' })).toBe('Fetch https://example.com …');
+    expect(toolTitleText('agent:think', {})).toBe('Think');
+  });
+
   it('shows commands and patterns as code parts and paths as path parts', () => {
     expect(toolTitle('execute', { command: 'pytest -q' }).parts).toEqual([
       { kind: 'text', text: 'Run ' },

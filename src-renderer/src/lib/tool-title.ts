@@ -101,9 +101,12 @@ export function toolTitle(name: string, args: unknown): ToolTitle {
       return { parts: [text('Search MCP tools'), ...(query ? [text(' for '), code(query)] : [])] };
     }
   }
+  // Another agent's kind of call Deepdesk has no tool for (`agent:fetch`): its own title, else its kind.
+  const told = name.startsWith('agent:') ? s('title') : undefined;
+  if (told !== undefined) return { parts: [text(cap(firstLine(told), TITLE_PART_CHARS))] };
   const mcp = mcpToolParts(name);
   if (mcp) return { parts: [text(`${humanizeName(mcp.tool)} (${cap(mcp.server, NAME_CHARS)} server)`)] };
-  const words = humanizeName(name);
+  const words = humanizeName(name.replace(/^agent:/, ''));
   return { parts: [text(words.charAt(0).toUpperCase() + words.slice(1))] };
 }
 
