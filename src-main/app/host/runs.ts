@@ -313,6 +313,8 @@ export class HostRuns {
     run.events.push({ seq: run.seq, event });
     if (run.events.length > KEPT_EVENTS) run.events.splice(0, run.events.length - KEPT_EVENTS);
     this.tell(run, 'run.event', { threadId: run.threadId, seq: run.seq, event });
+    // Paused at a cap (SPEC §26) until it goes on.
+    if (event.type === 'paused' && run.end === undefined) this.setState(run, event.line !== undefined ? 'budget' : run.questions.size > 0 ? 'needs-you' : 'working');
     if (run.run !== undefined) this.activity({ kind: 'event', threadId: run.threadId, folder: run.folder, seq: run.seq, event });
   }
 

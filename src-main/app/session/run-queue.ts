@@ -303,10 +303,15 @@ export class RunQueue {
         signal: controller.signal,
         broker: approvals.brokerFor(settings.broker, slot),
         emitEvent: (event) => {
-          // A call waiting at a cap (SPEC §26): the run is `budget` until it goes on.
+          // A call waiting at a cap (SPEC §26): the run is `budget` until it goes on, its slot another run's meanwhile.
           if (event.type === 'paused') {
-            if (event.line !== undefined) records.setState(threadId, 'budget', event.line);
-            else records.setState(threadId, approvals.waiting(threadId) ? 'needs-you' : 'working');
+            if (event.line !== undefined) {
+              records.setState(threadId, 'budget', event.line);
+              slot.pause();
+            } else {
+              records.setState(threadId, approvals.waiting(threadId) ? 'needs-you' : 'working');
+              void slot.resume(controller.signal).catch(() => undefined);
+            }
             this.options.emit({ kind: 'threads-changed' });
           }
           book.emitEvent(threadId, event);

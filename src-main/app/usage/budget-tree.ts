@@ -79,8 +79,8 @@ export class BudgetTree {
   thread(threadId: string, folder: string, set?: BudgetSetRef): SpendNode {
     const under = set !== undefined ? this.set(set, folder) : this.folder(folder);
     for (const node of this.threadNodes()) if (node.id === threadId) return node;
-    const spentBefore = this.ledger.threadCost(threadId) ?? 0;
-    return under.child({
+    // What the ledger has of the thread (priced now: a price set later counts its calls) less what this node counted itself.
+    const node: SpendNode = under.child({
       kind: 'thread',
       id: threadId,
       label: "the thread's budget",
@@ -90,8 +90,9 @@ export class BudgetTree {
         const own = { ...b?.thread, ...b?.threads?.[threadId] };
         return dollarCaps({ ...own, ...(own.maxCostUsd === undefined && this.settings().threadBudgetUsd !== undefined ? { maxCostUsd: this.settings().threadBudgetUsd } : {}) });
       },
-      before: () => ({ usd: spentBefore }),
+      before: () => ({ usd: Math.max(0, (this.ledger.threadCost(threadId) ?? 0) - node.spentUsd) }),
     });
+    return node;
   }
 
   /** Where a run's calls hold: its thread's node, or beneath it the run's own `--max-cost` (made afresh for each run). */
