@@ -86,6 +86,7 @@ describe('an external agent for a thread', async () => {
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
     const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
     const asked: AgentApprovalRequest[] = [];
+    const updates: SessionUpdate[] = [];
     const thread = await startAgentThread({
       agent: { known: knownAgent('claude-code')!, installRoot: REPO },
       threadId: 'thread-1',
@@ -102,6 +103,7 @@ describe('an external agent for a thread', async () => {
       personKey: 'sk-ant-the-persons-key',
       upstream: model.url.replace(/\/v1$/, ''),
       checkpoints: recorderFor(store, folder),
+      onUpdate: (update) => updates.push(update),
     });
     cleanups.push(() => thread.stop());
     expect(thread.session.initializeResponse?.agentCapabilities?.loadSession).toBe(true);
@@ -111,6 +113,11 @@ describe('an external agent for a thread', async () => {
     // Its session says `default` (an alias); the model that answered its calls is what wrote the line.
     expect(turn.checkpoint).toMatchObject({ tool: 'agent:claude-code', model: 'claude-sonnet-4-5-20250929' });
     expect(lineAuthors(store, folder, 'notes.txt', readFileSync(target))).toEqual([{ line: 1, kind: 'agent', thread: 'thread-1', model: 'claude-sonnet-4-5-20250929', agent: 'claude-code' }]);
+    // It never says how full its context is: its working calls' prompts do, for the context meter (the scripted answer: 12 + 100 + 50 in, then its output).
+    const told = updates.filter((u) => u.sessionUpdate === 'usage_update');
+    expect(told.length).toBeGreaterThan(0);
+    expect(told.at(-1)).toMatchObject({ size: 200_000 });
+    expect((told.at(-1) as { used: number }).used).toBeGreaterThanOrEqual(162);
     expect(asked.map((a) => a.agent)).toContain('Claude Code');
     expect(said(turn.updates)).toContain('Done.');
     ledger.flush();

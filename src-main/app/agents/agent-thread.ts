@@ -5,7 +5,7 @@
 // backend, `execute`, the rules, the approval flow and the audit's listeners.
 import type { AgentRunInfo, RunObserver, Telemetry } from '../../core/telemetry/observer';
 
-import { costAt, resolvePrice, type PriceOverride } from '../../core/models/model-info';
+import { contextWindowFor, costAt, DEFAULT_CONTEXT_WINDOW, resolvePrice, type PriceOverride } from '../../core/models/model-info';
 import type { AcpClientOptions, AcpClientSession, AgentTurnBinding, SessionContinuation, TurnResult } from '../../core/acp-client/acp-client';
 import { startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
@@ -159,8 +159,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let stopping: Promise<void> | undefined;
   let reached = false;
   let refusal: string | undefined;
-  // Set once started; the proxy's budget callback reaches it through this.
-  const ref: { stop?: () => Promise<void> } = {};
+  // Set once started; the proxy's callbacks reach them through this.
+  const ref: { stop?: () => Promise<void>; session?: AcpClientSession } = {};
   const base = `http://127.0.0.1:${AGENT_MODEL_PORT}`;
   // The turn under way: its calls' rows and spans go under it (one outside a turn, under a turn of its own).
   let run: RunObserver | undefined;
@@ -168,6 +168,15 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   const turnInfo = () => ({ threadId: options.threadId, turn, agentName: name, depth: 0, provider: 'known' in spec ? spec.known.priceProvider : ('openai-compatible' as const), model: '', folder: options.folder });
   const audit = { run: () => run, telemetry: () => telemetry, turnInfo };
   const model = turnModel();
+  const heard: NonNullable<MeteringProxyOptions['onModel']> = (call) => {
+    model.heard(call);
+    // Where the agent does not say how full its context is, its working calls' prompts do (SPEC §22: the context meter).
+    const session = ref.session;
+    if (!call.tools || call.usage === undefined || session === undefined || session.reportsUsage) return;
+    const used = call.usage.inputTokens + call.usage.cacheReadTokens + call.usage.cacheWriteTokens + call.usage.outputTokens;
+    const size = contextWindowFor('known' in spec ? spec.known.priceProvider : 'openai-compatible', call.model) ?? DEFAULT_CONTEXT_WINDOW;
+    session.tell({ sessionUpdate: 'usage_update', used, size });
+  };
   const proxy =
     'known' in spec
       ? await meteringProxyFor(spec.known, options, audit, {
@@ -176,7 +185,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
             reached = true;
             void ref.stop?.();
           },
-        }, model.heard)
+        }, heard)
       : undefined;
   const launch =
     'known' in spec
@@ -206,6 +215,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   // The Agent Client Protocol's SDK loads with the first agent's thread, not with every host.
   const { AcpClientSession } = await import('../../core/acp-client/acp-client');
   const session = new AcpClientSession(proc, { ...options, agent: label, describeRequest: vendor.describeRequest, agentConfig: AGENT_CONFIG_PATHS });
+  ref.session = session;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await session.stop();

@@ -142,6 +142,7 @@ export class AcpClientSession {
   private initialized: InitializeResponse | undefined;
   private sessionId: string | undefined;
   private sessionModel: string | undefined;
+  private usageReported = false;
   private readonly toolCalls = new Map<string, KnownToolCall>();
   private readonly terminals = new AgentTerminals();
   /** The turn under way's binding (else the options'). */
@@ -173,6 +174,16 @@ export class AcpClientSession {
   /** The model the agent says its session uses, when it says (SPEC §24: its steps carry it). */
   get model(): string | undefined {
     return this.sessionModel;
+  }
+
+  /** Whether the agent has said how full its context is (`usage_update`): Claude Code's adapter never does. */
+  get reportsUsage(): boolean {
+    return this.usageReported;
+  }
+
+  /** What Deepdesk learnt of the session elsewhere (its context from the metering proxy), told as the agent's own updates are. */
+  tell(update: SessionUpdate): void {
+    (this.bound ?? this.options).onUpdate?.(update);
   }
 
   /** Connects and initializes; resolves with what the agent reported. */
@@ -304,6 +315,7 @@ export class AcpClientSession {
       this.toolCalls.set(update.toolCallId, toldMore(this.toolCalls.get(update.toolCallId) ?? {}, update));
     }
     if (update.sessionUpdate === 'config_option_update') this.sessionModel = modelOf(update) ?? this.sessionModel;
+    if (update.sessionUpdate === 'usage_update') this.usageReported = true;
     this.turnUpdates?.push(update);
     (this.bound ?? this.options).onUpdate?.(update);
   }

@@ -42,8 +42,8 @@ export interface MeteringProxyOptions {
    * when it was cut short before any usage, let go when it failed. With it, calls go one at a time.
    */
   hold?(call: { model: string; promptTokens: number; maxOutputTokens: number }, signal: AbortSignal): Promise<CallHold | { refused: string }>;
-  /** A call answered: the model that answered it (as the answer names it, else the request) and whether it offered tools (the agent's own work, not a side call's title). */
-  onModel?(call: { model: string; tools: boolean }): void;
+  /** A call answered: the model that answered it (as the answer names it, else the request), whether it offered tools (the agent's own work, not a side call's title), and its usage where it was read. */
+  onModel?(call: { model: string; tools: boolean; usage?: Usage }): void;
 }
 
 export interface MeteringProxy {
@@ -143,10 +143,10 @@ function requestFacts(path: string, body: Buffer): { model: string; maxOutput: n
 function forwardCall(to: { upstream: URL; basePath: string; options: MeteringProxyOptions }, req: IncomingMessage, res: ServerResponse, body: Buffer, metered?: MeteredModelCall & { asked: { model: string; tools: boolean } }): Promise<void> {
   const { upstream, basePath, options } = to;
   return new Promise<void>((resolve) => {
-    const done = (outcome: { error?: string; responseModel?: string }): void => {
+    const done = (outcome: { error?: string; responseModel?: string }, usage?: Usage): void => {
       metered?.end(outcome);
       const model = outcome.responseModel ?? metered?.asked.model;
-      if (metered && outcome.error === undefined && model !== undefined && model !== 'unknown') options.onModel?.({ model, tools: metered.asked.tools });
+      if (metered && outcome.error === undefined && model !== undefined && model !== 'unknown') options.onModel?.({ model, tools: metered.asked.tools, ...(usage ? { usage } : {}) });
       resolve();
     };
     // What a billed answer has said so far. Cut short (SPEC §26), the call settles at the largest
@@ -189,7 +189,7 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
         const usage = status >= 400 ? ZERO_USAGE : usageHeard(answer, chunks);
         if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
         const model = (usage as Partial<MeteredUsage> | undefined)?.model;
-        done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) });
+        done({ ...(status >= 400 ? { error: `HTTP ${status}` } : {}), ...(model !== undefined && model !== 'unknown' ? { responseModel: model } : {}) }, usage);
       });
       answer.on('error', () => {
         res.destroy();
