@@ -108,6 +108,7 @@ export class ExternalAgentRunner {
       folder: this.context.folder,
       signal,
       answering: { broker: controls.broker, ...(controls.review ? { review: controls.review } : {}), decided: () => ({ mode: controls.mode?.() ?? 'ask', rules: this.context.rules() }), observer: () => this.thread?.observer() },
+      terminalOutput: (id) => this.thread?.session.terminalOutput(id),
       emit: (event: AgentEventBody) => (inLoop === undefined || event.type !== 'done' ? controls.emit({ ...event, threadId: state.id }) : undefined),
       persist: () => controls.persist(state),
     });

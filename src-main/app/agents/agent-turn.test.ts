@@ -30,3 +30,23 @@ it('an edit whose input names no file (Codex’s patch) is named by its location
   translate(t, { sessionUpdate: 'tool_call', toolCallId: 'c3', title: 'Read', kind: 'read', status: 'pending', locations: [{ path: '/work/project/x' }], rawInput: { file_path: '/work/project/y' } });
   expect(events.at(-1)).toMatchObject({ args: { file_path: '/work/project/y' } });
 });
+
+it('a command card holds that command’s output: its terminal’s, or its result’s text, never a placeholder', () => {
+  const events: AgentEventBody[] = [];
+  const printed: Record<string, string> = { term_1: 'from-one\n', term_2: 'from-two\n' };
+  const t = Object.assign(turn(events), { terminalOutput: (id: string) => printed[id] });
+  const result = () => events.filter((e) => e.type === 'tool_result').at(-1);
+  // Claude Code's Bash: the terminal told while it runs, its end carrying only the tool's result.
+  translate(t, { sessionUpdate: 'tool_call', toolCallId: 'b1', title: '`echo one`', kind: 'execute', status: 'pending', rawInput: { command: 'echo one' } });
+  translate(t, { sessionUpdate: 'tool_call', toolCallId: 'b2', title: '`echo two`', kind: 'execute', status: 'pending', rawInput: { command: 'echo two' } });
+  translate(t, { sessionUpdate: 'tool_call_update', toolCallId: 'b2', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'term_2' }] });
+  translate(t, { sessionUpdate: 'tool_call_update', toolCallId: 'b1', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'term_1' }] });
+  translate(t, { sessionUpdate: 'tool_call_update', toolCallId: 'b1', status: 'completed', rawOutput: [{ type: 'text', text: 'one\n' }] });
+  expect(result()).toMatchObject({ output: 'one' });
+  translate(t, { sessionUpdate: 'tool_call_update', toolCallId: 'b2', status: 'completed' });
+  expect(result()).toMatchObject({ output: 'from-two' });
+  // An end that names its terminal: that terminal's output.
+  translate(t, { sessionUpdate: 'tool_call', toolCallId: 'b3', title: 'run', kind: 'execute', status: 'pending', rawInput: { command: 'echo three' } });
+  translate(t, { sessionUpdate: 'tool_call_update', toolCallId: 'b3', status: 'completed', content: [{ type: 'terminal', terminalId: 'term_1' }] });
+  expect(result()).toMatchObject({ output: 'from-one' });
+});

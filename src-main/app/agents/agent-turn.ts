@@ -28,6 +28,8 @@ interface KnownCall {
   rawInput: unknown;
   /** The paths it said it works on (`locations`), as the folder's. */
   paths?: string[];
+  /** The terminal it said the call runs in (Claude Code's Bash, in an update before its end). */
+  terminal?: string;
 }
 
 /** Who answers the turn's questions: the run's broker, its reviewer (SPEC §23) and the budget its calls are held in, the mode and rules shown to it. */
@@ -47,6 +49,8 @@ export interface AgentTurn {
   readonly folder: string;
   readonly signal: AbortSignal;
   readonly answering: TurnAnswering;
+  /** What a terminal of the agent's printed (its command's output), while the session has it. */
+  terminalOutput?(terminalId: string): string | undefined;
   emit(event: AgentEventBody): void;
   persist(): void;
   /** The thread's id of one of the agent's calls in this turn. */
@@ -85,6 +89,8 @@ function toolCall(turn: AgentTurn, update: ToolUpdate): void {
     turn.answer = '';
   }
   if (known === undefined) return;
+  const terminal = update.content?.find((c) => c.type === 'terminal');
+  if (terminal?.type === 'terminal') known.terminal = terminal.terminalId;
   if (update.sessionUpdate === 'tool_call' || update.title != null || update.rawInput != null || update.locations != null) told(turn, known, update);
   if (!known.done && (update.status === 'completed' || update.status === 'failed')) finishCall(turn, known, update);
   turn.persist();
@@ -148,9 +154,12 @@ function finishCall(turn: AgentTurn, known: KnownCall, update: CallEnd): void {
       const oldText = typeof item.oldText === 'string' ? item.oldText : undefined;
       change ??= describeChange(path, oldText === undefined ? { exists: false } : { exists: true, text: oldText }, { exists: true, text: item.newText }) ?? undefined;
       parts.push(`${oldText === undefined ? 'Wrote' : 'Edited'} ${path}`);
-    } else if (item.type === 'terminal') parts.push('(ran in the Terminal)');
+    } else if (item.type === 'terminal') parts.push(ranIn(turn, String(item.terminalId)) ?? '(ran in the Terminal)');
   }
   if (parts.length === 0) parts.push(...outputOf(update.rawOutput));
+  // Its command's own output where the agent told only the terminal it ran in.
+  const ran = parts.length === 0 && known.terminal !== undefined ? ranIn(turn, known.terminal) : undefined;
+  if (ran !== undefined) parts.push(ran);
   const output = parts.join('\n') || (isError ? 'failed' : 'done');
   const { id, name } = known.call;
   turn.state.messages.push({ role: 'tool', toolCallId: id, toolName: name, content: output, ...(isError ? { isError } : {}), ...(change ? { change } : {}) });
@@ -298,9 +307,15 @@ function argsOfCall(name: string, title: string, rawInput: unknown, paths: reado
   return { ...(line !== undefined ? { command: line } : {}), title, ...rest };
 }
 
-/** What an agent's own run of a tool printed, as text: its output's fields and exit code, never its JSON. */
+/** What the agent's terminal printed, without its last newline. */
+function ranIn(turn: AgentTurn, terminalId: string): string | undefined {
+  return turn.terminalOutput?.(terminalId)?.replace(/\n$/, '');
+}
+
+/** What an agent's own run of a tool printed, as text: its output's fields and exit code (or a tool result's text blocks), never its JSON. */
 function outputOf(raw: unknown): string[] {
   if (typeof raw === 'string') return raw === '' ? [] : [raw];
+  if (Array.isArray(raw)) return raw.flatMap((block: { type?: unknown; text?: unknown } | null) => (block?.type === 'text' && typeof block.text === 'string' && block.text !== '' ? [block.text.replace(/\n$/, '')] : []));
   if (typeof raw !== 'object' || raw === null) return [];
   const r = raw as Record<string, unknown>;
   const text = [r.formatted_output, r.aggregated_output, r.output, r.stdout].find((v): v is string => typeof v === 'string');

@@ -181,6 +181,15 @@ export class AcpClientSession {
     return this.usageReported;
   }
 
+  /** What one of its terminals printed so far (undefined: no such terminal). */
+  terminalOutput(terminalId: string): string | undefined {
+    try {
+      return this.terminals.output(terminalId).output;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** What Deepdesk learnt of the session elsewhere (its context from the metering proxy), told as the agent's own updates are. */
   tell(update: SessionUpdate): void {
     (this.bound ?? this.options).onUpdate?.(update);
