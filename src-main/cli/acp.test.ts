@@ -147,19 +147,22 @@ describe('deepdesk acp', () => {
     expect(textOfChunks(chunks)).toBe('Hello from Deepdesk');
   });
 
-  it('records each model call in the usage ledger, and a thread budget from Settings ends the turn with one line', async () => {
+  it('records each model call in the usage ledger; a thread budget from Settings pauses the turn with one line, and raising it (deepdesk budget set) goes on', async () => {
     writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } }, threadBudgetUsd: 0.21 }));
     const editor = startEditor();
     const sessionId = await newSession(editor);
-    t.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 20_000, completionTokens: 10 } }, { text: 'never asked' });
-    expect((await prompt(editor, sessionId, 'list it')).stopReason).toBe('max_tokens');
+    t.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 20_000, completionTokens: 10 } }, { text: 'asked once raised', usage: { promptTokens: 1, completionTokens: 1 } });
+    const answered = prompt(editor, sessionId, 'list it');
+    await expect.poll(() => textOfChunks(ofKind(editor, 'agent_message_chunk')), { timeout: 20_000 }).toMatch(/paused: the thread's budget of \$0\.21 is spent \(\$0\.20 \+ this call's \$0\.\d\d\)/);
     expect(t.server.requests).toHaveLength(1);
-    expect(textOfChunks(ofKind(editor, 'agent_message_chunk'))).toMatch(/Stopped before the next model call: it would take this thread past its budget of \$0\.2100 \(spent \$0\.2001;/);
+    expect((await t.deepdesk(['budget', 'set', `thread:${sessionId}`, 'maxCostUsd', '1', '--data-dir', t.dataDir])).code).toBe(0);
+    expect((await answered).stopReason).toBe('end_turn');
+    expect(t.server.requests).toHaveLength(2);
     await editor.close();
     const usage = await t.deepdesk(['usage', '--data-dir', t.dataDir, '--by', 'thread', '--json']);
     const report = JSON.parse(usage.stdout) as { rows: Array<{ key: string; calls: number; inputTokens: number; costUsd: number }> };
-    expect(report.rows).toEqual([expect.objectContaining({ key: sessionId, calls: 1, inputTokens: 20_000 })]);
-    expect(report.rows[0]!.costUsd).toBeCloseTo(0.2001, 10);
+    expect(report.rows).toEqual([expect.objectContaining({ key: sessionId, calls: 2, inputTokens: 20_001 })]);
+    expect(report.rows[0]!.costUsd).toBeCloseTo(0.20012, 10);
   });
 
   it('shows an edit as a tool call with its kind, real location and diff, after allow once', async () => {

@@ -314,7 +314,7 @@ describe('deepdesk run --candidates', () => {
     expect(states.filter((s) => s === 'budget-limited').length, r.stderr).toBeGreaterThan(0);
     for (const s of states) expect(['achieved', 'budget-limited']).toContain(s);
     for (const e of set.ranking.filter((x) => x.state === 'budget-limited')) {
-      expect(e.reason).toMatch(/the candidates' set past its budget/);
+      expect(e.reason).toMatch(/^stopped: the candidates' set's budget of \$[\d.]+ is spent/);
       expect(existsSync(e.worktree.path)).toBe(true);
     }
     expect(set.budgetUsd).toBe(budget);

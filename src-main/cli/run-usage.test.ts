@@ -65,12 +65,12 @@ describe('deepdesk run, audited', () => {
     expect(ledgerRows('audited').map((row) => row.turn)).toEqual([1, 1, 2]);
   });
 
-  it('--max-cost stops the run before the call that would cross it, with one line, at the price set in Settings', async () => {
+  it('--max-cost pauses the run before the call that would cross it: run exits 1 with the paused line, at the price set in Settings', async () => {
     writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } } }));
     t.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 20_000, completionTokens: 10 } }, { text: 'never asked' });
     const r = await run(['--max-cost', '0.21', 'list it']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this run past its budget of \$0\.2100 \(spent \$0\.2001; the call would cost about \$0\.\d{4}\)\.\n$/);
+    expect(r.stderr).toMatch(/^deepdesk run: paused: this run's budget of \$0\.21 is spent \(\$0\.20 \+ this call's \$0\.\d\d\)\n$/);
     expect(t.server.requests).toHaveLength(1);
   });
 
@@ -83,7 +83,7 @@ describe('deepdesk run, audited', () => {
     const r = await run(['--thread', 'metered', '--max-cost', '0.25', 'list it again and again']);
     // Two calls ($0.2010) fit; a third (about $0.10 more, as the provider counts) would not.
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this run past its budget of \$0\.2500 \(spent \$0\.2010; the call would cost about \$0\.10\d\d\)\.\n$/);
+    expect(r.stderr).toMatch(/^deepdesk run: paused: this run's budget of \$0\.25 is spent \(\$0\.20 \+ this call's \$0\.1\d\)\n$/);
     expect(t.server.requests).toHaveLength(2);
     const spent = ledgerRows('metered').reduce((sum, row) => sum + (row.costUsd ?? 0), 0);
     expect(spent).toBeLessThanOrEqual(0.25);
@@ -97,7 +97,7 @@ describe('deepdesk run, audited', () => {
     writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } }, threadBudgetUsd: 0.15 }));
     const r = await run(['--thread', 'priced-later', 'second']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this thread past its budget of \$0\.1500 \(spent \$0\.2001; the call would cost about \$0\.\d{4}\)\.\n$/);
+    expect(r.stderr).toMatch(/^deepdesk run: paused: the thread's budget of \$0\.15 is spent \(\$0\.20 \+ this call's \$0\.\d\d\)\n$/);
     expect(t.server.requests).toHaveLength(1);
     // The ledger keeps what it recorded: the price is applied when it is read.
     expect(ledgerRows('priced-later').map((row) => row.costUsd)).toEqual([null]);

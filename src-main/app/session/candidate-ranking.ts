@@ -37,8 +37,8 @@ export interface CandidateOutcome {
   costUsd: number | null;
 }
 
-/** How the host words a budget's stop (core/agent/budget.ts). */
-const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
+/** How the host words a budget's stop (core/spend/spend-tree.ts). */
+const BUDGET_STOP = /^(stopped|paused): .*\b(budget|limit)\b/;
 
 /** Where a set's candidates are read from: the data folder's database, whichever process reads it. */
 export interface CandidateSetSources {

@@ -130,7 +130,10 @@ export class BudgetTree {
 
   private set(set: BudgetSetRef, folder: string): SpendNode {
     const cap = set.maxCostUsd;
-    return this.folder(folder).childFor({ kind: 'fanout', id: `candidates ${set.id}`, label: "the candidates' set's budget", caps: () => (cap !== undefined ? { maxCostUsd: cap } : {}) });
+    return this.folder(folder).childFor({ kind: 'fanout', id: `candidates ${set.id}`, label: "the candidates' set's budget",
+      // A candidate at the set's cap ends `budget-limited` (its worktree and thread kept) so that the set is ranked.
+      pauses: false,
+      caps: () => (cap !== undefined ? { maxCostUsd: cap } : {}) });
   }
 
   private threadNodes(): SpendNode[] {

@@ -161,7 +161,7 @@ describe('budgets', () => {
     expect(errors[0]).toMatchObject({ budget: true });
     const line = (errors[0] as { message: string }).message;
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toMatch(/^paused: this run's budget of \$0\.21 is spent \(\$0\.20 \+ this call's \$0\.\d+\)$/);
+    expect(line).toMatch(/^stopped: this run's budget of \$0\.21 is spent \(\$0\.20 \+ this call's \$0\.\d+\)$/);
     expect(h.events.at(-1)).toMatchObject({ type: 'done', reason: 'budget' });
     expect(ledger.calls('thread-1')).toHaveLength(1);
   });
@@ -201,7 +201,7 @@ describe('budgets', () => {
     // Four calls ($0.40) fit; the fifth's worst case (its prompt of about 100,000 tokens and 4,096 answered) would not.
     expect(h.server.requests).toHaveLength(4);
     expect(spent).toBeCloseTo(0.4, 9);
-    expect(result.error?.message).toMatch(/^paused: this run's budget of \$0\.50 is spent \(\$0\.40 \+ this call's \$0\.1\d\)$/);
+    expect(result.error?.message).toMatch(/^stopped: this run's budget of \$0\.50 is spent \(\$0\.40 \+ this call's \$0\.1\d\)$/);
   });
 
   it('count what the thread cost before this run against the thread’s budget', async () => {
@@ -210,7 +210,7 @@ describe('budgets', () => {
     const result = await h.run('hi', undefined, { budget: budgetOf({ maxCostUsd: 0.5 }, h.state.usage.costUsd, "the thread's budget") });
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(0);
-    expect(result.error?.message).toContain("paused: the thread's budget of $0.50 is spent ($0.50 + this call's");
+    expect(result.error?.message).toContain("stopped: the thread's budget of $0.50 is spent ($0.50 + this call's");
   });
 
   it('are not kept by guessing: a model of unknown price is not called under a budget', async () => {
@@ -218,7 +218,7 @@ describe('budgets', () => {
     const result = await h.run('hi', undefined, { budget: budgetOf({ maxCostUsd: 5 }) });
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(0);
-    expect(result.error?.message).toBe("paused: the price of openai-compatible:scripted-model is unknown, so this run's budget of $5.00 cannot be kept (set its price in Settings › Prices)");
+    expect(result.error?.message).toBe("stopped: the price of openai-compatible:scripted-model is unknown, so this run's budget of $5.00 cannot be kept (set its price in Settings › Prices)");
   });
 
   it('hold for subagents: their calls count against the run’s budget', async () => {

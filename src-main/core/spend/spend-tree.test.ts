@@ -26,7 +26,7 @@ describe('the budget tree', () => {
     const heldA = a.holdNow(model, 10_000, 0); // $0.10
     const heldB = b.holdNow(model, 10_000, 0); // $0.10, $0.20 under way
     expect(() => a.holdNow(model, 10_000, 0)).toThrow(BudgetExceededError);
-    expect(() => b.holdNow(model, 10_000, 0)).toThrow("paused: the candidates' set's budget of $0.25 is spent ($0.20 + this call's $0.10)");
+    expect(() => b.holdNow(model, 10_000, 0)).toThrow("stopped: the candidates' set's budget of $0.25 is spent ($0.20 + this call's $0.10)");
     heldA.spend(usage(10_000), 0.1);
     heldB.release();
     b.holdNow(model, 10_000, 0).spend(usage(10_000), 0.1);
@@ -43,7 +43,7 @@ describe('the budget tree', () => {
   it('a call’s worst case is its prompt and its max_tokens at the price, whatever earlier calls answered', () => {
     const { thread } = tree({ thread: { maxCostUsd: 0.2 } });
     const t = thread('a');
-    expect(() => t.holdNow(model, 1_000, 20_000)).toThrow("paused: the thread's budget of $0.20 is spent ($0.00 + this call's $0.21)");
+    expect(() => t.holdNow(model, 1_000, 20_000)).toThrow("stopped: the thread's budget of $0.20 is spent ($0.00 + this call's $0.21)");
     for (let i = 0; i < 3; i++) t.holdNow(model, 1_000, 5_000).spend(usage(1_000, 10), 0.0101);
     expect(() => t.holdNow(model, 1_000, 16_000)).toThrow("($0.03 + this call's $0.17)");
   });
@@ -68,10 +68,10 @@ describe('the budget tree', () => {
     t.holdNow(model, 10_000, 0).spend(usage(10_000), 0.1);
     caps.workspace = { dailyUsd: 1.1 };
     t.touch();
-    expect(() => t.holdNow(model, 10_000, 0)).toThrow("paused: the workspace's daily limit of $1.10 is spent ($1.15 + this call's $0.10)");
+    expect(() => t.holdNow(model, 10_000, 0)).toThrow("stopped: the workspace's daily limit of $1.10 is spent ($1.15 + this call's $0.10)");
     caps.workspace = {};
     caps.thread = { maxTokens: 25_000 };
-    expect(() => t.holdNow(model, 10_000, 0)).toThrow("paused: the thread's budget of 25,000 tokens is spent (20,000 + this call's 10,000)");
+    expect(() => t.holdNow(model, 10_000, 0)).toThrow("stopped: the thread's budget of 25,000 tokens is spent (20,000 + this call's 10,000)");
   });
 
   it('an unpriced model cannot be held to a dollar cap', () => {

@@ -44,6 +44,8 @@ export interface SpendNodeInit {
   /** Read at every check, so a raised cap applies at once. */
   caps?: () => SpendCaps;
   before?: () => SpentBefore;
+  /** A call over this node's cap waits (true) or is refused (false); default the room's. */
+  pauses?: boolean;
 }
 
 /** Thrown before a model call a cap does not allow, by a node that cannot wait; the run ends with reason `budget`. */
@@ -179,11 +181,12 @@ export class SpendNode {
         if (paused) options.onPause?.(undefined);
         return this.take(worst);
       }
-      if (!(options.wait ?? this.room.pauses)) throw new BudgetExceededError(crossed.line);
-      if (!paused) options.onPause?.(crossed);
+      if (!(options.wait ?? crossed.pauses ?? this.room.pauses)) throw refusal(crossed);
+      const { pauses: _pauses, ...pause } = crossed;
+      if (!paused) options.onPause?.(pause);
       paused = true;
       try {
-        await this.room.pause(this, crossed, options.signal);
+        await this.room.pause(this, pause, options.signal);
       } catch (err) {
         options.onPause?.(undefined);
         throw err;
@@ -195,7 +198,7 @@ export class SpendNode {
   holdNow(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number, maxOutputTokens: number): BudgetHold {
     const worst = this.worstOf(model, promptTokens, maxOutputTokens);
     const crossed = this.crossing(model.id, worst);
-    if (crossed !== undefined) throw new BudgetExceededError(crossed.line);
+    if (crossed !== undefined) throw refusal(crossed);
     return this.take(worst);
   }
 
@@ -247,11 +250,11 @@ export class SpendNode {
   }
 
   /** The first cap the call would cross, from this node up: its paused line, and where it is raised. */
-  private crossing(modelId: string, worst: Worst): Pause | undefined {
+  private crossing(modelId: string, worst: Worst): (Pause & { pauses?: boolean }) | undefined {
     for (const n of this.upward()) {
       const caps = n.init.caps?.() ?? {};
       const before = n.init.before?.() ?? { usd: 0 };
-      const at = (key: keyof SpendCaps, line: string): Pause => ({ line, key, cap: caps[key]!, ...(n.init.scope !== undefined ? { scope: n.init.scope } : {}) });
+      const at = (key: keyof SpendCaps, line: string) => ({ line, key, cap: caps[key]!, ...(n.init.scope !== undefined ? { scope: n.init.scope } : {}), ...(n.init.pauses !== undefined ? { pauses: n.init.pauses } : {}) });
       const dollars: Array<[keyof SpendCaps, string, number]> = [
         ['maxCostUsd', `${n.init.label} of`, before.usd + n.spent],
         ['dailyUsd', `${n.init.label}'s daily limit of`, (before.todayUsd ?? 0) + n.spent],
@@ -371,6 +374,11 @@ export class SpendRoom {
       this.changed();
     }
   }
+}
+
+/** A call refused rather than paused: the same line, saying the run stopped. */
+function refusal(pause: Pause): BudgetExceededError {
+  return new BudgetExceededError(pause.line.replace(/^paused: /, 'stopped: '));
 }
 
 /** `$0.09`, `$2.00`; below a cent, to the hundredth of one. */
