@@ -288,7 +288,7 @@ describe('the Usage view, laid out', () => {
 });
 
 describe('prices and budgets', () => {
-  it('a price set in Settings prices the calls made without one and the next run; a budget below what the thread cost stops the next run with Open settings, and Retry once it changed', { timeout: 120_000 }, async () => {
+  it('a price set in Settings prices the calls made without one and the next run; a budget below what the thread cost pauses the next run before its call (the Usage view’s budget tree shows it), and Raise and resume goes on', { timeout: 120_000 }, async () => {
     const serve = await session.serve({
       script: [
         { text: 'Unpriced answer.', usage: { promptTokens: 1000, completionTokens: 500 } },
@@ -356,30 +356,25 @@ describe('prices and budgets', () => {
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     await dialog.waitFor({ state: 'detached' });
     await sendMessage(page, 'one more');
-    const line = conversation(page).locator('.notice-budget');
-    await line.waitFor({ timeout: 60_000 });
-    expect(await line.innerText()).toMatch(/budget of \$0\.01/);
-    // One line, not an error and a notice too; no model call was made.
-    expect(await conversation(page).locator('.notice-error').count()).toBe(1);
+    // SPEC §26: the run pauses before its call, one line naming the cap, and Raise and resume.
+    const paused = conversation(page).getByRole('status', { name: 'Paused at a budget' });
+    await paused.waitFor({ timeout: 60_000 });
+    expect(await paused.innerText()).toMatch(/paused: the thread's budget of \$0\.01 is spent \(\$0\.04 \+ this call's \$0\.\d\d\)/);
     expect(serve.model.requests).toHaveLength(2);
-    // No Retry: it would stop again at once.
-    expect(await conversation(page).getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
-    await screenshot(page, 'usage-budget-stop-1400x900');
-
-    // Open settings: at Prices, where the budget is, with the keyboard there.
-    await line.getByRole('button', { name: 'Open settings' }).click();
-    await dialog.waitFor();
-    await poll(() => prices.evaluate((el) => el === document.activeElement)).toBe(true);
-    // Empty clears the budget.
-    await dialog.getByRole('textbox', { name: 'Budget per thread (USD)' }).fill('');
-    await dialog.getByRole('button', { name: 'Save settings' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    const saved = (): Record<string, unknown> => JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
-    await poll(() => 'threadBudgetUsd' in saved()).toBe(false);
-    expect(saved().prices).toEqual({ [`openai-compatible:${MODEL}`]: { input: 10, output: 20 } });
-    // The budget changed: Retry runs the agent again, and the call is made.
-    await conversation(page).getByRole('button', { name: 'Retry', exact: true }).click();
+    await screenshot(page, 'usage-budget-paused-1400x900');
+    // The Usage view's budget tree shows the thread paused, under its folder.
+    await usageButton(page).click();
+    const tree = usage.getByRole('region', { name: 'Budget tree' });
+    await poll(() => tree.innerText()).toMatch(/what does it cost spent \$0\.04 · cap \$0\.01 paused: the thread's budget/);
+    await usage.getByRole('button', { name: 'Close Usage' }).click();
+    // Raise and resume: the thread's own cap is set higher, and the run goes on where it stopped.
+    await paused.getByRole('spinbutton', { name: 'New limit (USD)' }).fill('1');
+    await paused.getByRole('button', { name: 'Raise and resume' }).click();
     await conversation(page).getByText('Asked once the budget went.', { exact: true }).waitFor({ timeout: 60_000 });
+    const saved = (): { budgets?: { threads?: Record<string, unknown> }; threadBudgetUsd?: number } => JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as never;
+    expect(Object.values(saved().budgets?.threads ?? {})).toEqual([{ maxCostUsd: 1 }]);
+    expect(saved().threadBudgetUsd).toBe(0.01);
+    await paused.waitFor({ state: 'detached' });
     expect(serve.model.requests).toHaveLength(3);
   });
 });

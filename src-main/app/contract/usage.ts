@@ -127,6 +127,8 @@ export type TelemetrySettings = z.infer<typeof telemetrySettingsSchema>;
 export const usageMethods = {
   /** The ledger summed by thread, day or model since a date (all time when absent). */
   'usage.report': { params: z.object({ by: usageGroupingSchema, since: usageSinceSchema.optional() }), result: usageReportSchema },
+  /** The budget tree (SPEC §26): what each node spent and holds, its cap, a call paused at it. */
+  'usage.budgetTree': { params: z.object({}), result: z.lazy(() => budgetTreeNodeSchema) },
 } as const;
 
 /**

@@ -6,6 +6,7 @@ import { checkedModelSpec } from '../base/flag-checks';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import { listCommands, type CommandSources } from '../commands/slash-commands';
 import { ContractError } from '../contract';
+import { budgetReport } from '../usage/budget-tree';
 import { usageReport } from '../usage/usage-report';
 import { goalPrompt } from '../session/goal-start';
 import { ok, type HandlersFor, type WindowServices } from './handlers';
@@ -17,6 +18,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
   return {
     'threads.list': async () => threads.list(),
     'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
+    'usage.budgetTree': async () => budgetReport(audit.ledger, threadTitles, settings.raw(), { live: audit.budgets.live() }),
     'threads.create': async ({ title, agent }) => {
       const made = threads.create(title);
       if (agent === undefined) return made;

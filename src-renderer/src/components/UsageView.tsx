@@ -30,6 +30,7 @@ import { ErrorAlert } from './ErrorText';
 import { Options } from './TextField';
 import { Icon, Spinner } from './Icon';
 import { useRovingFocus } from './use-roving-focus';
+import { UsageBudgetTree } from './UsageBudgetTree';
 import '../styles/usage.css';
 
 const GROUPINGS: ReadonlyArray<{ value: UsageGrouping; label: string }> = [
@@ -183,6 +184,7 @@ export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, on
               </>
             )}
             {shown.sandboxes.length > 0 ? <SandboxTime report={shown} sinceLabel={sinceLabel} {...openers} /> : null}
+            <UsageBudgetTree version={shown} />
           </>
         )}
       </div>
