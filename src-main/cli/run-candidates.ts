@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
+import { dollarsOf } from '../app/contract/budget-caps';
+import type { BudgetNode } from '../app/contract/budgets';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
 import { candidateChoices, MAX_CANDIDATES } from '../app/session/candidate-sets';
 import { formatUsd } from '../core/spend/spend-tree';
@@ -32,7 +34,8 @@ export interface CandidateSetOptions {
   folder: string;
   dataDir: string;
   json: boolean;
-  maxCostUsd?: number;
+  /** The set's one budget (`--max-cost`). */
+  budget?: BudgetNode;
   approve: 'ask' | 'auto' | 'deny';
   /** The run request each candidate is started with, but for its folder and model. */
   request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'budgetSet'>;
@@ -59,7 +62,7 @@ export function repeatedFlag(argv: readonly string[], name: string): string[] {
 export async function runCandidates(options: CandidateSetOptions): Promise<number> {
   const { io, count } = options;
   if (count < 1 || count > MAX_CANDIDATES) throw new UsageError(`--candidates must be 1 to ${MAX_CANDIDATES} (got ${count})`);
-  const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, externalAgent: _agent, instruction: _instruction, ...request } = options.request(options.folder, undefined);
+  const { folder: _folder, model: _model, budget: _own, threadId: _thread, externalAgent: _agent, instruction: _instruction, ...request } = options.request(options.folder, undefined);
   const choices = candidateChoices(options.agents ?? [], options.models);
   const refused = await largeSetAnswer(options, request.mode === 'auto');
   if (refused !== undefined) {
@@ -89,7 +92,7 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
         ...(choices.agents.length > 0 ? { agents: choices.agents } : {}),
         ...(options.prompts !== undefined && options.prompts.length > 0 ? { prompts: options.prompts } : {}),
         request,
-        ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+        ...(options.budget !== undefined ? { budget: options.budget } : {}),
         approve: options.approve,
         threadIds,
         follow: true,
@@ -128,7 +131,8 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
 async function largeSetAnswer(options: CandidateSetOptions, autoMode: boolean): Promise<string | undefined> {
   const { count, io } = options;
   if (count <= LARGE_FAN_OUT || options.approve === 'auto' || autoMode) return undefined;
-  const cost = options.maxCostUsd !== undefined ? `at most ${formatUsd(options.maxCostUsd)}, the set's budget` : 'no --max-cost: Settings › Goals budget, if any, holds';
+  const usd = dollarsOf(options.budget);
+  const cost = usd !== undefined ? `at most ${formatUsd(usd)}, the set's budget` : 'no --max-cost: Settings › Goals budget, if any, holds';
   const question = `Start ${count} candidates (${cost})`;
   const asks = `a set of more than ${LARGE_FAN_OUT} candidates asks first`;
   if (options.approve === 'deny') return `not started: ${asks}, and --approve deny refused it (${question})`;

@@ -12,6 +12,7 @@ import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/perm
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/base/data-dir';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
+import { dollarCap } from '../app/contract/budget-caps';
 import { folderLocationText } from '../app/places/folder-location';
 
 
@@ -107,7 +108,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     ...(threadId !== undefined ? { threadId } : {}),
     ...flags,
     mode,
-    ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+    ...(maxCost !== undefined ? { budget: dollarCap(maxCost)! } : {}),
     // A drafted goal is shown on the terminal to accept; with --yes, detached or with no terminal it is accepted (SPEC §21).
     ...(goal !== undefined && (values.yes === true || detach || !interactiveTerminal(io)) ? { acceptDraft: true } : {}),
     cwd: process.cwd(),
@@ -138,12 +139,12 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       folder: location.path,
       dataDir,
       json,
-      ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+      ...(maxCost !== undefined ? { budget: dollarCap(maxCost)! } : {}),
       approve,
       io,
       request: (folder, model) => {
         // The set's budget is the host's (one for all); each candidate has its own model, if given.
-        const { maxCostUsd: _own, candidates: _count, model: _given, externalAgent: _agent, prompts: _prompts, ...one } = request(folder, undefined);
+        const { budget: _own, candidates: _count, model: _given, externalAgent: _agent, prompts: _prompts, ...one } = request(folder, undefined);
         return { ...one, ...(model !== undefined ? { model } : {}), acceptDraft: true };
       },
     });

@@ -85,8 +85,8 @@ Commands:
   budget [show] [--folder DIR] [--json] | set SCOPE KEY VALUE
                         the budget tree (workspace, folders, threads, fan-outs): what
                         each spent and may spend; set a cap (SCOPE workspace, folder:DIR,
-                        thread or thread:ID; KEY maxCostUsd, maxTokens, maxSpawns,
-                        maxConcurrent, unattendedUsd, dailyUsd, monthlyUsd)
+                        thread or thread:ID; KEY as in settings.json budgets,
+                        docs/usage.md)
   threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]
                         list the threads; write one (messages, tool calls, approvals,
                         usage) as JSON lines or a Markdown transcript

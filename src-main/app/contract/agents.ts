@@ -6,6 +6,7 @@
 import { GOAL_STATES } from '../../core/goals/goal';
 import { z } from 'zod';
 import { appInfoSchema } from './folders';
+import { budgetNodeSchema } from './budgets';
 import { sandboxPlaceSchema, sandboxProviderSchema } from './sandboxes';
 
 /** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`); `stopped`: someone stopped it before it finished. */
@@ -132,7 +133,8 @@ export const agentMethods = {
         verify: z.array(z.string().trim().min(1).max(2_000)).max(20),
         /** Each candidate in its own sandbox of this provider (SPEC §18: forked from one set up where it forks); absent: worktrees on this computer. */
         sandbox: z.object({ provider: sandboxProviderSchema }).strict().optional(),
-        maxCostUsd: z.number().positive().max(1_000_000).optional(),
+        /** The set's one budget (SPEC §21, §26). */
+        budget: budgetNodeSchema.optional(),
         autoApprove: z.boolean(),
       })
       .strict(),

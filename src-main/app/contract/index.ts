@@ -15,6 +15,9 @@ import { mcpEvents, mcpMethods } from './mcp';
 import { memoriesStoreSchema, mountEvents, mountMethods, savedMountSchema } from './mounts';
 import { memoryMethods } from './memories';
 export * from './memories';
+import { budgetsSchema } from './budgets';
+export * from './budgets';
+export * from './budget-caps';
 import { modeEvents, modeMethods } from './modes';
 import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
@@ -102,60 +105,6 @@ const provenanceChoicesSchema = z.object({ enabled: z.boolean().optional(), push
 export const provenanceSettingsSchema = provenanceChoicesSchema.extend({ folders: z.record(z.string(), provenanceChoicesSchema).optional() });
 
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
-
-/** One node of the budget tree (SPEC §26): dollars, tokens, spawns (subagents, candidates), at once, and what may be spent unattended. */
-export const budgetNodeSchema = z.object({
-  maxCostUsd: z.number().positive().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  maxSpawns: z.number().int().nonnegative().optional(),
-  maxConcurrent: z.number().int().min(1).max(64).optional(),
-  unattendedUsd: z.number().positive().optional(),
-});
-/** settings.json `budgets` (SPEC §26): the workspace's daily and monthly limits, every thread's default node, and a folder's own. */
-export const budgetsSchema = z.object({
-  dailyUsd: z.number().positive().optional(),
-  monthlyUsd: z.number().positive().optional(),
-  thread: budgetNodeSchema.optional(),
-  folders: z.record(z.string(), budgetNodeSchema).optional(),
-  /** One thread's own node (`deepdesk budget set thread:ID`), over `thread`. */
-  threads: z.record(z.string(), budgetNodeSchema).optional(),
-});
-
-export type BudgetsSettings = z.infer<typeof budgetsSchema>;
-const WORKSPACE_KEYS = ['dailyUsd', 'monthlyUsd'] as const;
-
-/**
- * `budgets` with one cap set (`value` undefined: cleared), as `deepdesk budget set SCOPE KEY VALUE`
- * and the window's *Raise and resume* set it (SPEC §26). SCOPE: `workspace`, `folder:DIR`,
- * `thread` (every thread's default) or `thread:ID`. Throws on a scope, key or value it does not take.
- */
-export function budgetsWith(budgets: BudgetsSettings | undefined, scope: string, key: string, value: number | undefined): BudgetsSettings {
-  const next: BudgetsSettings = structuredClone(budgets ?? {});
-  if (scope === 'workspace') {
-    if (!(WORKSPACE_KEYS as readonly string[]).includes(key)) throw new Error(`the workspace takes ${WORKSPACE_KEYS.join(' or ')}, not ${key}`);
-    const k = key as (typeof WORKSPACE_KEYS)[number];
-    if (value === undefined) delete next[k];
-    else next[k] = budgetsSchema.shape[k].unwrap().parse(value);
-    return next;
-  }
-  const keys = Object.keys(budgetNodeSchema.shape);
-  if (!keys.includes(key)) throw new Error(`a ${scope.split(':')[0]} takes ${keys.join(', ')}, not ${key}`);
-  const k = key as keyof z.infer<typeof budgetNodeSchema>;
-  const parsed = value === undefined ? undefined : budgetNodeSchema.shape[k].unwrap().parse(value);
-  const set = (node: z.infer<typeof budgetNodeSchema> | undefined) => {
-    const out = { ...node };
-    if (parsed === undefined) delete out[k];
-    else out[k] = parsed;
-    return out;
-  };
-  const [kind, ...rest] = scope.split(':');
-  const id = rest.join(':');
-  if (kind === 'thread' && id === '') next.thread = set(next.thread);
-  else if (kind === 'thread') next.threads = { ...next.threads, [id]: set(next.threads?.[id]) };
-  else if (kind === 'folder' && id !== '') next.folders = { ...next.folders, [id]: set(next.folders?.[id]) };
-  else throw new Error(`'${scope}' is not a scope: workspace, folder:DIR, thread or thread:ID`);
-  return next;
-}
 
 export const settingsSchema = z.object({
   /** 'provider:model', or '' when none is configured yet. */

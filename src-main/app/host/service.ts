@@ -3,6 +3,7 @@
 // and the protocols handed to it (host-adapters.ts).
 
 import { z } from 'zod';
+import { budgetNodeSchema } from '../contract/budgets';
 import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
@@ -26,12 +27,13 @@ const startParams = z.object({
     prompt: z.string(),
     threadId: threadId.optional(),
     mode: z.enum(APPROVAL_MODES),
-    maxCostUsd: z.number().positive().optional(),
+    /** The run's own caps (`run --max-cost`, SPEC §26). */
+    budget: budgetNodeSchema.optional(),
     acceptDraft: z.boolean().optional(),
     /** A candidate's own instruction (its set gives it), added after the goal. */
     instruction: z.string().min(1).max(20_000).optional(),
     // `run --candidates N` (SPEC §21): the set this run is one of, and the budget the set shares.
-    candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional(), index: z.number().int().min(0).max(99), count: z.number().int().min(1).max(100) }).optional(),
+    candidateSet: z.object({ id: z.string().min(1).max(200), caps: budgetNodeSchema.optional(), index: z.number().int().min(0).max(99), count: z.number().int().min(1).max(100) }).optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),
@@ -44,8 +46,9 @@ const candidatesStartParams = z.object({
   models: z.array(z.string().min(1).max(500).nullable()).max(MAX_CANDIDATES).default([]),
   agents: z.array(z.string().min(1).max(200).nullable()).max(MAX_CANDIDATES).optional(),
   prompts: z.array(z.string().min(1).max(20_000).nullable()).max(MAX_CANDIDATES).optional(),
-  request: startParams.shape.request.omit({ folder: true, threadId: true, candidateSet: true, model: true, maxCostUsd: true, externalAgent: true, instruction: true }),
-  maxCostUsd: z.number().positive().optional(),
+  request: startParams.shape.request.omit({ folder: true, threadId: true, candidateSet: true, model: true, budget: true, externalAgent: true, instruction: true }),
+  /** The set's one budget. */
+  budget: budgetNodeSchema.optional(),
   approve: z.enum(['ask', 'auto', 'deny']),
   threadIds: z.array(threadId).max(MAX_CANDIDATES).optional(),
   follow: z.boolean(),

@@ -179,7 +179,7 @@ export class HostWindows {
           cwd: window.cwd,
           env: window.env,
         },
-        ...(p.maxCostUsd !== undefined ? { maxCostUsd: p.maxCostUsd } : {}),
+        ...(p.budget !== undefined ? { budget: p.budget } : {}),
         approve: p.autoApprove ? 'auto' : 'ask',
         follow: false,
       });

@@ -6,6 +6,8 @@
 // Nothing reaches the person's folder until they apply one (§16). A set counts as spawns (SPEC
 // §26): over a thread's spawn cap, the first candidates start and the rest are not started.
 
+import { dollarCap, dollarsOf } from '../contract/budget-caps';
+import type { BudgetNode } from '../contract/budgets';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
@@ -52,9 +54,9 @@ export interface StartCandidateSetParams {
   /** Each candidate's own instruction, added after the goal in its first message, in turn as the models (null: none). */
   prompts?: readonly (string | null)[] | undefined;
   /** Each candidate's run request but for its folder, thread, model, agent and set. */
-  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd' | 'externalAgent' | 'instruction'>;
+  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'budget' | 'externalAgent' | 'instruction'>;
   /** The set's one budget. */
-  maxCostUsd?: number | undefined;
+  budget?: BudgetNode | undefined;
   approve: ApprovePolicy;
   /** The thread ids to use (a client that follows them from their first event); made here otherwise. */
   threadIds?: readonly string[] | undefined;
@@ -138,12 +140,12 @@ export class HostCandidateSets {
     const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds.slice(0, starting), session) : undefined;
     const models = threadIds.map((_, i) => candidateModel(params.models, i));
     // The set's one budget: the one it was started with, else Settings › Goals' (SPEC §21).
-    const maxCostUsd = params.maxCostUsd ?? session.settings.raw().goals?.candidatesBudgetUsd;
+    const caps = params.budget ?? dollarCap(session.settings.raw().goals?.candidatesBudgetUsd);
     const agents = threadIds.map((_, i) => candidateModel(params.agents ?? [], i));
     const prompts = threadIds.map((_, i) => candidateModel(params.prompts ?? [], i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
     this.records.addSet(
-      { setId, goal, budgetUsd: maxCostUsd ?? null },
+      { setId, goal, budgetUsd: dollarsOf(caps) ?? null },
       threadIds.map((threadId, index) => ({ threadId, index, model: agents[index] !== undefined ? null : (models[index] ?? null), agent: agents[index] ?? null })),
     );
     const ends = threadIds.map((id) => this.endOf(id));
@@ -157,7 +159,7 @@ export class HostCandidateSets {
           // A candidate with an agent is that agent's thread (its own model); one without is Deepdesk's, with its model.
           ...(agents[i] !== undefined ? { externalAgent: agents[i] } : models[i] !== undefined ? { model: models[i] } : {}),
           ...(prompts[i] !== undefined ? { instruction: prompts[i] } : {}),
-          candidateSet: { id: setId, index: i, count, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) },
+          candidateSet: { id: setId, index: i, count, ...(caps !== undefined ? { caps } : {}) },
         },
         approve: params.approve,
         interactive: false,

@@ -4,7 +4,7 @@
 // ledger, checkpoints and budget, the person's key and base URL for its provider.
 import { existsSync } from 'node:fs';
 import type { ThreadState } from '../../core/agent/types';
-import type { BudgetScope } from '../usage/budget-tree';
+import type { RunBudgetScope } from '../usage/budget-tree';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
 import { agentScript, KNOWN_AGENTS } from '../agents/vendors/catalog';
@@ -23,7 +23,7 @@ export interface ExternalAgentRequest {
   /** A line for the person. */
   say?(line: string): void;
   /** `--max-cost` and the candidates' set the thread is one of (SPEC §21, §26). */
-  budget?: BudgetScope;
+  budget?: RunBudgetScope;
 }
 
 /** The name of the thread's agent: the one asked for, else the thread's own; a thread keeps its agent. */

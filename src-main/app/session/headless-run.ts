@@ -81,7 +81,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
             dataDir: context.dataDir,
             env: request.env,
             say: io.say,
-            budget: { maxCostUsd: request.maxCostUsd, set: request.budgetSet },
+            budget: { run: request.budget, set: request.budgetSet },
           });
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
@@ -111,7 +111,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         broker: io.broker,
         ...(agent !== undefined ? { agent, model } : {}),
         ...(external !== undefined ? { externalAgent: external, model } : {}),
-        budget: { maxCostUsd: request.maxCostUsd, set: request.budgetSet },
+        budget: { run: request.budget, set: request.budgetSet },
         ...(request.reviewerChoice !== undefined ? { reviewer: request.reviewerChoice } : {}),
       });
       // Another agent's goal is drafted (without --verify) and graded by Deepdesk's own model (SPEC §21 with §22).

@@ -6,7 +6,7 @@
 // a thread's RunSettings. When and how often a run starts is the run queue's (run-queue.ts).
 
 import type { AuditRunOptions } from '../telemetry/run-audit';
-import type { BudgetScope } from '../usage/budget-tree';
+import type { RunBudgetScope } from '../usage/budget-tree';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
@@ -49,7 +49,7 @@ export interface RunAssemblyOptions {
   fanOutLimits?: () => FanOutLimits;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
-  audit?: (state: ThreadState, scope?: BudgetScope) => Promise<AuditRunOptions>;
+  audit?: (state: ThreadState, scope?: RunBudgetScope) => Promise<AuditRunOptions>;
   /** Steps' tool results longer than this go to a file (default: the harness's). */
   evictChars?: number;
   /**
@@ -109,7 +109,7 @@ export interface RunSettings {
   /** The agent: a subagent of the folder's (its prompt, tools), instead of Deepdesk's own; the model is `model`. */
   agent?: SubagentSpec;
   /** `--max-cost` (each run's own cap) and the candidates' set the thread is one of (SPEC §21, §26). */
-  budget?: BudgetScope;
+  budget?: RunBudgetScope;
   /** `run --reviewer MODEL|thread|off` (SPEC §23): over Settings' and the session's; given, a tripped breaker is reset. */
   reviewer?: string;
   /** The thread's agent is another one over ACP (SPEC §22): each run is one turn of it (`model` is its stand-in, never called). */

@@ -2,7 +2,7 @@
 // it and answers its approvals, and the host's context it runs in.
 
 import type Database from 'better-sqlite3';
-import type { BudgetSetRef } from '../usage/budget-tree';
+import type { BudgetNode, BudgetScope } from '../contract/budgets';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { AgentEvent } from '../../core/agent/types';
@@ -24,7 +24,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   mode: ApprovalMode | 'saved';
   /** Run the folder's subagent of this name as the agent (its prompt, tools and model); default Deepdesk's own agent. */
   agent?: string;
-  maxCostUsd?: number;
+  /** The run's own caps (`--max-cost`, SPEC §26). */
+  budget?: BudgetNode;
   /** The command's working folder. */
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
@@ -32,7 +33,7 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
   acceptDraft?: boolean;
   /** The candidates' set this run is one of (SPEC §21): its calls hold the set's one budget too. */
-  budgetSet?: BudgetSetRef;
+  budgetSet?: BudgetScope['set'];
   /** A candidate's own instruction (`run --candidates … --prompt P`): added after the goal in its first message. */
   instruction?: string;
 }

@@ -7,6 +7,7 @@ import type { AgentEvent } from '../../core/agent/types';
 import type { GoalJson } from '../../core/goals/goal';
 import type { HostConnection } from '../base/host-service';
 import type { RunState } from '../threads/run-records';
+import type { BudgetNode } from '../contract/budgets';
 import type { ThreadSource } from '../threads/thread-store';
 import type { HeadlessRunRequest } from './headless-run';
 
@@ -36,7 +37,8 @@ export interface StartRunParams {
 /** `run --candidates N` (SPEC §21): the set a run is one of; its runs share one budget. */
 export interface CandidateSetRef {
   id: string;
-  maxCostUsd?: number | undefined;
+  /** The set's one budget (SPEC §26). */
+  caps?: BudgetNode | undefined;
   /** This run's place in the set (0-based), and how many it has. */
   index: number;
   count: number;

@@ -13,7 +13,7 @@ import { UsageLedger, type SandboxTimeRecord } from '../../core/telemetry/usage-
 import type { PriceOverride } from '../../core/models/model-info';
 import type { SandboxSettings } from '../contract/sandboxes';
 import type { TelemetrySettings } from '../contract/usage';
-import { budgetTreeOf, type BudgetScope, type BudgetSettings, type BudgetTree } from '../usage/budget-tree';
+import { budgetTreeOf, type BudgetSettings, type BudgetTree, type RunBudgetScope } from '../usage/budget-tree';
 import { ledgerPrices } from '../usage/usage-report';
 
 export interface RunAuditOptions {
@@ -73,7 +73,7 @@ export class RunAudit {
    * What a run of this thread is given: the listeners of its turns and where its calls hold in
    * the budget tree (its thread's node; `scope`: the run's own `--max-cost`, its candidates' set).
    */
-  async runOptions(state: ThreadState, scope?: BudgetScope): Promise<AuditRunOptions> {
+  async runOptions(state: ThreadState, scope?: RunBudgetScope): Promise<AuditRunOptions> {
     const telemetry = await this.telemetry();
     return { telemetry, budget: this.budgets.run(state.id, this.options.folder, scope), folder: this.options.folder };
   }

@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import { SpendRoom, type SpendCaps, type SpendNode, type SpendSnapshot } from '../../core/spend/spend-tree';
 import { ledgerReader, type LedgerReader } from '../../core/telemetry/usage-ledger';
 import type { Settings } from '../contract';
+import type { BudgetScope } from '../contract/budgets';
 import type { BudgetTreeNode } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
 import { ledgerPrices } from './usage-report';
@@ -17,16 +18,11 @@ import { ledgerPrices } from './usage-report';
 export type BudgetSettings = Pick<Settings, 'threadBudgetUsd' | 'budgets' | 'prices' | 'sandboxes'>;
 type NodeCaps = NonNullable<NonNullable<Settings['budgets']>['thread']>;
 
-/** A candidates' set (SPEC §21): the one budget its runs share. */
-export interface BudgetSetRef {
-  id: string;
-  maxCostUsd?: number | undefined;
-}
+type BudgetSetRef = NonNullable<BudgetScope['set']>;
 
-/** What a run's calls are held under besides its thread's node: its own cap and its candidates' set. */
-export interface BudgetScope {
-  /** `run --max-cost`: what this run may spend. */
-  maxCostUsd?: number | undefined;
+/** What a run's calls hold under besides its thread's node, as a request carries it (contract/budgets.ts). */
+export interface RunBudgetScope {
+  run?: BudgetScope['run'] | undefined;
   set?: BudgetSetRef | undefined;
 }
 
@@ -96,14 +92,15 @@ export class BudgetTree {
   }
 
   /** Where a run's calls hold: its thread's node, or beneath it the run's own `--max-cost` (made afresh for each run). */
-  run(threadId: string, folder: string, scope: BudgetScope = {}): SpendNode {
+  run(threadId: string, folder: string, scope: RunBudgetScope = {}): SpendNode {
     const thread = this.thread(threadId, folder, scope.set);
-    if (scope.maxCostUsd === undefined) return thread;
-    const cap = scope.maxCostUsd;
+    const own = dollarCaps(scope.run);
+    if (Object.keys(own).length === 0) return thread;
     for (const old of thread.childrenOf('fanout')) if (old.id === 'this run') old.close();
     // The thread's own cap raised past it (`budget set thread:ID`, the window's notice) lifts it too: that is how a paused run is raised.
     const raised = () => this.settings().budgets?.threads?.[threadId]?.maxCostUsd ?? 0;
-    return thread.child({ kind: 'fanout', id: 'this run', label: "this run's budget", scope: `thread:${threadId}`, caps: () => ({ maxCostUsd: Math.max(cap, raised()) }) });
+    const caps = () => (own.maxCostUsd !== undefined ? { ...own, maxCostUsd: Math.max(own.maxCostUsd, raised()) } : own);
+    return thread.child({ kind: 'fanout', id: 'this run', label: "this run's budget", scope: `thread:${threadId}`, caps });
   }
 
   /** Another agent's turns in a thread (SPEC §22): its calls through the metering proxy hold here. */
@@ -129,11 +126,11 @@ export class BudgetTree {
   }
 
   private set(set: BudgetSetRef, folder: string): SpendNode {
-    const cap = set.maxCostUsd;
+    const caps = dollarCaps(set.caps);
     return this.folder(folder).childFor({ kind: 'fanout', id: `candidates ${set.id}`, label: "the candidates' set's budget",
       // A candidate at the set's cap ends `budget-limited` (its worktree and thread kept) so that the set is ranked.
       pauses: false,
-      caps: () => (cap !== undefined ? { maxCostUsd: cap } : {}) });
+      caps: () => caps });
   }
 
   private threadNodes(): SpendNode[] {

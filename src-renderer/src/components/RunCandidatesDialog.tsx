@@ -15,6 +15,7 @@ import { IconButton } from './Icon';
 import { ErrorAlert } from './ErrorText';
 import { Options } from './TextField';
 import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
+import { dollarCap } from '../../../src-main/app/contract/budget-caps';
 import { useExternalAgents } from './AgentsSettings';
 
 const MIN = 2;
@@ -73,7 +74,7 @@ export function RunCandidatesDialog({
           .split('\n')
           .map((line) => line.trim())
           .filter((line) => line !== ''),
-        ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+        ...(maxCost !== undefined ? { budget: dollarCap(maxCost)! } : {}),
         autoApprove,
         ...(sandbox !== undefined && inSandboxes ? { sandbox: { provider: sandbox.provider } } : {}),
       }),
