@@ -198,7 +198,7 @@ describe('run --agent', async () => {
     }
   }, 300_000);
 
-  it.skipIf(!available)('Claude Code at its budget: the proxy refuses, the turn is cancelled, its tree ends (no process left); spend ≤ budget + one call, and the run says why', async () => {
+  it.skipIf(!available)('Claude Code at its budget: its call waits paused (run exits 1 with the line, the agent kept in the host), Stop ends its tree (no process left); spend ≤ budget + one call', async () => {
     const claude = knownAgent('claude-code')!;
     const root = installDir(t.dataDir, claude);
     mkdirSync(join(root, 'node_modules', '@zed-industries'), { recursive: true });
@@ -220,9 +220,14 @@ describe('run --agent', async () => {
       const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: 'the-persons-key' };
       // Each call holds its worst case first (SPEC §26: its prompt and its max_tokens, some $0.50 at Claude Code's max_tokens), so the budget must hold one.
       const budget = 1;
-      const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', '--max-cost', String(budget), 'read a.txt forever'], env, '');
+      const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', '--thread', 'capped', '--max-cost', String(budget), 'read a.txt forever'], env, '');
+      // SPEC §26: the call over the cap waits (the agent paused in the host, its process kept); run exits 1 with the line.
       expect(ran.code).toBe(1);
-      expect(ran.stderr).toContain('budget');
+      expect(ran.stderr).toMatch(/deepdesk run: paused: this run's budget of \$1\.00 is spent/);
+      const agents = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir], env)).stdout) as Array<{ threadId: string; state: string }>;
+      expect(agents.find((a) => a.threadId === 'capped')?.state).toBe('budget');
+      // Stop ends the paused agent's whole tree.
+      expect((await t.deepdesk(['stop', 'capped', '--data-dir', t.dataDir], env)).code).toBe(0);
       await waitFor(() => !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes(root), 60_000, 'Claude Code’s processes to end');
       const report = JSON.parse((await t.deepdesk(['usage', '--by', 'model', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { rows: Array<{ key: string; calls: number; costUsd: number }> };
       const row = report.rows.find((r) => r.key.includes('claude'))!;
