@@ -39,21 +39,29 @@ export interface NoteWriting {
   signal?: AbortSignal;
 }
 
-/** Notes the folder's commits since Deepdesk first recorded it that have no note of Deepdesk's; returns those noted. */
-export async function noteNewCommits(w: NoteWriting): Promise<string[]> {
+/**
+ * Notes the folder's commits since Deepdesk first recorded it that have no note of Deepdesk's:
+ * those noted, and whether every commit found is now settled (noted, or another's note kept);
+ * not when there was no baseline yet or git could not list them.
+ */
+export async function noteNewCommits(w: NoteWriting): Promise<{ noted: string[]; settled: boolean }> {
   const since = w.store.baselineAt(w.folder);
-  if (since === undefined) return [];
+  if (since === undefined) return { noted: [], settled: false };
   const git = gitIn(w);
   // Commit times are in seconds: a commit in the baseline's second is looked at too.
   const sinceSeconds = Math.floor(Date.parse(since) / 1000) - 1;
   const listed = await git(['rev-list', `--since=${sinceSeconds}`, `--max-count=${MAX_COMMITS}`, 'HEAD', '--'], true);
-  if (listed === undefined) return [];
+  if (listed === undefined) return { noted: [], settled: false };
   const notes = new Map(((await git(['notes', `--ref=${NOTES_REF}`, 'list'], true)) ?? '').split('\n').map((l) => [l.split(' ')[1], l.split(' ')[0]!]));
   const fresh = listed.split('\n').filter((c) => c !== '' && !w.store.knowsNote(w.folder, notes.get(c) ?? '')).reverse();
   if (fresh.length > 0) await w.record?.();
   const noted: string[] = [];
-  for (const commit of fresh) if (await noteCommit(w, commit, notes.get(commit))) noted.push(commit);
-  return noted;
+  let left = 0;
+  for (const commit of fresh) {
+    if (await noteCommit(w, commit, notes.get(commit))) noted.push(commit);
+    else if (!w.store.knowsNote(w.folder, notes.get(commit) ?? '')) left++;
+  }
+  return { noted, settled: left === 0 };
 }
 
 /** Writes the commit's note over `existing` (another's note there, by its blob id) when Deepdesk places some of its lines on an agent; whether it wrote one. */
