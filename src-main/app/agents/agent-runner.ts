@@ -268,6 +268,12 @@ export class ExternalAgentRunner {
   }
 
   private budgetStopped(turn: AgentTurn, thread: AgentThread): RunResult {
+    if (thread.quotaReached()) {
+      const message = `${this.label}: its provider answered that the account is out of quota; the session was cancelled and its processes ended, and no call goes to that provider until it resets`;
+      turn.persist();
+      turn.emit({ type: 'error', message });
+      return { ...ended(turn, 'quota'), error: new Error(message) };
+    }
     const why = thread.budgetRefusal();
     const refused = 'its model calls were refused, the session cancelled and its processes ended';
     const message = why !== undefined ? `${this.label}: ${why} So ${refused}` : `${this.label} was stopped at the thread's budget: ${refused}`;

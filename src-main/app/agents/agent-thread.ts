@@ -62,6 +62,8 @@ export interface AgentThread {
   observer(): RunObserver | undefined;
   /** Whether the budget stopped it. */
   budgetReached(): boolean;
+  /** Whether its provider answered that the account is out of quota (its breaker tripped, SPEC §26). */
+  quotaReached(): boolean;
   /** Why the budget refused its call, when it said more than that the budget is spent (a model with no price). */
   budgetRefusal(): string | undefined;
   readonly exited: Promise<unknown>;
@@ -99,7 +101,7 @@ function meteringProxyFor(
   known: KnownAgent,
   options: AgentThreadOptions,
   audit: { run(): RunObserver | undefined; telemetry(): Telemetry | undefined; turnInfo(): AgentRunInfo },
-  budget: { refused(why: string): void; reached(): void },
+  budget: { refused(why: string): void; reached(): void; quota(): void },
   onModel: MeteringProxyOptions['onModel'],
 ): Promise<MeteringProxy> {
   const alone = (): Pick<RunObserver, 'modelCall'> => ({
@@ -118,6 +120,7 @@ function meteringProxyFor(
     price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`, options.prices?.()), usage)),
     ...(options.budget ? { hold: treeHold(options.budget, known, options, budget.refused) } : {}),
     onBudget: budget.reached,
+    onQuota: budget.quota,
     onModel,
   });
 }
@@ -158,6 +161,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   let turn = 0;
   let stopping: Promise<void> | undefined;
   let reached = false;
+  let outOfQuota = false;
   let refusal: string | undefined;
   // Set once started; the proxy's callbacks reach them through this.
   const ref: { stop?: () => Promise<void>; session?: AcpClientSession } = {};
@@ -183,6 +187,12 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
           refused: (why) => (refusal ??= why),
           reached: () => {
             reached = true;
+            void ref.stop?.();
+          },
+          // Out of quota (SPEC §26): the agent is stopped rather than left to retry into it.
+          quota: () => {
+            if (outOfQuota) return;
+            outOfQuota = true;
             void ref.stop?.();
           },
         }, heard)
@@ -248,7 +258,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     },
     stop,
     observer: () => run,
-    budgetReached: () => reached,
+    budgetReached: () => reached || outOfQuota,
+    quotaReached: () => outOfQuota,
     budgetRefusal: () => refusal,
     exited: proc.exited,
     continuation,

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError, type SpendNode } from '../spend/spend-tree';
 import { budgetOf } from '../spend/spend-tree.test-support';
 import { costAt } from '../models/model-info';
+import { resetQuota } from '../models/quota-breaker';
 import { listenOnLoopback } from '../models/testing/loopback';
 import { anthropicMessageStream, startScriptedAnthropicServer } from '../models/testing/scripted-anthropic-server';
 import type { ModelPrice, Usage } from '../models/types';
@@ -306,6 +307,55 @@ describe('a call through a shared budget', () => {
     } finally {
       await proxy.close();
       await model.close();
+    }
+  });
+});
+
+describe('a quota answer through the proxy (SPEC §26)', () => {
+  afterEach(() => resetQuota());
+
+  it('trips the provider’s breaker: the agent is told, and no later call reaches the provider (another proxy’s neither)', async () => {
+    let asked = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      asked++;
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'insufficient_quota', message: 'You exceeded your current quota, please check your plan and billing details.' } }));
+    });
+    const { origin, close } = await listenOnLoopback(server);
+    let told = 0;
+    const start = () => startMeteringProxy({ upstream: origin, agent: { name: 'claude-code', provider: 'anthropic' }, price: (usage) => costAt(PRICE, usage), onQuota: () => told++ });
+    const [first, second] = [await start(), await start()];
+    try {
+      expect(await post(first.socket, REQUEST)).toBe(429);
+      await expect.poll(() => told).toBeGreaterThan(0);
+      expect(await post(first.socket, REQUEST)).toBe(402);
+      expect(await post(second.socket, REQUEST)).toBe(402);
+      expect(asked).toBe(1);
+    } finally {
+      await first.close();
+      await second.close();
+      await close();
+    }
+  });
+
+  it('a rate limit that lifts within a minute trips nothing', async () => {
+    let asked = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      asked++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' } }));
+    });
+    const { origin, close } = await listenOnLoopback(server);
+    const proxy = await startMeteringProxy({ upstream: origin, agent: { name: 'claude-code', provider: 'anthropic' } });
+    try {
+      expect(await post(proxy.socket, REQUEST)).toBe(429);
+      expect(await post(proxy.socket, REQUEST)).toBe(429);
+      expect(asked).toBe(2);
+    } finally {
+      await proxy.close();
+      await close();
     }
   });
 });

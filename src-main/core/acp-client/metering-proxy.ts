@@ -14,7 +14,10 @@ import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import * as zlib from 'node:zlib';
+import { QuotaError } from '../models/errors';
 import { maxOutputTokensFor } from '../models/model-info';
+import { quotaAnswer } from '../models/quota-answer';
+import { quotaTripped, tripQuota } from '../models/quota-breaker';
 import { ZERO_USAGE, type ProviderName, type Usage } from '../models/types';
 import { makeSocketFolder } from '../sandbox/run-folders';
 import { meterModelCall, type CallHold, type MeteredModelCall } from '../telemetry/metering';
@@ -35,6 +38,8 @@ export interface MeteringProxyOptions {
   price?(usage: MeteredUsage): number | undefined;
   /** The budget refused a call: called once, when the first call is refused. */
   onBudget?(): void;
+  /** The provider answered that the account is out of quota (or was already tripped): its breaker is tripped (SPEC §26). */
+  onQuota?(): void;
   /**
    * The budget tree (SPEC §26): each call holds its worst case there before it is let through
    * (waiting while paused at a cap, until `signal` ends with the proxy; refused: the reason, and
@@ -185,6 +190,8 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
       });
       answer.on('end', () => {
         res.end();
+        // An answer that the account is out of quota (SPEC §26) trips the provider's breaker: no call goes to it from any thread.
+        if (status >= 400 && status < 500 && metered) tripOnQuota(to, status, answer, chunks, metered.asked.model);
         // An error answer is not billed; one whose usage cannot be read, even decoded, keeps its worst case.
         const usage = status >= 400 ? ZERO_USAGE : usageHeard(answer, chunks);
         if (usage !== undefined) metered?.usage(usage, status >= 400 ? 0 : options.price?.(usage as MeteredUsage));
@@ -208,6 +215,20 @@ function forwardCall(to: { upstream: URL; basePath: string; options: MeteringPro
     });
     up.end(body);
   });
+}
+
+/** The provider and endpoint the agent's calls go to, as the quota breaker keys them. */
+function breakerOf(to: { upstream: URL; options: MeteringProxyOptions }, model: string) {
+  return { provider: to.options.agent.provider, endpoint: to.upstream.origin, id: `${to.options.agent.provider}:${model}` };
+}
+
+function tripOnQuota(to: { upstream: URL; options: MeteringProxyOptions }, status: number, answer: IncomingMessage, chunks: readonly Buffer[], model: string): void {
+  const text = safely(() => Buffer.concat(chunks).toString('utf8'), '');
+  const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k, String(v)]));
+  const quota = quotaAnswer({ status, text, headers });
+  if (quota === undefined) return;
+  tripQuota(breakerOf(to, model), new QuotaError(`HTTP ${status}: ${text.slice(0, 300)}`, { status, ...(quota.resetAt !== undefined ? { resetAt: quota.resetAt } : {}) }));
+  to.options.onQuota?.();
 }
 
 export async function startMeteringProxy(options: MeteringProxyOptions): Promise<MeteringProxy> {
@@ -234,6 +255,14 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
   const call = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
     if (req.method !== 'POST' || NOT_A_CALL.test(req.url ?? '')) return forwardCall(to, req, res, body);
     const { model, maxOutput, tools } = requestFacts(req.url ?? '/', body);
+    // Its provider out of quota (tripped by any thread's call): the call is not made, and never retried into it.
+    const tripped = quotaTripped(breakerOf(to, model));
+    if (tripped !== undefined) {
+      options.onQuota?.();
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'quota_exceeded', code: 'quota_exceeded', message: `Deepdesk: ${options.agent.provider} is out of quota (${tripped.said}); no call goes to it until it resets` } }));
+      return;
+    }
     // Its prompt from the request's size, four characters a token (for JSON, a generous count).
     const promptTokens = Math.ceil(body.length / 4);
     const maxOutputTokens = maxOutput ?? maxOutputTokensFor(`${options.agent.provider}:${model}`);
