@@ -86,3 +86,20 @@ describe('deepdesk run under the budget tree', () => {
     expect((await deepdesk(['budget', 'set', 'thread', 'maxConcurrent', '0'])).code).toBe(2);
   });
 });
+
+describe('the unattended cap', () => {
+  it('pauses what a thread spends after the person’s last touch past budgets.thread.unattendedUsd; attaching to it touches it, and it goes on', async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: PRICES, budgets: { thread: { unattendedUsd: 0.15 } } }));
+    const step = { toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 100_000, completionTokens: 0 } };
+    // The first call's $0.10 and the next one's worst case (its prompt as the provider counted the last: $0.10) cross $0.15.
+    t.server.push(step, { ...step, usage: { promptTokens: 1_000, completionTokens: 0 } }, { text: 'went on', usage: { promptTokens: 1_000, completionTokens: 1 } });
+    const r = await run(['--thread', 'alone', 'keep listing']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^deepdesk run: paused: what the thread's budget lets be spent unattended, \$0\.15 is spent \(\$0\.10 \+ this call's \$0\.1\d\)\n$/);
+    expect(t.server.requests).toHaveLength(1);
+    await expect.poll(() => agentState('alone'), { timeout: 20_000 }).toBe('budget');
+    const attached = await deepdesk(['attach', 'alone']);
+    expect(attached.stdout).toContain('went on');
+    expect(t.server.requests).toHaveLength(3);
+  });
+});

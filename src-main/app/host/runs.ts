@@ -15,6 +15,7 @@ import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
 import type { ApprovePolicy, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
 import { FolderSessionPool } from '../session/session-pool';
+import { touchedThread } from '../usage/budget-tree';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
@@ -183,6 +184,8 @@ export class HostRuns {
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {
     const run = this.live.get(threadId);
+    // Attached by the person: what the thread spends unattended starts again (SPEC §26).
+    touchedThread(this.options.db, threadId);
     // A thread that is not running: what it holds, and how its latest run ended.
     if (run?.end !== undefined || run === undefined) {
       const record = this.records.get(threadId);

@@ -28,6 +28,11 @@ export interface RunBudgetScope {
 
 const TREES = new WeakMap<Database.Database, BudgetTree>();
 
+/** The person touched `threadId` (attached to it): the process's tree over `db`, if it has one, is told. */
+export function touchedThread(db: Database.Database, threadId: string): void {
+  TREES.get(db)?.touched(threadId);
+}
+
 /** The process's one tree over the data folder's database (every folder session of the process shares it). */
 export function budgetTreeOf(db: Database.Database, settings: () => BudgetSettings): BudgetTree {
   let tree = TREES.get(db);
@@ -117,7 +122,11 @@ export class BudgetTree {
 
   /** The person touched the thread (sent, answered, opened, changed its settings): what is spent unattended starts again. */
   touched(threadId: string): void {
-    this.threadNodes().find((n) => n.id === threadId)?.touch();
+    const node = this.threadNodes().find((n) => n.id === threadId);
+    if (node === undefined) return;
+    node.touch();
+    // A call paused at the unattended cap may go on now.
+    this.room.raised();
   }
 
   /** The live tree: each node's holds and paused line, by kind and id. */

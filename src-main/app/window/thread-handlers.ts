@@ -35,7 +35,11 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     'threads.get': async ({ threadId, refresh }) => {
       const view = threads.get(threadId);
       // Only an opening is "seen": a re-read while it runs would hide its finish from the Agents view.
-      if (refresh !== true) threads.markSeen(threadId);
+      if (refresh !== true) {
+        threads.markSeen(threadId);
+        // Opened by the person: what it spends unattended starts again (SPEC §26).
+        audit.budgets.touched(threadId);
+      }
       return view.contextWindow > 0 ? view : { ...view, contextWindow: overrides.contextWindowNow() };
     },
     'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),
@@ -91,6 +95,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
     'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {
+      audit.budgets.touched(threadId);
       if (decision.type === 'approve' && decision.alwaysAllow) {
         // Added to the rules as they are in the file now (another window may have changed them).
         await settings.addRule(decision.alwaysAllow);
