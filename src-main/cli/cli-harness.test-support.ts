@@ -21,6 +21,11 @@ registerHooks({
     return resolved;
   },
 });
+// Node's own modules loaded by the end (process.getBuiltinModule resolves none), as builtin:NAME.
+process.once('exit', () => {
+  const loaded = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'builtin:' + m.slice('NativeModule '.length));
+  appendFileSync(process.env.DEEPDESK_TEST_MODULE_LOG, loaded.join('\\n') + '\\n');
+});
 `;
 
 /**

@@ -37,6 +37,8 @@ describe('a warm deepdesk run', () => {
     // node:util and node:crypto are taken from the modules themselves (process.getBuiltinModule):
     // their ESM faces would load worker_threads and Web Crypto.
     expect(modules.filter((url) => /^node:(util|crypto)$/.test(url))).toEqual([]);
+    // Nor node:crypto by process.getBuiltinModule (the thread's id is read from the random device).
+    expect(modules.filter((name) => name === 'builtin:crypto')).toEqual([]);
     // zod's classic schemas (the goal record's, built when loaded) are the host's: the run's
     // client checks its frames with zod/mini alone.
     const chunkText = (urls: string[]) => urls.filter((url) => /\/out\/main\/chunks\//.test(url)).map((url) => readFileSync(new URL(url), 'utf8'));

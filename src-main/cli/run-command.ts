@@ -10,6 +10,7 @@ import { checkedModelSpec } from '../app/base/flag-checks';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/mode-names';
 import { terminalSafe } from '../core/text/terminal-safe';
+import { randomUuid } from '../core/fs/random-uuid';
 import { resolveDataDir } from '../app/base/data-dir';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { dollarCap } from '../app/contract/budget-caps';
@@ -167,8 +168,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     }
     if (refused !== undefined) return refused;
   }
-  // From node:crypto itself: its ESM face would also load Web Crypto, which a run never uses.
-  const threadId = values.thread ?? process.getBuiltinModule('node:crypto').randomUUID();
+  // Not node:crypto's: loading it would cost the run's start more than the id (random-uuid.ts).
+  const threadId = values.thread ?? randomUuid();
   const interactive = !detach && interactiveTerminal(io);
   let folder = folderLocationText(location);
   if (worktree !== undefined) {
