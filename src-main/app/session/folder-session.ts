@@ -256,7 +256,6 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           createModel: () => models.main(),
           resolveModel: (spec) => models.named(spec),
           subagentModel: () => settings.raw().models?.subagent,
-          fanOutLimits: () => settings.raw().budgets?.thread ?? {},
           contextWindow: () => models.contextWindow(),
           ...(flags.evictChars !== undefined ? { evictChars: flags.evictChars } : {}),
           rules,

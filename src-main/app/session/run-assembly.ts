@@ -20,7 +20,6 @@ import { CheckpointHistory } from '../../core/checkpoints/history';
 import type { ReviewSetup } from '../../core/agent/review/answerer';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
-import type { FanOutLimits } from '../../core/agent/fan-out';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import type { Turn } from '../commands/slash-commands';
@@ -45,8 +44,6 @@ export interface RunAssemblyOptions {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Settings' subagent model (SPEC §26): what a subagent whose declaration names no model runs on. */
   subagentModel?: () => string | undefined;
-  /** Settings' fan-out caps of a thread (SPEC §26 `budgets.thread`: maxSpawns, maxConcurrent), read at each turn that starts subagents. */
-  fanOutLimits?: () => FanOutLimits;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
   audit?: (state: ThreadState, scope?: RunBudgetScope) => Promise<AuditRunOptions>;
@@ -291,7 +288,6 @@ export class RunAssembly {
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.subagentModel ? { subagentModel: this.options.subagentModel } : {}),
-      ...(this.options.fanOutLimits ? { fanOutLimits: this.options.fanOutLimits } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });

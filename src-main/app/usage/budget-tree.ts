@@ -40,11 +40,8 @@ export function budgetTreeOf(db: Database.Database, settings: () => BudgetSettin
   return tree;
 }
 
-const dollarCaps = (caps: NodeCaps | undefined): SpendCaps => ({
-  ...(caps?.maxCostUsd !== undefined ? { maxCostUsd: caps.maxCostUsd } : {}),
-  ...(caps?.maxTokens !== undefined ? { maxTokens: caps.maxTokens } : {}),
-  ...(caps?.unattendedUsd !== undefined ? { unattendedUsd: caps.unattendedUsd } : {}),
-});
+/** A node's caps as settings.json gives them (the keys it leaves out, left out). */
+const dollarCaps = (caps: NodeCaps | undefined): SpendCaps => Object.fromEntries(Object.entries(caps ?? {}).filter(([, v]) => v !== undefined));
 
 export class BudgetTree {
   readonly room: SpendRoom;

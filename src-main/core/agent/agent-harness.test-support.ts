@@ -1,6 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
+import { budgetOf } from '../spend/spend-tree.test-support';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,7 +129,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
     ...(options.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: options.maxRepeatedCalls } : {}),
-    ...(options.fanOut ? { fanOutLimits: () => options.fanOut! } : {}),
   });
   definition.middleware.push(...(options.extraMiddleware ?? []));
   const state = newThreadState('thread-1');
@@ -148,6 +148,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         guard,
         ...(signal ? { signal } : {}),
         ...(options.takeQueued ? { takeQueued: options.takeQueued } : {}),
+        // The thread's fan-out caps are its budget node's (SPEC §26).
+        ...(options.fanOut ? { budget: budgetOf(options.fanOut) } : {}),
         ...extra,
       }),
     async dispose() {

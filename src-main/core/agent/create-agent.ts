@@ -4,7 +4,6 @@
 import type { Backend } from '../backends/protocol';
 import { isShellBackend } from '../backends/protocol';
 import type { ChatModel } from '../models/types';
-import type { FanOutLimits } from './fan-out';
 import { filesystemTools } from '../tools/filesystem-tools';
 import type { AgentDefinition } from './loop';
 import type { Middleware } from './middleware';
@@ -41,8 +40,6 @@ export interface AgentSetup extends Omit<ApprovalOptions, 'readOnlyTool'> {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Settings' subagent model ('provider:model'), read at each `task`: what a subagent naming no model runs on (SPEC §26). */
   subagentModel?: () => string | undefined;
-  /** The thread's fan-out caps (SPEC §26: spawns over its life, subagents at once), read at each turn that starts subagents. */
-  fanOutLimits?: () => FanOutLimits;
   /** Overrides the model's context window for summarization (tokens). */
   contextWindow?: number;
   /** Overrides the tool-result eviction threshold (characters). */
@@ -106,7 +103,6 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     childMiddleware: shared,
     basePrompt: systemPrompt,
     ...(setup.resolveModel ? { resolveModel: setup.resolveModel } : {}),
-    ...(setup.fanOutLimits ? { limits: setup.fanOutLimits } : {}),
     // A large fan-out is asked about as the calls are (SPEC §26): the same rules, mode, broker and reviewer.
     approval: setup,
     ...(setup.subagentModel ? { defaultModel: setup.subagentModel } : {}),

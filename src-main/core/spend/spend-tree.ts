@@ -23,7 +23,13 @@ export interface SpendCaps {
   unattendedUsd?: number;
   dailyUsd?: number;
   monthlyUsd?: number;
+  /** Subagents (and candidates) started beneath it over its life, and at once (core/agent/middleware/subagents.ts keeps them). */
+  maxSpawns?: number;
+  maxConcurrent?: number;
 }
+
+/** The caps a call's hold is checked against (the others are fan-out's). */
+const HELD_CAPS = ['maxCostUsd', 'maxTokens', 'unattendedUsd', 'dailyUsd', 'monthlyUsd'] as const;
 
 /** What a node had spent before this process counted (the ledger's). */
 export interface SpentBefore {
@@ -162,9 +168,19 @@ export class SpendNode {
   /** Whether a cap is set here or above (without one, nothing is estimated). */
   get active(): boolean {
     for (const n of this.upward()) {
-      if (Object.values(n.init.caps?.() ?? {}).some((v) => v !== undefined)) return true;
+      const caps = n.init.caps?.() ?? {};
+      if (HELD_CAPS.some((key) => caps[key] !== undefined)) return true;
     }
     return false;
+  }
+
+  /** The tightest spawn and concurrency caps from this node up (SPEC §26 fan-out). */
+  fanOutLimits(): Pick<SpendCaps, 'maxSpawns' | 'maxConcurrent'> {
+    const tightest = (key: 'maxSpawns' | 'maxConcurrent') => {
+      const set = [...this.upward()].map((n) => n.init.caps?.()[key]).filter((v): v is number => v !== undefined);
+      return set.length > 0 ? { [key]: Math.min(...set) } : {};
+    };
+    return { ...tightest('maxSpawns'), ...tightest('maxConcurrent') };
   }
 
   /**

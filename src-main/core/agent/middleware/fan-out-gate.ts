@@ -16,7 +16,7 @@ import type { ApprovalOptions } from './approval';
 export type Admission = { start: true } | { start: false; why: string };
 
 export interface FanOutGateOptions {
-  limits: () => FanOutLimits;
+  limits: (ctx: RunContext) => FanOutLimits;
   /** Who answers a large fan-out, and the rules and mode that may allow it unasked (the approval middleware's). */
   approval?: Pick<ApprovalOptions, 'rules' | 'broker' | 'mode' | 'review'>;
   /** What starting these subagents may cost, in words (`about $0.04 for their first model calls`). */
@@ -44,7 +44,7 @@ export function hasStarted(ctx: RunContext, callId: string): boolean {
 async function planTurn(ctx: RunContext, turnCalls: readonly ToolCall[], options: FanOutGateOptions): Promise<Map<string, Admission>> {
   // A subagent that already started (resumed after a restart) is neither counted again nor asked about.
   const asked = turnCalls.filter((c) => c.name === 'task' && !hasStarted(ctx, c.id));
-  const maxSpawns = options.limits().maxSpawns ?? DEFAULT_MAX_SPAWNS;
+  const maxSpawns = options.limits(ctx).maxSpawns ?? DEFAULT_MAX_SPAWNS;
   const spawned = Object.keys(ctx.state.subagentRuns ?? {}).length;
   const room = Math.max(0, maxSpawns - spawned);
   const starting = asked.slice(0, room);

@@ -40,8 +40,6 @@ export interface SubagentOptions {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Settings' *Subagent model* ('provider:model'), read at each `task`: a subagent whose declaration names none runs on it (SPEC §26). */
   defaultModel?: () => string | undefined;
-  /** The thread's fan-out caps (SPEC §26), read at each turn that starts subagents (defaults: 50 spawns, 8 at once). */
-  limits?: () => FanOutLimits;
   /** Who answers a large fan-out, and what allows it unasked (the approval middleware's options). */
   approval?: FanOutGateOptions['approval'];
 }
@@ -109,7 +107,8 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     },
   });
 
-  const limits: () => FanOutLimits = options.limits ?? (() => ({}));
+  // The thread's budget node's spawn and concurrency caps, the tightest from it up to the workspace (SPEC §26).
+  const limits = (ctx: RunContext): FanOutLimits => ctx.budget?.fanOutLimits() ?? {};
   /** Each thread's run's subagents take turns, at most maxConcurrent at once (the depth-0 run: only it has `task`). */
   const turns = new WeakMap<RunContext, Turns>();
   /** What each started subagent came to, by its task call's id, until its step's count is made. */
@@ -118,7 +117,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
 
   const runSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string): Promise<ToolOutput> => {
     let slots = turns.get(parent);
-    if (slots === undefined) turns.set(parent, (slots = new Turns(() => limits().maxConcurrent ?? DEFAULT_MAX_CONCURRENT)));
+    if (slots === undefined) turns.set(parent, (slots = new Turns(() => limits(parent).maxConcurrent ?? DEFAULT_MAX_CONCURRENT)));
     return slots.run(parent.signal, () => startSubagent(parent, spec, description, callId), () => errorText(`subagent ${spec.name} was stopped before it started`));
   };
 
