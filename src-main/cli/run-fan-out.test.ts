@@ -69,5 +69,8 @@ describe('deepdesk run --json, fanning out', () => {
     expect(r.stdout).toBe('parent done\n');
     expect(r.stderr).toContain('deepdesk: subagents: 1 of 2 finished, 1 not started\n');
     expect(t.server.requests.filter(isSubagent)).toHaveLength(1);
+    // The Agents view (and deepdesk agents) says it on the run's row.
+    const agents = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ state: string; message?: string }>;
+    expect(agents).toEqual([expect.objectContaining({ state: 'done', message: 'subagents: 1 of 2 finished, 1 not started' })]);
   });
 });

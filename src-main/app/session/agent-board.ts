@@ -151,7 +151,7 @@ export class AgentBoard {
       startedAt: record.startedAt,
       ...(record.endedAt !== null && !GOING_STATES.includes(record.state) ? { endedAt: record.endedAt } : {}),
       ...costField(ledgerCost === undefined ? thread.cost : ledgerCost),
-      ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
+      ...(record.message !== null && (state === 'failed' || state === 'done' || state === 'budget') ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
       // A goal its failed run left `paused` is not said beside `Failed` (as if it went on): the run's failure is its state.
       ...(thread.goal_state !== null && isGoalState(thread.goal_state) && !(state === 'failed' && thread.goal_state === 'paused') ? { goalState: thread.goal_state } : {}),

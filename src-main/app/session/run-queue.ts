@@ -296,6 +296,7 @@ export class RunQueue {
       if (this.runs.has(threadId)) records.setState(threadId, queued ? 'queued' : approvals.waiting(threadId) ? 'needs-you' : 'working');
       this.options.emit({ kind: 'threads-changed' });
     });
+    let fanOutLine: string | undefined;
     const { emit, run } = this.options.assembly.prepare(
       live,
       { threadId, model, settings, turn: () => this.turns.get(threadId) },
@@ -314,6 +315,8 @@ export class RunQueue {
             }
             this.options.emit({ kind: 'threads-changed' });
           }
+          // Subagents that did not all finish are said on the run's row too (SPEC §26 honest counts).
+          if (event.type === 'done' && event.parentToolCallId === undefined && event.fanOut !== undefined && event.fanOut.finished < event.fanOut.total) fanOutLine = `subagents: ${event.fanOut.line}`;
           book.emitEvent(threadId, event);
         },
         onApproval: (event) => approvals.note(threadId, event),
@@ -353,7 +356,7 @@ export class RunQueue {
       this.runs.delete(threadId);
       this.runStarts.delete(threadId);
       approvals.runEnded(threadId);
-      records.end(threadId, recordedEnd(result), result.error?.message);
+      records.end(threadId, recordedEnd(result), result.error?.message ?? fanOutLine);
       // A stop is kept in the thread (the window shows it after a reload; the model hears of it); a shutdown's runs resume.
       const by = this.stoppedBy.get(threadId);
       this.stoppedBy.delete(threadId);

@@ -216,8 +216,8 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
             </>
           ) : null}
         </span>
-        {agent.state === 'failed' && agent.message ? (
-          <span className="agent-message error-text" title={agent.message}>
+        {agent.message && (agent.state === 'failed' || agent.state === 'done' || agent.state === 'budget') ? (
+          <span className={`agent-message${agent.state === 'failed' ? ' error-text' : ''}`} title={agent.message}>
             <Pause />
             {agent.message}
           </span>
