@@ -353,7 +353,7 @@ export async function benchHarness(report: Report, options: BenchOptions): Promi
   section.notes.push('step = from one model call to the next: request building, middleware, token count, tool run, persistence (and, over the server, HTTP and parsing); median over the steps after the first');
   section.notes.push('deepagents: createDeepAgent + ChatOpenAI (streaming) at the same scripted server, the same 300 messages as LangChain messages, FilesystemBackend on the same kind of folder');
   section.notes.push('deepagents: a streaming ChatOpenAI counts the prompt with js-tiktoken every call; it is handed the o200k encoder locally (it would download it)');
-  const tokens = report.section('Issue 3 · token estimation (gpt-tokenizer, o200k_base)');
+  const tokens = report.section('Issue 3 · token estimation (o200k_base, core/agent/o200k.ts)');
   tokens.notes.push('corpus: node_modules/typescript/lib (.d.ts prose and types first, then compiler .js), cut at line ends into ~16 KB message-sized pieces');
   await benchTokens(tokens, options).catch((err: unknown) => tokens.rows.push({ name: 'token estimation', ours: `error: ${errorText(err)}` }));
   await benchSkills(report, options);

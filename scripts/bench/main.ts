@@ -110,6 +110,7 @@ const PARTS: Part[] = [
   { title: 'Issue 41 · usage and telemetry', suites: ['usage'], run: async (report, options) => (await import('./usage-telemetry')).benchUsageTelemetry(report, options) },
   { title: 'Issue 39 · the agent host', suites: ['host'], run: async (report, options) => (await import('./agent-host')).benchAgentHost(report, options) },
   { title: 'Issue 39 · the agent host', suites: ['warm-run'], unless: 'host', run: async (report, options) => (await import('./agent-host')).benchAgentHost(report, options, { only: 'warm-run' }) },
+  { title: 'Issue 98 · a lighter host', suites: ['host', 'host-memory'], run: async (report) => (await import('./host-memory')).benchHostMemory(report) },
   { title: 'Issue 40 · worktrees', suites: ['worktrees'], run: async (report, options) => (await import('./worktrees')).benchWorktrees(report, options) },
   { title: 'Issue 81 · provenance', suites: ['provenance'], run: async (report, options) => (await import('./provenance')).benchProvenance(report, options) },
   { title: 'Issue 40 · threads at the same time', suites: ['parallel'], run: async (report, options) => (await import('./parallel')).benchParallel(report, options, repo) },

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step', 'answers', 'markdown', 'idle', 'long-window'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host', 'parallel', 'worktrees', 'provenance', 'budget', 'protocol', 'sandboxes', 'goals', 'agents', 'candidates', 'review', 'warm-run', 'get-state', 'run-step', 'answers', 'markdown', 'idle', 'long-window', 'host-memory'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step,answers,markdown,idle,long-window]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host,parallel,worktrees,provenance,budget,protocol,sandboxes,goals,agents,candidates,review,warm-run,get-state,run-step,answers,markdown,idle,long-window,host-memory]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -27,7 +27,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  git-mount: issue 22's write+push round trip and grep over a 10k-file git mount,
                  shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories,
                  usage: issue 41's usage ledger and trace exporters per model call,
-                 host: issue 39's agent host: run "hi" cold and warm, a window's attach, an extra client,
+                 host: issue 39's agent host: run "hi" cold and warm, a window's attach, an extra client;
+                 and issue 98's lighter host (host-memory),
                  parallel: issue 40's 1, 4 and 8 threads at once: a step's cost, the window's longest frame,
                  worktrees: issue 40's worktree creation and Apply to folder beside git on a 20k-file repository,
                  provenance: issue 81's git-ai note of a 1,000-line commit beside git notes add,
@@ -56,7 +57,9 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  idle: only issue 82's window on 20 finished threads idle 60 s: CPU of serve, its host and the
                  page, and the page's timers, beside 1 thread (part of window; runs out/),
                  long-window: only issue 82's 10,000-message thread opened 10 times in the window: the open,
-                 its longest frame, the page's heap (part of window; runs out/))
+                 its longest frame, the page's heap (part of window; runs out/),
+                 host-memory: only issue 98's agent host idle with 20 finished threads: its resident memory,
+                 and a command's pty.spawn in it beside a small Node's (part of host; runs out/))
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

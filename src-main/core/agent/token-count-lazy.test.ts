@@ -1,5 +1,5 @@
-// The tokenizer (~20 MB held) is loaded when text is first counted, not with token-count.ts:
-// `deepdesk serve` and its host hold none of it until a run counts.
+// The tokenizer's ranks (o200k.ts: ~6 MB held) are read when text is first counted, not with
+// token-count.ts: `deepdesk serve` and its host hold none of it until a run counts.
 // vitest-isolate: what this file checks is what a fresh process has loaded.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,10 +16,10 @@ describe('the tokenizer', () => {
     expect(tokenizerLoaded()).toBe(true);
   });
 
-  it('is imported by token-count.ts for its types only (a value import would load it with the module)', () => {
-    const source = readFileSync(new URL('./token-count.ts', import.meta.url), 'utf8');
-    const imports = [...source.matchAll(/^import\s+(type\s+)?[^;]*from\s+'gpt-tokenizer';/gm)];
-    expect(imports.length).toBeGreaterThan(0);
-    expect(imports.every((m) => m[1] !== undefined)).toBe(true);
+  it('is imported by neither token-count.ts nor o200k.ts as a value (that would load it with the module)', () => {
+    for (const file of ['./token-count.ts', './o200k.ts']) {
+      const source = readFileSync(new URL(file, import.meta.url), 'utf8');
+      expect(source).not.toMatch(/^import\s+(?!type\b)[^;]*from\s+'gpt-tokenizer[^']*';/m);
+    }
   });
 });

@@ -5,28 +5,13 @@
 // alone, the media's measure (pixels, pages, seconds) per block, so another provider is
 // only arithmetic.
 
-import type * as GptTokenizer from 'gpt-tokenizer';
-import { createRequire } from 'node:module';
 import { takesMedia } from '../media/capabilities';
 import { base64Bytes, mediaKindOf, notTakenNotice } from '../media/kinds';
 import { measureMedia, type MediaMeasure } from '../media/measure';
 import { mediaTokens } from '../media/tokens';
 import { isMediaPart, type ChatMessage, type ChatModel, type ContentPart, type MediaPart, type ToolSpec } from '../models/types';
+import { countO200k } from './o200k';
 
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
-
-type Tokenizer = typeof GptTokenizer;
-let tokenizer: Tokenizer | undefined;
-
-/**
- * The tokenizer is loaded when text is first counted, not with the module: its table of
- * 200,000 pieces holds ~20 MB, which a process that never counts (`deepdesk serve` and its
- * host before a run, a client) does not pay.
- */
-function countTokens(text: string, options: typeof NO_SPECIAL): number {
-  tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as Tokenizer;
-  return tokenizer.countTokens(text, options);
-}
 /** Per-message framing the providers add (role markers, separators). */
 const MESSAGE_OVERHEAD = 4;
 
@@ -69,15 +54,15 @@ const LONG_RUN = new RegExp(`\\S{${MAX_RUN}}|\\s{${MAX_RUN}}`, 'gu');
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
   LONG_RUN.lastIndex = 0;
-  if (!LONG_RUN.test(text)) return countTokens(text, NO_SPECIAL);
+  if (!LONG_RUN.test(text)) return countO200k(text);
   let n = 0;
   let from = 0;
   for (const run of text.matchAll(LONG_RUN)) {
-    if (run.index > from) n += countTokens(text.slice(from, run.index), NO_SPECIAL);
-    n += countTokens(run[0], NO_SPECIAL);
+    if (run.index > from) n += countO200k(text.slice(from, run.index));
+    n += countO200k(run[0]);
     from = run.index + run[0].length;
   }
-  if (from < text.length) n += countTokens(text.slice(from), NO_SPECIAL);
+  if (from < text.length) n += countO200k(text.slice(from));
   return n;
 }
 
