@@ -103,3 +103,21 @@ describe('the unattended cap', () => {
     expect(t.server.requests).toHaveLength(3);
   });
 });
+
+describe('run --thread of a thread paused at its cap', () => {
+  it('follows that run: without a new --max-cost it says the paused line again (exit 1); with one it raises the run and the run goes on', async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: PRICES }));
+    const step = { toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens: 100_000, completionTokens: 0 } };
+    t.server.push(step, { text: 'finished', usage: { promptTokens: 1_000, completionTokens: 1 } });
+    const first = await run(['--thread', 'again', '--max-cost', '0.15', 'list']);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/^deepdesk run: paused: this run's budget of \$0\.15 is spent/);
+    const same = await run(['--thread', 'again', 'go on']);
+    expect(same.code).toBe(1);
+    expect(same.stderr).toMatch(/^deepdesk run: paused: this run's budget of \$0\.15 is spent/);
+    expect(t.server.requests).toHaveLength(1);
+    const raised = await run(['--thread', 'again', '--max-cost', '1', 'go on']);
+    expect(raised).toMatchObject({ code: 0, stdout: 'finished\n' });
+    expect(t.server.requests).toHaveLength(2);
+  });
+});

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { AGENT_STATE_WORDS, type Settings } from '../contract';
+import { AGENT_STATE_WORDS, budgetsWith, dollarsOf, type Settings } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
@@ -124,6 +124,8 @@ export class HostRuns {
 
   async start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> {
     const threadId = params.request.threadId ?? randomUUID();
+    const paused = this.live.get(threadId);
+    if (paused !== undefined && paused.end === undefined && paused.state === 'budget') return this.followPaused(connection, paused, params);
     const notWorking = () => {
       if (this.has(threadId)) throw new HostRequestError(`thread ${threadId} is already working: deepdesk attach ${threadId} to follow it, or deepdesk stop ${threadId}`, 'failed');
     };
@@ -181,6 +183,36 @@ export class HostRuns {
     return { threadId };
   }
 
+
+  /**
+   * `run --thread ID` of a thread paused at a cap (SPEC §26): it follows that run rather than
+   * starting another — its `--max-cost` raising the run's cap (the thread's own, in settings.json)
+   * — and hears where it stands: going on, or the paused line again.
+   */
+  private async followPaused(connection: HostConnection, run: LiveRun, params: StartRunParams): Promise<{ threadId: string }> {
+    const usd = dollarsOf(params.request.budget);
+    if (usd !== undefined) {
+      const settings = new SettingsService(this.options.dataDir, this.options.secrets);
+      try {
+        await settings.update({ budgets: budgetsWith(settings.raw().budgets, `thread:${run.threadId}`, 'maxCostUsd', usd) });
+      } finally {
+        settings.close();
+      }
+    }
+    if (!params.detach) {
+      run.watchers.set(connection.id, { connection, interactive: params.interactive });
+      connection.onClose(() => this.unwatch(run, connection.id));
+    }
+    touchedThread(this.options.db, run.threadId);
+    const last = run.events.findLast((e) => e.event.type === 'paused');
+    const tell = () => {
+      if (run.state === 'budget' && last !== undefined) connection.send('run.event', { threadId: run.threadId, seq: last.seq, event: last.event });
+    };
+    // Not raised: said at once. Raised: the session hears settings.json change in a moment; still paused then, said again.
+    if (usd === undefined) queueMicrotask(tell);
+    else setTimeout(tell, 2_000).unref();
+    return { threadId: run.threadId };
+  }
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {
     const run = this.live.get(threadId);
