@@ -5,6 +5,8 @@
 // Issue 82: a turn's first token in a window's thread with the agent started ahead while the
 // person types (`threads.prepare`) beside one started by the turn and beside the agent driven
 // directly; and its processes left 5 s after the thread is deleted.
+// Issue 98: what the sandbox around a cold agent costs: `true` launched as an agent is (its own
+// /tmp, the host's entries put back one mount each), beside the same sandbox without its own /tmp.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,9 @@ import type { EventFrame, MethodName, Params, Result } from '../../src-main/app/
 import { FileSecretStore } from '../../src-main/app/settings/file-secret-store';
 import { createApp } from '../../src-main/app/window/folder-app';
 import { installDir, knownAgent } from '../../src-main/app/agents/vendors/catalog';
+import { createSandbox } from '../../src-main/core/sandbox';
+import { folderSandboxPolicy } from '../../src-main/core/sandbox/protected-entry-files';
+import { runToEnd } from '../../src-main/core/process/spawn';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
 import { verdict, type Report, type Section } from './report';
@@ -301,8 +306,53 @@ async function benchWarmTurn(report: Report, options: BenchOptions): Promise<voi
   }
 }
 
+/**
+ * The sandbox around another agent, alone: `true` prepared as an agent's process is (long-lived,
+ * its own /tmp) and run to its end, beside the same without its own /tmp, interleaved. bubblewrap
+ * 0.8 has no overlay: each of the host's /tmp entries is put back with a mount of its own, and each
+ * mount reads the whole mount table again, so the time grows with the square of /tmp's entries.
+ */
+async function benchAgentSandbox(report: Report, options: BenchOptions): Promise<void> {
+  const section = report.section('Issue 98 · another agent’s cold start: the sandbox around it');
+  const folder = realpathSync(mkdtempSync(path.join(tmpdir(), 'bench-acp-sandbox-')));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-acp-sandbox-data-'));
+  const launch = async (privateTmp: boolean): Promise<number> => {
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir, privateTmp }));
+    if (sandbox === undefined) throw new Error('no sandbox here');
+    const started = performance.now();
+    const prepared = await sandbox.prepare({ file: '/bin/true', args: [], cwd: folder, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, { longLived: true });
+    try {
+      const ran = await runToEnd({ role: 'probe', file: prepared.file, args: prepared.args, cwd: prepared.cwd, env: prepared.env, timeoutMs: 60_000 });
+      if (ran.code !== 0) throw new Error(`true in the sandbox exited ${ran.code}: ${ran.stderr.toString('utf8').trim().split('\n')[0] ?? ''}`);
+      return performance.now() - started;
+    } finally {
+      await prepared.dispose();
+    }
+  };
+  try {
+    const entries = readdirSync('/tmp', { withFileTypes: true }).filter((e) => e.isDirectory() || e.isFile()).length;
+    const own: number[] = [];
+    const shared: number[] = [];
+    for (let i = 0; i < Math.max(5, options.runs); i++) {
+      own.push(await launch(true));
+      shared.push(await launch(false));
+    }
+    section.rows.push({
+      name: `\`true\` launched as another agent is (prepared, run, its folders removed), its own /tmp with the host's ${entries} entries put back, beside the same sandbox without its own /tmp (median of ${own.length}, interleaved; +${formatMs(median(own) - median(shared))})`,
+      ours: formatMs(median(own)),
+      floor: formatMs(median(shared)),
+      ratio: formatRatio(median(own), median(shared)),
+    });
+    section.notes.push('every cold start of another agent pays the first column; the cold rows above stay over their goal by about the difference where /tmp holds hundreds of entries (bubblewrap 0.8: a mount per entry, each reading the mount table again)');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchAcpAgents(report: Report, options: BenchOptions): Promise<void> {
   await benchWarmTurn(report, options).catch((err: unknown) => report.section('Issue 82 · another agent’s turn in the window').rows.push({ name: 'first token started ahead', ours: `error: ${errorText(err)}` }));
   await benchFirstToken(report, options).catch((err: unknown) => report.section('Issue 65 · other agents: a turn’s first token, through Deepdesk beside direct').rows.push({ name: 'first token', ours: `error: ${errorText(err)}` }));
+  await benchAgentSandbox(report, options).catch((err: unknown) => report.section('Issue 98 · another agent’s cold start: the sandbox around it').rows.push({ name: 'the sandbox around it', ours: `error: ${errorText(err)}` }));
   await benchProxy(report).catch((err: unknown) => report.section('Issue 65 · other agents: the metering proxy per model call').rows.push({ name: 'proxy', ours: `error: ${errorText(err)}` }));
 }

@@ -30,8 +30,8 @@ const PRE_HOST_COMMIT = 'dcf9e40';
 const preHostDir = path.join(root, '.bench', 'pre-host');
 const ATTACH_MESSAGES = 10_000;
 const STREAMED_TOKENS = 4_000;
-/** Issue 66: a warm `deepdesk run "hi"` (host up, instant model). */
-const WARM_RUN_TARGET_MS = 100;
+/** Issue 98: a warm `deepdesk run "hi"` (host up, instant model) within this many times `deepdesk --version` in the same run (issue 66's 100 ms is met). */
+const WARM_RUN_TARGET_RATIO = 1.5;
 
 /** `binary ARGS…` to its end: its stdout, or its first line of stderr as the error. */
 export function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
@@ -208,12 +208,12 @@ export async function benchAgentHost(report: Report, options: BenchOptions, scop
     if (warm.error === undefined && versionMs !== undefined) {
       const ms = median(warm.times);
       section.rows.push({
-        name: 'deepdesk run "hi", host warm, beside `deepdesk --version` (issue 66)',
+        name: 'deepdesk run "hi", host warm, beside `deepdesk --version` in the same run (issues 66 and 98)',
         ours: `${formatMs(ms)} (+${formatMs(ms - versionMs)})`,
         floor: `${formatMs(versionMs)} --version`,
         ratio: formatRatio(ms, versionMs),
-        target: `≤ ${WARM_RUN_TARGET_MS} ms`,
-        result: verdict(ms <= WARM_RUN_TARGET_MS),
+        target: `≤ ${WARM_RUN_TARGET_RATIO}× --version`,
+        result: verdict(ms <= WARM_RUN_TARGET_RATIO * versionMs),
       });
       const many = results.warmMany!;
       if (many.error !== undefined) section.rows.push({ name: `deepdesk run "hi", host warm, ${MANY_THREADS.toLocaleString('en-US')} threads`, ours: 'failed', result: many.error });
