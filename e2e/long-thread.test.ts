@@ -1,6 +1,8 @@
 // A long thread in the window (issue 17): it opens on its latest items, scrolling to the top
 // loads the earlier ones while what was on screen stays put, a cut tool output shows in
-// full when its card is opened, and a run adds to the thread while it is open.
+// full when its card is opened, and a run adds to the thread while it is open. Only the rows
+// near the view are on the page (issue 98): an opened card is open again when it comes back, and
+// a waiting approval never leaves.
 
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import { openDatabase } from '../src-main/core/backends/store/store';
 import type { ChatMessage } from '../src-main/core/models/types';
 import { databasePath } from '../src-main/app/base/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';
-import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
+import { approval, conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
@@ -51,6 +53,9 @@ function seededDataDir(folder: string): string {
 }
 
 const userTexts = (page: Page) => conversation(page).locator('.msg-user-text').allInnerTexts();
+const turnOf = (text: string): number => Number(text.split(' ')[1]);
+/** `question n`, `question n+1`, …: no gap, no repeat. */
+const consecutive = (texts: string[]): boolean => texts.every((text, i) => text === `question ${turnOf(texts[0]!) + i}`);
 
 async function openLongThread(page: Page): Promise<void> {
   await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: /^The long thread/ }).click();
@@ -94,12 +99,10 @@ describe('a long thread in the window', () => {
     expect(loaded.indexOf(top)).toBeGreaterThan(0);
     expect(n).toBe(TURNS - first.length);
 
-    // Once more, with the button.
+    // Once more, with the button: earlier turns above, consecutive (only the rows near the view are on the page now).
     await conversation(page).getByRole('button', { name: 'Show earlier messages' }).click();
-    await expect.poll(async () => (await userTexts(page)).length, { timeout: 60_000 }).toBeGreaterThan(loaded.length);
-    const more = await userTexts(page);
-    expect(new Set(more).size).toBe(more.length);
-    expect(more.slice(-loaded.length)).toEqual(loaded);
+    await expect.poll(async () => turnOf((await userTexts(page))[0]!), { timeout: 60_000 }).toBeLessThan(turnOf(loaded[0]!));
+    expect(consecutive(await userTexts(page))).toBe(true);
 
     // The last command's 60 KB output came cut; opening its card shows all of it. (Scrolled down
     // to it first: rows far from the view are out of the page, and out of the accessibility tree.)
@@ -134,11 +137,68 @@ describe('a long thread in the window', () => {
     expect((await userTexts(page)).slice(-2)).toEqual([`question ${TURNS - 1}`, 'list the folder']);
 
     await scrollToTop(page);
-    await expect.poll(async () => (await userTexts(page)).length, { timeout: 60_000 }).toBeGreaterThan(first.length + 1);
-    const all = await userTexts(page);
-    expect(new Set(all).size).toBe(all.length);
-    expect(all.slice(0, -1)).toEqual(Array.from({ length: all.length - 1 }, (_, i) => `question ${TURNS - (all.length - 1) + i}`));
-    expect(all.at(-1)).toBe('list the folder');
+    await expect.poll(async () => turnOf((await userTexts(page))[0]!), { timeout: 60_000 }).toBeLessThan(turnOf(first[0]!));
+    expect(consecutive(await userTexts(page))).toBe(true);
+    // And at the end, the run's message after the last turn, each once.
+    await conversation(page).evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await expect.poll(async () => (await userTexts(page)).at(-1)).toBe('list the folder');
+    const end = await userTexts(page);
+    expect(consecutive(end.slice(0, -1))).toBe(true);
+    expect(end.at(-2)).toBe(`question ${TURNS - 1}`);
     expect(await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).count()).toBe(1);
+  });
+
+  it('keeps only the rows near the view on the page, an opened card open when it comes back, and a waiting approval always', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const serve = await e2e.serve({ folder, dataDir: seededDataDir(folder), script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo after-the-long-thread' } }] }, { text: 'Ran it.' }] });
+    const page = await openApp(e2e.browser, serve.url);
+    await openLongThread(page);
+    await sendMessage(page, 'run one more');
+    await approval(page).waitFor({ timeout: 60_000 });
+
+    // Up earlier pages, at the top each time, until 200 turns (600 rows) are loaded.
+    await expect
+      .poll(
+        async () => {
+          await scrollToTop(page);
+          return turnOf((await userTexts(page))[0]!);
+        },
+        { timeout: 60_000 },
+      )
+      .toBeLessThanOrEqual(TURNS - 200);
+    // On the page: the turns near the top, consecutive; not the hundreds loaded.
+    // No earlier page on its way: what is on the page stays.
+    await conversation(page).getByRole('button', { name: 'Show earlier messages' }).waitFor({ timeout: 60_000 });
+    const near = await userTexts(page);
+    expect(consecutive(near)).toBe(true);
+    expect(near.length).toBeLessThan(60);
+    expect(await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).count()).toBe(0);
+    // The waiting approval, far below, is on the page and answerable.
+    expect(await approval(page).getByRole('button', { name: 'Approve', exact: true }).count()).toBe(1);
+
+    // A card opened at the top, scrolled far away (it leaves the page) and back: still open.
+    const turn = near[1]!.split(' ')[1];
+    const name = `details of execute make step-${turn}`;
+    await conversation(page).getByRole('button', { name: `Show ${name}` }).click();
+    await conversation(page).getByRole('button', { name: `Hide ${name}` }).waitFor();
+    const at = await conversation(page).evaluate((el) => el.scrollTop);
+    await conversation(page).evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).waitFor();
+    // Holding the focus, it stays on the page; once the focus is elsewhere it leaves.
+    expect(await conversation(page).getByRole('button', { name: `Hide ${name}` }).count()).toBe(1);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await conversation(page).evaluate((el) => el.scrollBy({ top: -10 }));
+    await expect.poll(() => conversation(page).getByRole('button', { name: new RegExp(name) }).count(), { timeout: 60_000 }).toBe(0);
+    expect(await approval(page).count()).toBe(1);
+    await conversation(page).evaluate((el, top) => el.scrollTo({ top }), at);
+    await conversation(page).getByRole('button', { name: `Hide ${name}` }).waitFor({ timeout: 60_000 });
+    expect(await conversation(page).getByRole('button', { name: `Show ${name}` }).count()).toBe(0);
+    expect(await approval(page).count()).toBe(1);
+    await screenshot(page, 'long-thread-window');
+
+    // The approval still answers: the run goes on.
+    await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await conversation(page).getByText('Ran it.').waitFor({ timeout: 60_000 });
   });
 });

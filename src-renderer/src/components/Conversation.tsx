@@ -14,6 +14,7 @@ import { ApprovalCard } from './ApprovalCard';
 import { ConversationContext, type ConversationContextValue, type DecidedPreview } from './conversation-context';
 import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
+import { RowWindow } from './row-window';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 import { useChangedSinceBudgetStop } from './use-budget-retry';
@@ -60,7 +61,10 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const { onLoadEarlier, loadingEarlier, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   useScrollFocusable(ref);
-  const { behind, onScroll, loadEarlier, jump } = useLogScroll(ref, { state, approvals, loadingEarlier, onLoadEarlier });
+  // One thread's rows near the view, and what the person opened in its rows.
+  const rowWindow = useMemo(() => new RowWindow(), [state.threadId]);
+  const opened = useMemo(() => new Map<string, boolean>(), [state.threadId]);
+  const { behind, onScroll, loadEarlier, jump } = useLogScroll(ref, { state, approvals, loadingEarlier, onLoadEarlier, rowWindow });
   // What rendering an answer costs the first time (grammars, the parser) is paid while the page is idle.
   useEffect(() => warmMarkdown(), []);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
@@ -104,8 +108,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       attachment,
       openAttachment,
       memoriesUsed,
+      opened,
     }),
-    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment, memoriesUsed],
+    [opened, state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment, memoriesUsed],
   );
 
   // When the run started: as the host says (through approvals and waits for a slot), until it
@@ -180,7 +185,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           </div>
         ) : null}
         <ConversationContext.Provider value={context}>
-          <ItemList items={grouped.top} nestedByCall={grouped.children} firstTurn={state.page.turnsBefore} />
+          <ItemList items={grouped.top} nestedByCall={grouped.children} firstTurn={state.page.turnsBefore} rowWindow={rowWindow} />
           {orphans.map((approval) => (
             <ApprovalCard
               key={keyOf(approval)}

@@ -1,14 +1,14 @@
 // Where older history was summarized: how much, the summary, and the archived original.
 
-import { memo, useState } from 'react';
+import { memo } from 'react';
 import type { SummaryItem } from '../lib/thread-reducer';
-import { useConversation } from './conversation-context';
+import { useConversation, useKeptOpen } from './conversation-context';
 import { Icon } from './Icon';
 import { Markdown } from './Markdown';
 
 export const SummaryNotice = memo(function SummaryNotice({ item }: { item: SummaryItem }): React.JSX.Element {
   const { openThreadFile } = useConversation();
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useKeptOpen(item.key);
   const count = item.summarizedMessages;
   return (
     <div className="notice notice-summary">
@@ -20,7 +20,7 @@ export const SummaryNotice = memo(function SummaryNotice({ item }: { item: Summa
       </div>
       <div className="notice-actions">
         {item.text ? (
-          <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+          <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide summary' : 'Show summary'}
           </button>
         ) : null}

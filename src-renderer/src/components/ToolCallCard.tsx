@@ -4,7 +4,7 @@
 // offloaded results, and for `task` the subagent's activity nested inside. Reads, greps,
 // globs and listings are one line, expandable.
 
-import { memo, useState, type ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
@@ -15,7 +15,7 @@ import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines,
 import { useMemoriesNav } from '../state/memories-nav';
 import { useNow } from '../state/use-now';
 import { ApprovalCard, GoalCheckBadge } from './ApprovalCard';
-import { useConversation, type DecidedPreview } from './conversation-context';
+import { useConversation, useKeptOpen, type DecidedPreview } from './conversation-context';
 import { CopyButton } from './CopyButton';
 import { DiffView } from './DiffView';
 import { Icon, Spinner } from './Icon';
@@ -64,10 +64,10 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const { running, pendingApprovals, approvalOrder, focusApproval, decide, decidedPreviews, subTodos, openThreadFile } = useConversation();
   const key = approvalKey(given.id, given.parent);
   const pending = pendingApprovals.get(key);
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useKeptOpen(given.key);
   // A card loaded cut (a long thread's page) shows the whole call once opened.
   const { item, status: fullStatus } = useFullToolCall(given, open);
-  const [nestedOpen, setNestedOpen] = useState(true);
+  const [nestedOpen, setNestedOpen] = useKeptOpen(`${given.key} nested`, true);
   const { status, label, detail } = toolStatus(item, running, pending !== undefined);
   const now = useNow(status === 'running' && item.startedAt !== undefined);
   const oneLiner = ONE_LINE_TOOLS.has(item.name);
@@ -95,7 +95,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           className="tool-toggle"
           aria-expanded={open}
           aria-label={`${open ? 'Hide' : 'Show'} details of ${what.length > 100 ? `${what.slice(0, 99)}…` : what}`}
-          onClick={() => setOpen((v) => !v)}
+          onClick={() => setOpen(!open)}
         >
           <Icon name={open ? 'chevronDown' : 'chevronRight'} size={14} />
         </button>
@@ -244,7 +244,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
 
       {nested || todos ? (
         <div className="subagent">
-          <button type="button" className="subagent-head" aria-expanded={nestedOpen} aria-label={`${nestedOpen ? 'Hide' : 'Show'} subagent activity`} onClick={() => setNestedOpen((v) => !v)}>
+          <button type="button" className="subagent-head" aria-expanded={nestedOpen} aria-label={`${nestedOpen ? 'Hide' : 'Show'} subagent activity`} onClick={() => setNestedOpen(!nestedOpen)}>
             <Icon name={nestedOpen ? 'chevronDown' : 'chevronRight'} size={12} />
             Subagent activity
           </button>

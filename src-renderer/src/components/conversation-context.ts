@@ -1,6 +1,6 @@
 // What every conversation item may need, without threading it through each level.
 
-import { createContext, useContext } from 'react';
+import { createContext, useCallback, useContext, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import type { Todo } from '../lib/agent-event';
 import type { ShownAttachment } from '../lib/thread-reducer';
@@ -36,6 +36,8 @@ export interface ConversationContextValue {
   openAttachment?(file: ShownAttachment): void;
   /** The memories each turn's model requests held, by turn from 1 (SPEC §25). */
   memoriesUsed?: MemoriesUsedByTurn;
+  /** What the person opened or folded in the rows, by key (useKeptOpen). */
+  opened?: Map<string, boolean>;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({
@@ -51,4 +53,21 @@ export const ConversationContext = createContext<ConversationContextValue>({
 
 export function useConversation(): ConversationContextValue {
   return useContext(ConversationContext);
+}
+
+/**
+ * A row's open or folded part, kept by the conversation under `key` (an item's key): a row of
+ * a long thread leaves the page when far from the view and comes back as the person left it.
+ */
+export function useKeptOpen(key: string, initial = false): [boolean, (open: boolean) => void] {
+  const { opened } = useConversation();
+  const [open, setOpen] = useState(() => opened?.get(key) ?? initial);
+  const set = useCallback(
+    (next: boolean) => {
+      opened?.set(key, next);
+      setOpen(next);
+    },
+    [opened, key],
+  );
+  return [open, set];
 }

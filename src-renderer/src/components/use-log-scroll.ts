@@ -1,62 +1,15 @@
 // The conversation log's scrolling: it sticks to the bottom while new output arrives unless the
 // person scrolled up (then it is `behind`); sending scrolls to the sent message; an earlier page
-// keeps what was on screen where it was; rows far from the view leave the page's layout.
+// keeps what was on screen where it was; the rows near the view move with it (RowWindow).
 
 import { useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { PendingApproval } from '../../../src-main/app/contract';
 import type { ThreadDisplayState } from '../lib/thread-reducer';
-import { rowsBetween } from '../lib/row-window';
+import type { RowWindow } from './row-window';
 
 const STICK_DISTANCE = 80;
 /** Scrolled this close to the top, the earlier page loads. */
 const EARLIER_DISTANCE = 400;
-/** With more rows than this, those further than NEAR from the view are taken out of the page. */
-const SKIP_FROM = 300;
-const NEAR = 1500;
-/** A row's height when last laid out. */
-const heights = new WeakMap<Element, number>();
-
-/**
- * Takes the log's rows far from the view out of the page's layout (`data-far`: display: none),
- * each row shown holding the place of those hidden before it in its margin: a long thread's
- * frames then cost about what its screen does (content-visibility still laid out, painted and
- * hit-tested every row, and `auto` observed each). A row stays mounted, with its state; the one
- * holding the focus and those asking for an approval (which may take it) stay shown. Rows are
- * spaced by the log's gap alone: their vertical margins are set here.
- */
-function hideFarRows(log: HTMLElement): void {
-  const rows = [...log.children].filter((c): c is HTMLElement => c instanceof HTMLElement && c.matches('.msg, .tool-card, .read-group, .notice'));
-  const far = rows.map((row) => row.hasAttribute('data-far'));
-  if (rows.length <= SKIP_FROM && !far.includes(true)) return;
-  const gap = parseFloat(getComputedStyle(log).rowGap) || 0;
-  // Measures first, so the page lays out once. Where each row is, as if every row were shown.
-  const size = rows.map((row, i) => {
-    if (!far[i]) heights.set(row, row.getBoundingClientRect().height);
-    return heights.get(row) ?? 0;
-  });
-  const shown = far.indexOf(false);
-  const tops: number[] = [];
-  let y = shown < 0 ? 0 : rows[shown]!.getBoundingClientRect().top - size.slice(0, shown).reduce((sum, h) => sum + h + gap, 0);
-  for (const h of size) {
-    tops.push(y);
-    y += h + gap;
-  }
-  const view = log.getBoundingClientRect();
-  let near = rows.length > SKIP_FROM ? rowsBetween(rows.length, (i) => ({ top: tops[i]!, bottom: tops[i]! + size[i]! }), view.top - NEAR, view.bottom + NEAR) : { first: 0, end: rows.length };
-  if (near.first === near.end) near = { first: Math.min(near.first, rows.length - 1), end: Math.min(near.first, rows.length - 1) + 1 };
-  const kept = new Set([document.activeElement, ...log.getElementsByClassName('approval-card')].map((el) => rows.find((row) => row.contains(el))));
-  const hide = rows.map((row, i) => (i < near.first || i >= near.end) && !kept.has(row));
-  const last = hide.lastIndexOf(false);
-  let end = tops[0] ?? 0;
-  rows.forEach((row, i) => {
-    row.toggleAttribute('data-far', hide[i]);
-    const above = hide[i] ? 0 : tops[i]! - end;
-    const below = i === last ? y - (tops[i + 1] ?? y) : 0;
-    if (!hide[i]) end = tops[i + 1] ?? y;
-    if (row.style.marginTop !== (above ? `${above}px` : '')) row.style.marginTop = above ? `${above}px` : '';
-    if (row.style.marginBottom !== (below ? `${below}px` : '')) row.style.marginBottom = below ? `${below}px` : '';
-  });
-}
 
 interface LogScroll {
   /** The person scrolled up, away from the latest output. */
@@ -70,9 +23,9 @@ interface LogScroll {
 
 const distanceToBottom = (el: HTMLElement): number => el.scrollHeight - el.scrollTop - el.clientHeight;
 
-type Shown = { state: ThreadDisplayState; approvals: readonly PendingApproval[]; loadingEarlier: boolean; onLoadEarlier(): Promise<void> };
+type Shown = { state: ThreadDisplayState; approvals: readonly PendingApproval[]; loadingEarlier: boolean; onLoadEarlier(): Promise<void>; rowWindow: RowWindow };
 
-export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, approvals, loadingEarlier, onLoadEarlier }: Shown): LogScroll {
+export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, approvals, loadingEarlier, onLoadEarlier, rowWindow }: Shown): LogScroll {
   const stick = useRef(true);
   /** The scroll position as a distance from the bottom, after the last render or scroll. */
   const fromBottom = useRef(0);
@@ -108,7 +61,7 @@ export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, app
     // Earlier items arrived above: what the person was reading stays where it was on screen.
     if (earlier && !stick.current) {
       const kept = anchor.current;
-      if (kept?.el.isConnected && !kept.el.hasAttribute('data-far')) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
+      if (kept?.el.isConnected) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
       else el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
       anchor.current = null;
     }
@@ -117,8 +70,8 @@ export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, app
     if (sent || stick.current) toBottom(el);
     else setBehind(true);
     fromBottom.current = distanceToBottom(el);
-    hideFarRows(el);
-  }, [state.items, state.todos, state.queued, approvals, lastUser, lastQueued]);
+    rowWindow.update(el);
+  }, [rowWindow, state.items, state.todos, state.queued, approvals, lastUser, lastQueued]);
 
   useLayoutEffect(() => {
     stick.current = true;
@@ -132,7 +85,7 @@ export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, app
     if (!el) return;
     // Anchored to an item, not to the distance from the bottom: what is below may still change height meanwhile.
     const top = el.getBoundingClientRect().top;
-    const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && !c.hasAttribute('data-far') && c.getBoundingClientRect().bottom > top);
+    const first = [...el.children].find((c) => !c.matches('.earlier-row, .conversation-spacer') && c.getBoundingClientRect().bottom > top);
     anchor.current = first ? { el: first, offset: first.getBoundingClientRect().top - top } : null;
     void onLoadEarlier();
   };
@@ -142,7 +95,7 @@ export function useLogScroll(ref: RefObject<HTMLDivElement | null>, { state, app
     onScroll: () => {
       const el = ref.current;
       if (!el) return;
-      hideFarRows(el);
+      rowWindow.update(el);
       stick.current = distanceToBottom(el) < STICK_DISTANCE;
       fromBottom.current = distanceToBottom(el);
       if (stick.current) setBehind(false);
