@@ -17,7 +17,9 @@ import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from 
 import { startAgentProcess } from './agent-process';
 import { liveProcesses } from '../process/spawn';
 import { startScriptedGeminiServer, type GeminiRequest, type GeminiStep } from '../models/testing/scripted-gemini-server';
-import { startMeteringProxy, type MeteringProxy } from './metering-proxy';
+import { startMeteringProxy, type MeteringProxy, type MeteringProxyOptions } from './metering-proxy';
+import { BudgetExceededError, type SpendNode } from '../spend/spend-tree';
+import { budgetOf } from '../spend/spend-tree.test-support';
 import type { RunObserver } from '../telemetry/observer';
 import { recordingTelemetry, type RecordedRun } from '../telemetry/recording-telemetry.test-support';
 
@@ -73,6 +75,18 @@ interface Claude {
 }
 
 /** Claude Code through its ACP adapter, in the sandbox, on a scripted Anthropic server through the metering proxy. */
+/** Each call of the agent's held at `node` at its worst case (Anthropic's price table), refused over the cap. */
+function refusingHold(node: SpendNode): NonNullable<MeteringProxyOptions['hold']> {
+  return async ({ model, promptTokens, maxOutputTokens }) => {
+    try {
+      return await node.hold({ id: `anthropic:${model}`, price: resolvePrice(`anthropic:${model}`) }, promptTokens, maxOutputTokens);
+    } catch (err) {
+      if (err instanceof BudgetExceededError) return { refused: err.message };
+      throw err;
+    }
+  };
+}
+
 async function startClaude(
   s: Scene,
   script: (body: Record<string, unknown>) => AnthropicReply,
@@ -89,7 +103,8 @@ async function startClaude(
     agent: { name: 'claude-code', provider: 'anthropic' },
     observer,
     price,
-    ...(budget ? { budget: { limitUsd: budget.limitUsd, spentUsd: 0 }, onBudget: budget.onBudget } : {}),
+    // Its calls held at a node of the budget tree that refuses (nothing here raises a cap).
+    ...(budget ? { hold: refusingHold(budgetOf({ maxCostUsd: budget.limitUsd })), onBudget: budget.onBudget } : {}),
   });
   cleanups.push(() => proxy.close());
   const proc = await startAgentProcess({
