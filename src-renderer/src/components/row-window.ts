@@ -36,6 +36,8 @@ export class RowWindow {
   /** The rows in order, as last rendered. */
   keys: readonly string[] = [];
   private readonly heights = new Map<string, number>();
+  /** The sum of `heights`. */
+  private measuredSum = 0;
   private shown: RowsShown = { near: null, gap: 0, focused: null };
   /** The first row in view when the window moved, and how far below the log's top: it stays there. */
   private anchor: { key: string; offset: number } | null = null;
@@ -61,10 +63,7 @@ export class RowWindow {
   }
 
   private guess(): number {
-    if (this.heights.size === 0) return GUESS;
-    let sum = 0;
-    for (const h of this.heights.values()) sum += h;
-    return sum / this.heights.size;
+    return this.heights.size === 0 ? GUESS : this.measuredSum / this.heights.size;
   }
 
   /** Measures the rows on the page and moves the window to the view. */
@@ -76,7 +75,11 @@ export class RowWindow {
 
   private move(log: HTMLElement): void {
     const rows = rowsOf(log);
-    for (const row of rows) this.heights.set(row.dataset.row!, row.getBoundingClientRect().height);
+    for (const row of rows) {
+      const height = row.getBoundingClientRect().height;
+      this.measuredSum += height - (this.heights.get(row.dataset.row!) ?? 0);
+      this.heights.set(row.dataset.row!, height);
+    }
     const active = document.activeElement;
     const focused = active && log.contains(active) ? (active.closest<HTMLElement>('[data-row]')?.dataset.row ?? null) : null;
     if (this.keys.length <= WINDOW_FROM) {
