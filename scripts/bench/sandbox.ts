@@ -30,8 +30,11 @@ import { createWriteLayer, discardLayer, writeLayerTools } from '../../src-main/
 import { errorText, formatMs, formatRatio, median, timeInterleaved, withTimeout } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report, type Section } from './report';
+import { PEER, startPeer, type Peer } from './sandbox-peer';
 
 const TARGET_EXTRA_MS = 30;
+/** Issue 98: what our sandbox adds to a bare command at most this share of what Claude Code's runtime adds. */
+const PEER_SHARE = 0.8;
 /** Issue 66: a sandboxed command costs at most this over a bare `sh -c true`. */
 const TARGET_OVER_SH_MS = 8;
 /** Issue 66: the overhead in a 100,000-file folder within this of a 20-file folder's. */
@@ -60,6 +63,18 @@ function bareSh(): Promise<string> {
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve('exit 0') : reject(new Error(`exit ${code}`))));
   });
+}
+
+/** `sh -c COMMAND` in `folder` as node starts a process, its output read: the floor both sandboxes are measured over. */
+function bareCommand(command: string, folder: string): () => Promise<string> {
+  return () =>
+    new Promise((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', command], { cwd: folder, stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = 0;
+      child.stdout.on('data', (d: Buffer) => (out += d.length));
+      child.once('error', reject);
+      child.once('close', (code) => (code === 0 ? resolve(`${out} bytes`) : reject(new Error(`exit ${code}`))));
+    });
 }
 
 /** A command in a pseudo-terminal (node-pty), as execute runs one; with `ack`, answered once it reports its status (process/status-report.ts). */
@@ -153,7 +168,7 @@ async function launchParts(sandbox: Sandbox, folder: string, env: Record<string,
   return { parts, dispose: async () => void (await Promise.all([prepared.dispose(), reported.dispose()])) };
 }
 
-async function benchCommands(section: Section, options: BenchOptions, untimed: Sandbox, folder: string): Promise<void> {
+async function benchCommands(section: Section, options: BenchOptions, untimed: Sandbox, folder: string, peer: Peer | { unavailable: string }): Promise<void> {
   const { sandbox, phases } = timedSandbox(untimed);
   const plain = new LocalShellBackend({ rootDir: folder });
   const boxed = new LocalShellBackend({ rootDir: folder, sandbox });
@@ -177,6 +192,8 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
         {
           sandboxed: { run: exec(boxed) },
           unsandboxed: { run: exec(plain) },
+          bare: { run: bareCommand(command, folder) },
+          ...('run' in peer ? { peer: { run: () => peer.run(command) } } : {}),
           ...(floorsToo ? { sh: { run: bareSh }, pty: { run: inPty('/bin/sh', ['-c', 'true']) }, bwrap: { run: inPty('bwrap', BWRAP_EVERY_NAMESPACE) } } : {}),
           ...launch?.parts,
         },
@@ -185,13 +202,15 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
     } finally {
       await launch?.dispose();
     }
-    const failed = Object.entries(results).find(([, r]) => r.error !== undefined);
+    // The peer's failure is its row's alone.
+    const failed = Object.entries(results).find(([name, r]) => name !== 'peer' && r.error !== undefined);
     if (failed) {
       section.rows.push({ name: `execute ${label}`, ours: `error (${failed[0]}): ${failed[1].error}` });
       continue;
     }
     const a = median(results.sandboxed!.times);
     const b = median(results.unsandboxed!.times);
+    peerRow(section, label, results, peer);
     if (floorsToo) {
       const floors: Floors = { sh: median(results.sh!.times), pty: median(results.pty!.times), bwrap: median(results.bwrap!.times) };
       section.rows.push({
@@ -245,6 +264,34 @@ async function benchCommands(section: Section, options: BenchOptions, untimed: S
  * The sandbox's cost stays flat in the folder's size: the overhead of a sandboxed `true` (over
  * the same execute unsandboxed, interleaved) in a 100,000-file folder beside a 20-file one.
  */
+/**
+ * Issue 98: what each sandbox adds to the same bare command (`sh -c` in the folder, as node
+ * starts it), in the same rounds: our sandboxed execute (write layer, checks after, a pty)
+ * beside Claude Code's runtime (wrapped per command, run by a shell; neither).
+ */
+function peerRow(section: Section, label: string, results: Awaited<ReturnType<typeof timeInterleaved>>, peer: Peer | { unavailable: string }): void {
+  const name = `execute ${label} sandboxed (write layer + checks after, in a pty) beside ${PEER} as Claude Code uses it (neither), each over the bare command`;
+  if (!('run' in peer)) {
+    section.rows.push({ name, ours: 'peer not run', result: peer.unavailable });
+    return;
+  }
+  if (results.peer!.error !== undefined) {
+    section.rows.push({ name, ours: 'peer failed', result: results.peer!.error });
+    return;
+  }
+  const bare = median(results.bare!.times);
+  const ours = median(results.sandboxed!.times) - bare;
+  const theirs = median(results.peer!.times) - bare;
+  section.rows.push({
+    name,
+    ours: `+${formatMs(ours)}`,
+    floor: `+${formatMs(theirs)} peer (bare ${formatMs(bare)})`,
+    ratio: formatRatio(ours, theirs),
+    target: `≤ ${PEER_SHARE}× the peer`,
+    result: verdict(ours <= PEER_SHARE * theirs),
+  });
+}
+
 async function benchFlatness(section: Section, options: BenchOptions, folder100k: string, dataDir: string): Promise<void> {
   progress('execute `true` sandboxed and not, in a 20-file and a 100,000-file folder');
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-sandbox-20-'));
@@ -494,7 +541,12 @@ export async function benchSandbox(report: Report, options: BenchOptions, folder
   try {
     const sandbox = await createSandbox({ projectDir: folder, dataDir });
     if (!sandbox) throw new Error('createSandbox returned nothing although the sandbox is available');
-    await benchCommands(section, options, sandbox, folder);
+    const peer = await startPeer(folder);
+    try {
+      await benchCommands(section, options, sandbox, folder, peer);
+    } finally {
+      if ('close' in peer) await peer.close();
+    }
     await benchLayerLaunch(section, options, folder).catch((err: unknown) => section.rows.push({ name: 'the write layer launch', ours: `error: ${errorText(err)}` }));
     if (folder100k !== undefined) {
       await benchFlatness(section, options, await folder100k(), dataDir).catch((err: unknown) =>
@@ -508,6 +560,9 @@ export async function benchSandbox(report: Report, options: BenchOptions, folder
       section.rows.push({ name: 'MCP tool call, sandboxed server vs not', ours: `error: ${errorText(err)}` }),
     );
     section.notes.push('both sides run through the same LocalShellBackend and pty; sandboxed adds prepare (policy, private TMPDIR, git state) + bwrap + the post-run checks and blocked-line scan');
+    section.notes.push(
+      `the peer, ${PEER} (pinned devDependency), as Claude Code uses it: initialized once in the folder (network proxies; on Linux socat's bridges), each command wrapped (bwrap, seccomp, the deny scan with ripgrep) and run by sh with pipes; its writes land in the folder directly and nothing is checked after. Ours: each command's writes held in the write layer and checked before they land (set-id files, hidden and git paths), the user's shell in a pty with its status reported`,
+    );
     section.notes.push(`ratio = sandboxed ÷ unsandboxed; ${availability.kind}; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores at the end`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

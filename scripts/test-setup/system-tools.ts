@@ -108,6 +108,18 @@ const bwrap: ToolSpec = {
   hint: () => `install bubblewrap (Debian/Ubuntu: \`sudo apt-get install bubblewrap\`; Fedora: \`sudo dnf install bubblewrap\`) or set ${BWRAP_ENV} to its path`,
 };
 
+/** socat, which Claude Code's sandbox runtime (the peer the sandbox bench times) relays its proxies through on Linux. */
+const socat: ToolSpec = {
+  label: 'socat',
+  neededBy: "the sandbox bench's peer (@anthropic-ai/sandbox-runtime)",
+  envVar: 'DEEPDESK_SOCAT',
+  aptPackage: 'socat',
+  names: ['socat'],
+  paths: () => ['/usr/bin/socat'],
+  check: (machine, file) => runs(machine, file, ['-V']),
+  hint: () => 'install socat (Debian/Ubuntu: `sudo apt-get install socat`; Fedora: `sudo dnf install socat`) or set DEEPDESK_SOCAT to its path',
+};
+
 /** A probe's limit: generous, since it runs while other suites load the machine (a loaded CI took over 20 s for `chromium --version`). */
 const PROBE_TIMEOUT_MS = 90_000;
 
@@ -235,6 +247,11 @@ export function acquireChromium(machine: Machine): Acquired {
 /** bubblewrap exists only on Linux; elsewhere there is nothing to acquire. */
 export function acquireBwrap(machine: Machine): Acquired | null {
   return machine.platform === 'linux' ? acquire(bwrap, machine) : null;
+}
+
+/** socat exists for the peer only on Linux (macOS's runtime needs none). */
+export function acquireSocat(machine: Machine): Acquired | null {
+  return machine.platform === 'linux' ? acquire(socat, machine) : null;
 }
 
 /** The folder of PostgreSQL's server programs for the shared-memories tests (POSIX only). */
