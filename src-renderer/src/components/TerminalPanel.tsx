@@ -14,6 +14,7 @@ import { Icon } from './Icon';
 import { SandboxNotice } from './SandboxNotice';
 import { TerminalView } from './TerminalView';
 import { useRovingFocus } from './use-roving-focus';
+import { SHELL_ASKED } from './use-terminal-focus';
 
 const SHELL = 'shell';
 
@@ -33,6 +34,8 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   const [terminals, setTerminals] = useState<TerminalInfoDto[]>([]);
   const [selected, setSelected] = useState<string>(SHELL);
   const [focusOnShow, setFocusOnShow] = useState(false);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   const panel = useRef<HTMLElement>(null);
   const tabs = useRef<HTMLDivElement>(null);
   // The tab list is one Tab stop; Left/Right move between its tabs, Enter or Space shows one.
@@ -71,6 +74,17 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   }, [threadId, refresh]);
 
   useCollapsedSizeReport(panel, threadId, open);
+
+  // Ctrl+Shift+` is the person asking for the terminal: on the shell's tab, their shell starts.
+  useEffect(() => {
+    const asked = (): void => {
+      if (selectedRef.current !== SHELL) return;
+      setFocusOnShow(true);
+      setShellAsked(true);
+    };
+    window.addEventListener(SHELL_ASKED, asked);
+    return () => window.removeEventListener(SHELL_ASKED, asked);
+  }, []);
 
   useEvent('terminal.changed', ({ threadId: changed }) => {
     if (changed === threadId) void refresh(changed, false);

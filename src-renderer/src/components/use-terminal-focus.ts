@@ -5,6 +5,9 @@
 
 import { useEffect, type RefObject } from 'react';
 
+/** Told on the window when the person asks for the terminal by keyboard. */
+export const SHELL_ASKED = 'deepdesk:shell-asked';
+
 export const TERMINAL_SHORTCUT_HINT = 'Ctrl+Shift+` moves focus between the terminal and the message box; in the terminal, Esc then Tab leaves it';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -44,6 +47,8 @@ export function useTerminalFocus(panelRef: RefObject<HTMLElement | null>, open: 
         return;
       }
       if (!open) setOpen(true);
+      // The person asked for the terminal: the shell's tab starts their shell (TerminalPanel).
+      window.dispatchEvent(new Event(SHELL_ASKED));
       // The panel may only now be shown, and its shell's view only now made (it starts when the
       // terminal is first opened): try again each frame until it is there (for a second at most).
       if (!focusTerminal(panel)) {
