@@ -83,12 +83,15 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
   const done = new Promise<Followed>((resolve) => (finish = resolve));
   let lastSeq = 0;
   let streamed = false;
+  let goal: Extract<AgentEvent, { type: 'goal' }>['goal'] | undefined;
   const progress = progressPrinter(io);
   const show = (seq: number, event: AgentEvent) => {
     if (seq <= lastSeq) return;
     lastSeq = seq;
+    if (event.type === 'goal' && event.parentToolCallId === undefined) goal = event.goal;
     const pausedAt = options.endAtPause === true && event.type === 'paused' ? event.line : undefined;
-    if (pausedAt !== undefined) queueMicrotask(() => end({ kind: 'ended', end: { state: 'budget', reason: 'budget', text: '', error: pausedAt } }));
+    // A goal paused with its run reads budget-limited meanwhile (SPEC §21, §26): the run's end says so.
+    if (pausedAt !== undefined) queueMicrotask(() => end({ kind: 'ended', end: { state: 'budget', reason: 'budget', text: '', error: pausedAt, ...(goal !== undefined ? { goal } : {}) } }));
     if (options.json) {
       if (IN_JSON[event.type]) io.stdout.write(terminalSafeJson(event) + '\n');
       if (pausedAt !== undefined) io.stdout.write(terminalSafeJson({ type: 'done', threadId, text: '', reason: 'budget' }) + '\n');

@@ -9,6 +9,7 @@ import { resetQuota } from '../models/quota-breaker';
 import { BudgetExceededError } from '../spend/spend-tree';
 import { runFanOut } from './fan-out';
 import { runGate } from './goal-run';
+import type { RunGate } from '../goals/run-gate';
 import { PromptRefusedError } from './middleware';
 import { quotaStopUnder, runTally, startRunTally } from './model-call';
 import { ModelTurns } from './model-turns';
@@ -26,12 +27,18 @@ const DEFAULT_MAX_STEPS = 200;
 
 /** Runs the agent on `input` (or resumes the thread when input is null) until it answers. */
 export async function runAgent(def: AgentDefinition, state: ThreadState, input: ChatMessage | null, options: RunOptions): Promise<RunResult> {
-  const { ctx, toolObservers } = openRun(def, state, input, options);
+  // A call paused at a cap is told to the goal first (SPEC §26: it reads budget-limited meanwhile).
+  const gate: { goal?: RunGate | undefined } = {};
+  const emit: RunOptions['emit'] = (event) => {
+    if (event.type === 'paused' && event.parentToolCallId === undefined) gate.goal?.budgetPause(event.line);
+    options.emit(event);
+  };
+  const { ctx, toolObservers } = openRun(def, state, input, { ...options, emit });
   if (options.parentRun === undefined) startRunTally(ctx);
   // The person's new message is their trying again: their provider's quota breaker lets calls go (quota-breaker.ts).
   if (options.parentRun === undefined && input !== null) resetQuota(def.model);
   const tools = new StepTools(def, ctx, options, toolObservers);
-  const goal = runGate(ctx, options.goals, tools);
+  const goal = (gate.goal = runGate(ctx, options.goals, tools));
   let source: TurnSource | undefined;
   /** The run ends: the goal records how, the thread is saved (`save`), and `done` is told. */
   const end = async (reason: RunStopReason, error?: Error, save = true): Promise<RunResult> => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage } from '../models/types';
 import type { GoalGateInfo, GoalGateObserver } from '../telemetry/observer';
 import type { GateOutcome, GoalGate, ObservedCall } from './gate';
-import { endGoal, goalJson, type GoalJson } from './goal';
+import { endGoal, goalJson, resumeGoal, type GoalJson } from './goal';
 
 export type GateEvent = { type: 'goal'; goal: GoalJson } | { type: 'note'; id: string; kind: 'hook'; text: string } | { type: 'error'; message: string };
 
@@ -26,6 +26,9 @@ export class RunGate {
     private readonly shuttingDown: () => boolean,
     private readonly span: (info: GoalGateInfo) => GoalGateObserver | undefined,
   ) {}
+
+  /** The goal reads `budget-limited` because a call waits at a cap (it is pursued again when it goes on). */
+  private heldAtCap = false;
 
   private get pursuing(): boolean {
     return this.gate.goal.state === 'pursuing';
@@ -58,6 +61,23 @@ export class RunGate {
     this.gate.stall(why);
     this.tellStopped();
     return true;
+  }
+
+  /**
+   * A call of the run paused at a cap (SPEC §26, `line`) or went on (undefined): meanwhile the
+   * goal is `budget-limited` with the paused line (nothing runs), and pursued again after.
+   */
+  budgetPause(line: string | undefined): void {
+    const goal = this.gate.goal;
+    if (line !== undefined && this.pursuing) {
+      endGoal(goal, 'budget-limited', line);
+      this.heldAtCap = true;
+    } else if (line === undefined && this.heldAtCap) {
+      this.heldAtCap = false;
+      resumeGoal(goal);
+    } else return;
+    this.thread.emit({ type: 'goal', goal: goalJson(goal) });
+    void this.thread.persist();
   }
 
   /** How the run ended, as the goal records it: never left `pursuing` when nothing runs. */
