@@ -9,13 +9,13 @@ import type Database from 'better-sqlite3';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { AGENT_STATE_WORDS, budgetsWith, dollarsOf, type Settings } from '../contract';
+import { AGENT_STATE_WORDS, type Settings } from '../contract';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun } from '../session/headless-run';
 import type { ApprovePolicy, RunActivity, RunEnd, StartRunParams } from '../session/run-requests';
 import { FolderSessionPool } from '../session/session-pool';
-import { touchedThread } from '../usage/budget-tree';
+import { raiseThreadCaps, touchedThread } from '../usage/budget-tree';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
@@ -190,15 +190,7 @@ export class HostRuns {
    * — and hears where it stands: going on, or the paused line again.
    */
   private async followPaused(connection: HostConnection, run: LiveRun, params: StartRunParams): Promise<{ threadId: string }> {
-    const usd = dollarsOf(params.request.budget);
-    if (usd !== undefined) {
-      const settings = new SettingsService(this.options.dataDir, this.options.secrets);
-      try {
-        await settings.update({ budgets: budgetsWith(settings.raw().budgets, `thread:${run.threadId}`, 'maxCostUsd', usd) });
-      } finally {
-        settings.close();
-      }
-    }
+    const raised = params.request.budget !== undefined && (await raiseThreadCaps(this.options.dataDir, this.options.secrets, run.threadId, params.request.budget));
     if (!params.detach) {
       run.watchers.set(connection.id, { connection, interactive: params.interactive });
       connection.onClose(() => this.unwatch(run, connection.id));
@@ -209,7 +201,7 @@ export class HostRuns {
       if (run.state === 'budget' && last !== undefined) connection.send('run.event', { threadId: run.threadId, seq: last.seq, event: last.event });
     };
     // Not raised: said at once. Raised: the session hears settings.json change in a moment; still paused then, said again.
-    if (usd === undefined) queueMicrotask(tell);
+    if (!raised) queueMicrotask(tell);
     else setTimeout(tell, 2_000).unref();
     return { threadId: run.threadId };
   }

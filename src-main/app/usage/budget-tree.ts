@@ -10,7 +10,9 @@ import type Database from 'better-sqlite3';
 import { SpendRoom, type SpendCaps, type SpendNode, type SpendSnapshot } from '../../core/spend/spend-tree';
 import { ledgerReader, type LedgerReader } from '../../core/telemetry/usage-ledger';
 import type { Settings } from '../contract';
-import type { BudgetScope } from '../contract/budgets';
+import { budgetsWith, type BudgetNode, type BudgetScope } from '../contract/budgets';
+import type { SecretStore } from '../base/secret-store';
+import { SettingsService } from '../settings/settings-service';
 import type { BudgetTreeNode } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
 import { ledgerPrices } from './usage-report';
@@ -31,6 +33,21 @@ const TREES = new WeakMap<Database.Database, BudgetTree>();
 /** The person touched `threadId` (attached to it): the process's tree over `db`, if it has one, is told. */
 export function touchedThread(db: Database.Database, threadId: string): void {
   TREES.get(db)?.touched(threadId);
+}
+
+/** A thread's own caps set in settings.json (`run --thread ID --max-cost` of a paused thread): true when any was given. */
+export async function raiseThreadCaps(dataDir: string, secrets: SecretStore, threadId: string, caps: BudgetNode): Promise<boolean> {
+  const given = Object.entries(caps).filter(([, value]) => value !== undefined);
+  if (given.length === 0) return false;
+  const settings = new SettingsService(dataDir, secrets);
+  try {
+    let budgets = settings.raw().budgets;
+    for (const [key, value] of given) budgets = budgetsWith(budgets, `thread:${threadId}`, key, value);
+    await settings.update({ budgets });
+  } finally {
+    settings.close();
+  }
+  return true;
 }
 
 /** The process's one tree over the data folder's database (every folder session of the process shares it). */
