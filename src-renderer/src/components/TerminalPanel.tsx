@@ -41,8 +41,10 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   // The tab list is one Tab stop; Left/Right move between its tabs, Enter or Space shows one.
   const onTabsKeyDown = useRovingFocus(tabs, '[role="tab"]', 'horizontal');
   const known = useRef(new Set<string>());
-  // The person's shell: started once they chose its tab in this thread.
+  // The person's shell: started once its tab is shown in the open panel (the person opened the
+  // terminal, or chose the tab) — never behind a command's tab the agent's command opened it on.
   const [shellAsked, setShellAsked] = useState(false);
+  if (open && selected === SHELL && !shellAsked) setShellAsked(true);
 
   const refresh = useCallback(
     async (id: string, first: boolean) => {
