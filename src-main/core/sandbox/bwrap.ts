@@ -8,8 +8,7 @@
 // its place inside (and the folders leading to it made, as bare as the cover); that cover
 // is made read-only last, once everything inside it is mounted.
 import { runToEnd } from '../process/spawn';
-import { lstatSync, readlinkSync } from 'node:fs';
-import { ConfigFiles, repositoryFolders, type RepositoryFolders } from '../git/config-files';
+import { lstatSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import { isExecutable } from '../fs/file-checks';
 import { delimiter, dirname, join } from 'node:path';
 import { hides, type ResolvedPolicy } from './policy';
@@ -77,52 +76,32 @@ function depth(path: string): number {
 }
 
 /**
- * A private /tmp (`privateTmp`): an empty one of the run's own, a new name in it (a program's
- * socket) the run's alone, gone with it. Of the host's entries, those the run's own paths lie in
- * are put back read-only (its folder, its repository's git folders, its writable and shown
- * folders, a forward's socket): one mount each, for bubblewrap reads the whole mount table again
- * after each mount, and all of a busy /tmp (hundreds of entries) cost the agent's start seconds.
+ * A private /tmp (`privateTmp`): an empty one of the run's own, with the host's entries of now
+ * put back read-only (a folder in /tmp reads as before, and is no more writable than before);
+ * a new name in it (a program's socket) is the run's alone, gone with it.
  */
-function privateTmpMounts(policy: ResolvedPolicy): Mount[] {
+function privateTmpMounts(): Mount[] {
   const mounts: Mount[] = [{ path: '/tmp', args: ['--perms', '1777', '--tmpfs', '/tmp'] }];
-  const repository = repositoryAbove(policy.projectDir);
-  const paths = [
-    policy.projectDir,
-    ...(repository ? [repository.gitDir, repository.commonDir] : []),
-    ...policy.writablePaths,
-    ...policy.pinnedPaths,
-    ...policy.protectedPaths,
-    ...policy.forwards.map((f) => dirname(f.socket)),
-    ...policy.hidden.flatMap((h) => [h.path, ...(h.shows ?? [])]),
-  ];
-  const entries = new Set(paths.filter((p) => p.startsWith('/tmp/')).map((p) => join('/tmp', p.slice('/tmp/'.length).split('/')[0]!)));
-  for (const path of entries) {
-    let stats;
-    try {
-      stats = lstatSync(path);
-    } catch {
-      continue;
-    }
-    // `-try`: one gone since it was looked at is left out.
-    if (stats.isDirectory() || stats.isFile()) mounts.push({ path, args: ['--ro-bind-try', path, path] });
-    else if (stats.isSymbolicLink()) {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync('/tmp', { withFileTypes: true });
+  } catch {
+    return mounts;
+  }
+  for (const entry of entries) {
+    const path = join('/tmp', entry.name);
+    // `-try`: one gone since it was listed is left out.
+    if (entry.isDirectory() || entry.isFile()) mounts.push({ path, args: ['--ro-bind-try', path, path] });
+    else if (entry.isSymbolicLink()) {
       try {
         mounts.push({ path, args: ['--symlink', readlinkSync(path), path] });
       } catch {
-        // Gone since it was looked at.
+        // Gone since it was listed.
       }
     }
+    // Sockets and pipes are not put back: the host's services are not the run's.
   }
   return mounts;
-}
-
-/** The git folders of the repository the folder is in (a worktree's lie elsewhere), found by its pointers, without running git. */
-function repositoryAbove(folder: string): RepositoryFolders | undefined {
-  for (let dir = folder; ; dir = dirname(dir)) {
-    const found = repositoryFolders(new ConfigFiles(), dir, undefined);
-    if (found !== undefined) return found;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 export function bwrapArgs(run: BwrapRun): string[] {
@@ -133,7 +112,7 @@ export function bwrapArgs(run: BwrapRun): string[] {
     { path: '/dev', args: ['--dev', '/dev'] },
     { path: '/proc', args: ['--proc', '/proc'] },
     // Before everything below it: the project folder, the temp folder and the covers are still mounted at their places inside.
-    ...(policy.privateTmp ? privateTmpMounts(policy) : []),
+    ...(policy.privateTmp ? privateTmpMounts() : []),
     { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
     { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
   ];

@@ -38,9 +38,9 @@ export interface SandboxPolicy {
    */
   forwards?: Array<{ port: number; socket: string }>;
   /**
-   * A `/tmp` of its own (bubblewrap): of the host's entries only those its own paths lie in,
-   * read-only, and a new name in it the process's alone, gone when it ends (an external agent's
-   * process tree makes its sockets there: Claude Code's sandbox bridge does, whatever TMPDIR says).
+   * A `/tmp` of its own (bubblewrap): the host's entries read-only as before, and a new name
+   * in it the process's alone, gone when it ends (an external agent's process tree makes its
+   * sockets there: Claude Code's sandbox bridge does, whatever TMPDIR says).
    */
   privateTmp?: boolean;
 }
