@@ -92,11 +92,6 @@ export interface Pause {
   cap?: number;
 }
 
-export interface PauseNotice extends Pause {
-  /** The node the waiting call holds at. */
-  node: SpendNode;
-}
-
 export interface HoldOptions {
   /** Stops a paused call (it throws the signal's reason). */
   signal?: AbortSignal;
@@ -224,7 +219,6 @@ export class SpendNode {
       n.spent += usd;
       n.unattended += usd;
     }
-    this.room.changed();
   }
 
   snapshot(): SpendSnapshot {
@@ -312,7 +306,6 @@ export class SpendNode {
           n.output += usage.outputTokens;
         }
       }
-      this.room.changed();
       return true;
     };
     return {
@@ -323,12 +316,10 @@ export class SpendNode {
   }
 }
 
-/** One process's tree: its workspace node, the calls waiting at a cap, and who is told. */
+/** One process's tree: its workspace node and the calls waiting at a cap. */
 export class SpendRoom {
   readonly workspace: SpendNode;
   private readonly waiting = new Map<SpendNode, Set<() => void>>();
-  private readonly listeners = new Set<(notice: PauseNotice | { node: SpendNode; resumed: true }) => void>();
-  private readonly changes = new Set<() => void>();
 
   /** `pauses`: a call over a cap waits for it to be raised (a process that keeps its runs: the window, the host); else it is refused. */
   constructor(
@@ -345,30 +336,10 @@ export class SpendRoom {
     for (const wake of waiting) wake();
   }
 
-  /** Told when a call pauses at a cap, and when it goes on. */
-  onPause(listener: (notice: PauseNotice | { node: SpendNode; resumed: true }) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  /** Told when spend or holds change (the Usage view's tree). */
-  onChange(listener: () => void): () => void {
-    this.changes.add(listener);
-    return () => this.changes.delete(listener);
-  }
-
-  /** @internal */
-  changed(): void {
-    for (const l of this.changes) l();
-  }
-
   /** @internal a call at `node` waits until `raised()` (or its signal stops it). */
   async pause(node: SpendNode, pause: Pause, signal: AbortSignal | undefined): Promise<void> {
     signal?.throwIfAborted();
-    const first = node.paused === undefined;
     node.markPaused(pause.line);
-    if (first) for (const l of this.listeners) l({ node, ...pause });
-    this.changed();
     try {
       await new Promise<void>((resolve, reject) => {
         const wake = () => {
@@ -386,8 +357,6 @@ export class SpendRoom {
       });
     } finally {
       node.markPaused(undefined);
-      for (const l of this.listeners) l({ node, resumed: true });
-      this.changed();
     }
   }
 }
