@@ -68,10 +68,12 @@ describe('Window VIII: review of every agent’s change at 1024×700', () => {
     const log = conversation(page);
 
     await sendMessage(page, 'Edit both files');
-    for (let i = 0; i < 2; i++) {
-      await approval(page).first().waitFor({ timeout: 60_000 });
-      await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-      await poll(() => approval(page).count()).toBe(0);
+    // The writes ask one after the other: the next may be asking before the last one's card is gone, so each is told by its file.
+    for (const file of ['/a.ts', '/src/b.ts']) {
+      const asking = approval(page).filter({ hasText: file });
+      await asking.first().waitFor({ timeout: 60_000 });
+      await asking.first().getByRole('button', { name: 'Approve', exact: true }).click();
+      await poll(() => asking.count()).toBe(0);
     }
     await log.getByText('Edited both.').waitFor({ timeout: 60_000 });
     // The person edits line 1 of a.ts and line 3 of b.ts, the agent's own line.
