@@ -47,7 +47,7 @@ describe('every containment case is an attack its check sees (unconfined, each m
         for (const script of c.scripts?.(scene, env) ?? []) runs.push(await path.run(scene, script, { timeoutS: c.timeoutS ?? 60 }));
         let failure: unknown;
         try {
-          await c.check({ scene, person: path.person, env, path, runs });
+          await c.check({ scene, person: path.person, env, path, runs, patienceMs: 5_000 });
         } catch (err) {
           failure = err;
         }

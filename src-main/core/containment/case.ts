@@ -10,6 +10,12 @@ export interface CaseContext {
   path: ExecutionPath;
   /** The case's runs, in order (their effects final; a server still running). */
   runs: ContainedRun[];
+  /**
+   * How long a check waits for the state containment brings (the tree gone): 60 s unless
+   * given. Where the attack is meant to land (attacks-land) that state never comes, and a
+   * few seconds without it show it landed.
+   */
+  patienceMs?: number;
 }
 
 export interface ContainmentCase {

@@ -35,12 +35,12 @@ export const processTreeCases: readonly ContainmentCase[] = [
       const [a, b, c, d, e] = leftBehind(s.token);
       return [[`${a} &`, `( ${b} & ) &`, `setsid ${c} &`, `nohup ${d} >/dev/null 2>&1 &`, 'echo started > tree-started', 'ready', e].join('\n')];
     },
-    async check({ person, scene, runs }) {
+    async check({ person, scene, runs, patienceMs = 60_000 }) {
       // A server is ended by its stop, which is its time limit.
       for (const run of runs) await run.end();
       // The harness: the tree was started before the limit (else nothing would be left to see).
       expect(await readText(person, scene, 'tree-started'), 'the script got to start its tree').toBe('started\n');
-      await expect.poll(() => processesWith(person, scene, `sleep ${scene.token}`), { timeout: 60_000, interval: 200 }).toEqual([]);
+      await expect.poll(() => processesWith(person, scene, `sleep ${scene.token}`), { timeout: patienceMs, interval: 200 }).toEqual([]);
     },
   },
 ];
