@@ -22,6 +22,8 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
   const { threads, loaded: threadsLoaded, refresh: refreshThreads } = list;
   const { select, selectIfNone, createThread, syncRunning, threadId } = session;
   const autoSelected = useRef(false);
+  /** The window's first thread is being made (none was listed at start). */
+  const makingFirst = useRef(false);
 
   // The title counts the threads that need the person, of every folder (seen from another
   // tab, or the taskbar); this folder's own list and the open thread know theirs first.
@@ -43,7 +45,9 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
     // Clicked while the window's first thread is still being made: that thread opens first and
     // takes what was typed meanwhile (the box gives it to the thread that opens); then, with a
     // draft there, the new thread starts empty beside it; without, the first one is the new one.
-    if (threadId === null && !startup && autoSelected.current) {
+    // Only while it is made: a click as the list loads (its most recent thread chosen, not yet
+    // open) makes a new thread, not waits for one that is not coming.
+    if (threadId === null && !startup && makingFirst.current) {
       const first = await createThread();
       if (!first) return;
       selectIfNone(first.id);
@@ -76,7 +80,12 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
     autoSelected.current = true;
     if (threadId !== null) return;
     if (threads[0]) select(threads[0].id);
-    else void newThread(true);
+    else {
+      makingFirst.current = true;
+      void newThread(true).finally(() => {
+        makingFirst.current = false;
+      });
+    }
   }, [threadsLoaded, threads, threadId, select, newThread]);
 
   // A thread opened from the Agents view: once its folder is the open one (this workspace is
