@@ -7,8 +7,8 @@
 
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { compileGitignore, type GitignoreRules } from '../backends/filesystem/fs-gitignore';
 import { isObject } from '../config/mcp-config';
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
@@ -241,7 +241,8 @@ function workspacePatterns(pkg: Record<string, unknown>): string[] {
 function pnpmWorkspaces(text: string | null): string[] {
   if (text === null) return [];
   try {
-    const doc: unknown = parseYaml(text);
+    // Loaded here, when a pnpm-workspace.yaml is read: a host that never reads one never holds `yaml`.
+    const doc: unknown = (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
     return isObject(doc) && Array.isArray(doc.packages) ? doc.packages.filter((w): w is string => typeof w === 'string') : [];
   } catch {
     return [];

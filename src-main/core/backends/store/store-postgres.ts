@@ -14,7 +14,7 @@
 // A database that cannot be reached is an error result naming the store (never its
 // password), never a throw; the pool reconnects on the next call.
 
-import pg from 'pg';
+import type pg from 'pg';
 import type {
   DeleteResult, EditResult, FileDownloadResponse, FileEncoding, FileInfo, FileUpload, FileUploadResponse, GlobResult,
   GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
@@ -96,12 +96,50 @@ interface DbSearchRow extends SearchRow {
   original: Buffer | null;
 }
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
+/** What a statement runs on: a transaction's client, or the pool. */
+interface Queryable {
+  query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+}
 type NewContent = Pick<FileRecord, 'content' | 'encoding' | 'mimeType'>;
+
+/**
+ * pg's Pool, made when first used: `pg` is loaded then (some 8 MB resident), so a process whose
+ * memories stay in SQLite never holds it.
+ */
+class LazyPool {
+  private made: Promise<pg.Pool> | null = null;
+  private readonly config: pg.PoolConfig;
+
+  constructor(config: pg.PoolConfig) {
+    this.config = config;
+  }
+
+  private get(): Promise<pg.Pool> {
+    this.made ??= import('pg').then(({ default: { Pool } }) => {
+      const pool = new Pool(this.config);
+      // An idle connection the server dropped: the pool discards it; the next call reconnects.
+      pool.on('error', () => undefined);
+      return pool;
+    });
+    return this.made;
+  }
+
+  async connect(): Promise<pg.PoolClient> {
+    return (await this.get()).connect();
+  }
+
+  async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    return (await this.get()).query<R>(sql, params);
+  }
+
+  async end(): Promise<void> {
+    if (this.made !== null) await (await this.made).end();
+  }
+}
 
 /** One pool per URL per process, shared by every backend on it (and their withAuthor copies). */
 class SharedPool {
-  readonly pool: pg.Pool;
+  readonly pool: LazyPool;
   private readonly key: string;
   private users = 0;
   private schema: Promise<void> | null = null;
@@ -109,7 +147,7 @@ class SharedPool {
 
   constructor(key: string, url: string, connectTimeoutMs: number) {
     this.key = key;
-    this.pool = new pg.Pool({
+    this.pool = new LazyPool({
       connectionString: url,
       max: 4,
       connectionTimeoutMillis: connectTimeoutMs,
@@ -118,8 +156,6 @@ class SharedPool {
       keepAlive: true,
       allowExitOnIdle: true,
     });
-    // An idle connection the server dropped: the pool discards it; the next call reconnects.
-    this.pool.on('error', () => undefined);
   }
 
   acquire(): this {
@@ -154,7 +190,7 @@ class SharedPool {
 }
 
 /** A transaction that first takes an advisory lock (`lock`: its SQL and parameters), so that others taking it queue. */
-async function lockedTransaction<T>(pool: pg.Pool, lock: [string, unknown[]], body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function lockedTransaction<T>(pool: LazyPool, lock: [string, unknown[]], body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let failure: Error | undefined;
   try {

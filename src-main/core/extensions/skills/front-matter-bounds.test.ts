@@ -6,18 +6,16 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { parseDocument } from 'yaml';
 import { createSkillCatalog, discoverSkills, SCAN_READ_BUDGET_MS, type DiscoverOptions } from './discover';
 import { MAX_FRONT_MATTER_CHARS } from './front-matter';
 
-// The work is counted (YAML parses and their options, files read per scan), never timed.
-vi.mock('yaml', async (original) => {
-  const yaml = await original<typeof Yaml>();
-  return { ...yaml, parseDocument: vi.fn(yaml.parseDocument) };
-});
-const parses = vi.mocked(parseDocument);
+// The work is counted (YAML parses and their options, files read per scan), never timed. The
+// parser is watched on the module front-matter.ts loads when it first parses.
+const parses = vi.spyOn(createRequire(import.meta.url)('yaml') as typeof Yaml, 'parseDocument');
+afterAll(() => parses.mockRestore());
 
 let root: string;
 let home: string;
@@ -32,7 +30,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(root, { recursive: true, force: true });
   parses.mockClear();
-  vi.restoreAllMocks();
 });
 
 function skill(name: string, front: string): string {
@@ -106,7 +103,8 @@ describe('many skills', () => {
     // to stop is what is seen, however fast the machine reads.
     const step = SCAN_READ_BUDGET_MS / 10;
     let now = 0;
-    vi.spyOn(performance, 'now').mockImplementation(() => (now += step));
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += step));
+    onTestFinished(() => clock.mockRestore());
     const catalog = createSkillCatalog(options());
     let looks = 0;
     let loaded = 0;
