@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type * as Yaml from 'yaml';
 import { compileGitignore, type GitignoreRules } from '../backends/filesystem/fs-gitignore';
 import { isObject } from '../config/mcp-config';
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
@@ -242,7 +243,7 @@ function pnpmWorkspaces(text: string | null): string[] {
   if (text === null) return [];
   try {
     // Loaded here, when a pnpm-workspace.yaml is read: a host that never reads one never holds `yaml`.
-    const doc: unknown = (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+    const doc: unknown = (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(text);
     return isObject(doc) && Array.isArray(doc.packages) ? doc.packages.filter((w): w is string => typeof w === 'string') : [];
   } catch {
     return [];
