@@ -77,3 +77,47 @@ describe('at 1024×700', () => {
     await page.context().close();
   });
 });
+
+describe('the terminal’s first output', () => {
+  it('output that reaches the window before the answer to its attach is shown once, after the buffer the answer brings', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve();
+    const context = await e2e.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    // The host's answer to the shell's attach is held until the shell's first output (its prompt) has reached the page.
+    const attaches = new Set<unknown>();
+    let held: Array<() => void> | null = [];
+    await context.routeWebSocket(/.*/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: string }) : undefined;
+        if (call?.method === 'terminal.attach') attaches.add(call.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const frame = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; event?: string }) : undefined;
+        if (held !== null && frame?.id !== undefined && attaches.has(frame.id)) {
+          held.push(() => ws.send(m));
+          return;
+        }
+        ws.send(m);
+        if (held !== null && frame?.event === 'terminal.data') {
+          for (const answer of held.splice(0)) answer();
+          held = null;
+        }
+      });
+    });
+    const page = await context.newPage();
+    await page.goto(serve.url);
+    const message = page.getByRole('textbox', { name: 'Message', exact: true });
+    await message.focus();
+    await page.keyboard.press('Control+Shift+Backquote');
+    const rows = terminal(page).getByRole('tabpanel', { name: 'Your shell' }).locator('.xterm-rows');
+    await expect.poll(() => rows.innerText(), { timeout: 60_000 }).toMatch(/[$#]/);
+    expect(held).toBeNull();
+    await page.keyboard.type('echo once-$((2+3))');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.innerText(), { timeout: 60_000 }).toContain('once-5\n');
+    // Shown once: the prompt before the command, not a copy of it from the buffer and the early output both.
+    expect((await rows.innerText()).match(/echo once-/g)).toHaveLength(1);
+    await context.close();
+  });
+});

@@ -27,7 +27,7 @@ const ok = z.object({ ok: z.literal(true) });
 
 export const terminalMethods = {
   'terminal.list': { params: threadRef, result: z.array(terminalInfoSchema) },
-  'terminal.attach': { params: terminalRef, result: z.object({ buffer: z.string() }) },
+  'terminal.attach': { params: terminalRef, result: z.object({ buffer: z.string(), at: z.number().int().nonnegative() }) },
   /** The window stopped showing this terminal: never hold its output back for it. */
   'terminal.detach': { params: terminalRef, result: ok },
   'terminal.input': { params: terminalRef.extend({ data: z.string().max(1_000_000) }), result: ok },
@@ -38,7 +38,7 @@ export const terminalMethods = {
 } as const;
 
 export const terminalEvents = {
-  'terminal.data': z.object({ threadId: z.string(), terminalId: z.string(), data: z.string() }),
+  'terminal.data': z.object({ threadId: z.string(), terminalId: z.string(), data: z.string(), end: z.number().int().nonnegative() }),
   /** The thread's list of terminals changed: a command started or ended, a shell started or ended. */
   'terminal.changed': z.object({ threadId: z.string() }),
 } as const;

@@ -15,6 +15,20 @@ function makeMirror(options: Partial<OutputMirrorOptions> = {}) {
 }
 
 describe('OutputMirror', () => {
+  it('says where each chunk ends in its stream, and a snapshot where it ends: past that, a chunk is new to whoever holds the snapshot', () => {
+    const { mirror } = makeMirror({ chunkChars: 16, scrollbackChars: 40 });
+    const ends: number[] = [];
+    mirror.onData((data, end) => ends.push(end));
+    mirror.push('x'.repeat(40));
+    mirror.flush();
+    expect(ends).toEqual([16, 32, 40]);
+    mirror.push('tail');
+    // Past the scrollback: the snapshot is cut, its end is still the stream's.
+    expect(mirror.snapshot().endsWith('tail')).toBe(true);
+    expect(mirror.written).toBe(44);
+    expect(ends.at(-1)).toBe(44);
+  });
+
   it('coalesces small writes into one delivery', () => {
     vi.useFakeTimers();
     const { mirror } = makeMirror({ flushMs: 16 });

@@ -25,7 +25,8 @@ export interface OutputMirrorOptions {
   stallResumeMs?: number;
 }
 
-export type MirrorListener = (data: string) => void;
+/** `end`: how many characters the terminal has delivered, this chunk included (a snapshot's `written` says where it stands). */
+export type MirrorListener = (data: string, end: number) => void;
 
 export interface MirrorSubscribeOptions {
   /** The listener will call ack() for what it rendered. */
@@ -46,6 +47,8 @@ export class OutputMirror {
   private ring: string[] = [];
   private ringLength = 0;
   private unacked = 0;
+  /** Characters delivered so far. */
+  private delivered = 0;
   private isPaused = false;
   /** Set when a window stopped acknowledging; cleared by its next ack. */
   private suspended = false;
@@ -90,6 +93,11 @@ export class OutputMirror {
       this.pending = this.pending.slice(size);
       this.deliver(chunk);
     }
+  }
+
+  /** Characters delivered so far: after snapshot(), where its text ends in the stream listeners get. */
+  get written(): number {
+    return this.delivered;
   }
 
   /** The scrollback, starting at a line boundary when the ring has been cut. */
@@ -146,6 +154,7 @@ export class OutputMirror {
   }
 
   private deliver(chunk: string): void {
+    this.delivered += chunk.length;
     this.ring.push(chunk);
     this.ringLength += chunk.length;
     while (this.ring.length > 1 && this.ringLength - (this.ring[0]?.length ?? 0) >= this.scrollbackChars) {
@@ -161,7 +170,7 @@ export class OutputMirror {
     if (flowControlled) this.unacked += chunk.length;
     for (const listener of [...this.listeners.keys()]) {
       try {
-        listener(chunk);
+        listener(chunk, this.delivered);
       } catch {
         // One broken window must not stop the others or the shell.
       }
@@ -219,6 +228,10 @@ export abstract class MirroredTerminal {
 
   snapshot(): string {
     return this.mirror.snapshot();
+  }
+
+  written(): number {
+    return this.mirror.written;
   }
 
   onData(listener: MirrorListener, options?: MirrorSubscribeOptions): () => void {

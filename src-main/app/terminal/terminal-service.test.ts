@@ -99,13 +99,16 @@ describe('TerminalService: the person\'s shell', () => {
   it('starts on attach, keeps threads apart, and ends with its thread', async () => {
     const svc = makeService();
     const seen = collect(svc);
-    expect(svc.attach('a', SHELL_TERMINAL_ID)).toBe('');
+    expect(svc.attach('a', SHELL_TERMINAL_ID)).toEqual({ buffer: '', at: 0 });
     svc.input('b', SHELL_TERMINAL_ID, 'echo in-b-$((2+2))\r');
     await waitFor(() => (seen['a/shell'] ?? '').includes('person$'), 'prompt of a');
     svc.input('a', SHELL_TERMINAL_ID, 'echo in-a-$((1+1))\r');
     await waitFor(() => (seen['a/shell'] ?? '').includes('in-a-2') && (seen['b/shell'] ?? '').includes('in-b-4'), 'both outputs');
     expect(seen['a/shell']).not.toContain('in-b-4');
-    expect(svc.attach('a', SHELL_TERMINAL_ID)).toContain('in-a-2');
+    // The buffer again, and where it ends in the stream the window was sent: all of it so far.
+    const again = svc.attach('a', SHELL_TERMINAL_ID);
+    expect(again.buffer).toContain('in-a-2');
+    expect(again.at).toBe(seen['a/shell']!.length);
     expect(svc.list('a')[0]).toEqual({ id: 'shell', kind: 'shell', running: true, sandboxed: false });
     const pids = svc.shellPids();
     expect(pids).toHaveLength(2);
@@ -176,7 +179,7 @@ describe('TerminalService: agent commands in views of their own', () => {
     const [shell, view] = svc.list('a');
     expect(shell!.kind).toBe('shell');
     expect(view).toMatchObject({ kind: 'command', command: "printf 'one\\ntwo\\n'; echo done-$((6*7))", running: false, exitCode: 0, sandboxed: false });
-    const text = svc.attach('a', view!.id);
+    const text = svc.attach('a', view!.id).buffer;
     expect(text.startsWith(`\x1b[2m$ printf 'one\\ntwo\\n'; echo done-$((6*7))`)).toBe(true);
     expect(text).toContain('done-42');
     expect(text).toContain('[exit code 0]');
@@ -190,7 +193,7 @@ describe('TerminalService: agent commands in views of their own', () => {
     const svc = makeService();
     await backendFor(svc, 'a').execute('echo "a\u202eb" # \x1b[2J');
     const view = svc.list('a')[1]!;
-    const text = svc.attach('a', view.id);
+    const text = svc.attach('a', view.id).buffer;
     expect(text).toContain('<U+202E>');
     expect(text).toContain('^[[2J');
     expect(text.split('\n')[0]).not.toContain('\x1b[2J');
@@ -225,7 +228,7 @@ describe('TerminalService: agent commands in views of their own', () => {
     svc.input('a', view.id, 'Ada\r');
     const result = await running;
     expect(result.output).toContain('hi Ada');
-    expect(svc.attach('a', view.id)).toContain('hi Ada');
+    expect(svc.attach('a', view.id).buffer).toContain('hi Ada');
     // Typing into a finished command goes nowhere.
     svc.input('a', view.id, 'more\r');
   });

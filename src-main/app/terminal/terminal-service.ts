@@ -44,7 +44,8 @@ export type TerminalInfo =
   | { id: typeof SHELL_TERMINAL_ID; kind: 'shell'; running: boolean; sandboxed: false }
   | ({ kind: 'command' } & CommandViewInfo);
 
-export type TerminalDataListener = (threadId: string, terminalId: string, data: string) => void;
+/** `end`: the terminal's characters delivered so far, this chunk included (attach's `at` is where its buffer ends). */
+export type TerminalDataListener = (threadId: string, terminalId: string, data: string, end: number) => void;
 export type TerminalChangeListener = (threadId: string) => void;
 
 interface Shown {
@@ -54,10 +55,12 @@ interface Shown {
 
 interface Terminal {
   snapshot(): string;
+  /** Characters delivered so far (after snapshot(): where its text ends). */
+  written(): number;
   write(data: string): void;
   resize(cols: number, rows: number): void;
   ack(chars: number): void;
-  onData(listener: (data: string) => void, options?: { acks?: boolean }): () => void;
+  onData(listener: (data: string, end: number) => void, options?: { acks?: boolean }): () => void;
 }
 
 interface ThreadTerminals {
@@ -101,12 +104,17 @@ export class TerminalService {
   }
 
   /** A window shows this terminal: the person's shell starts if needed; returns the output so far. */
-  attach(threadId: string, terminalId: string): string {
+  /**
+   * The window shows this terminal: its scrollback, and `at`, where that ends in the stream of
+   * onData (a chunk may reach the window before this answer does; what of it is past `at` is new).
+   */
+  attach(threadId: string, terminalId: string): { buffer: string; at: number } {
     const terminal = this.terminal(threadId, terminalId, true);
     const key = keyOf(threadId, terminalId);
     this.attached.add(key);
     this.connect(threadId, terminalId, terminal);
-    return terminal.snapshot();
+    const buffer = terminal.snapshot();
+    return { buffer, at: terminal.written() };
   }
 
   detach(threadId: string, terminalId: string): void {
@@ -300,10 +308,10 @@ export class TerminalService {
     if (current && current.acks === acks) return;
     current?.off();
     const off = terminal.onData(
-      (data) => {
+      (data, end) => {
         for (const listener of this.dataListeners) {
           try {
-            listener(threadId, terminalId, data);
+            listener(threadId, terminalId, data, end);
           } catch {
             // one broken window must not stop the others
           }
@@ -327,7 +335,7 @@ export class TerminalService {
 }
 
 /** A thread's shell that is not running: nothing to show, typing and acks go nowhere. */
-const IDLE_SHELL: Terminal = { snapshot: () => '', write: () => undefined, resize: () => undefined, ack: () => undefined, onData: () => () => undefined };
+const IDLE_SHELL: Terminal = { snapshot: () => '', written: () => 0, write: () => undefined, resize: () => undefined, ack: () => undefined, onData: () => () => undefined };
 
 function keyOf(threadId: string, terminalId: string): string {
   return `${threadId}\0${terminalId}`;

@@ -65,7 +65,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     shell: { baseEnv: env, ...(remote ? { command: remote.loginShell } : {}) },
   });
   // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
-  terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
+  terminals.onData((threadId, terminalId, data, end) => send('terminal.data', { threadId, terminalId, data, end }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
   // The sandbox started again, stopped, found gone or removed: the window shows where it stands and the ways forward.

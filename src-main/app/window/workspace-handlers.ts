@@ -23,7 +23,7 @@ export function workspaceHandlers(w: WindowServices): HandlersFor<'files.'> & Ha
     'memories.used': async ({ threadId }) => memories.used(threadId),
 
     'terminal.list': async ({ threadId }) => terminals.list(threadId),
-    'terminal.attach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => ({ buffer: terminals.attach(threadId, terminalId) }),
+    'terminal.attach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => terminals.attach(threadId, terminalId),
     'terminal.detach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => (terminals.detach(threadId, terminalId), ok),
     'terminal.input': async ({ threadId, terminalId = SHELL_TERMINAL_ID, data }) => (terminals.input(threadId, terminalId, data), ok),
     'terminal.resize': async ({ threadId, terminalId = SHELL_TERMINAL_ID, cols, rows }) => (terminals.resize(threadId, terminalId, cols, rows), ok),

@@ -64,20 +64,29 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
     term.current = terminal;
     if (focus) terminal.focus();
 
-    let attached = false;
+    /** Where the attach answer's buffer ends in the terminal's stream; null until it came. */
+    let at: number | null = null;
     let disposed = false;
     let pendingInput = '';
     const acks = new AckBatcher((bytes) => void transport.call('terminal.ack', { threadId, terminalId, bytes }).catch(() => undefined));
+    /** Chunks that came before the attach answer (it may come after them): what of them is past its buffer is shown after it. */
+    const early: Array<{ data: string; end: number }> = [];
+    const show = (data: string, end: number): void => {
+      // What the buffer holds already is not shown twice.
+      const fresh = end <= at! ? '' : data.slice(Math.max(0, data.length - (end - at!)));
+      if (fresh === '') acks.add(data.length);
+      else terminal.write(fresh, () => acks.add(data.length));
+    };
     const offData = transport.on('terminal.data', (payload) => {
-      // Data from before the attach answer is part of the buffer it returns.
-      if (payload.threadId !== threadId || payload.terminalId !== terminalId || !attached || disposed) return;
-      const size = payload.data.length;
-      terminal.write(payload.data, () => acks.add(size));
+      if (payload.threadId !== threadId || payload.terminalId !== terminalId || disposed) return;
+      if (at === null) early.push(payload);
+      else show(payload.data, payload.end);
     });
+    const attached = () => at !== null;
     const send = (data: string): void => void api.safe('terminal.input', { threadId, terminalId, data });
     // Typing before the pty is attached is kept, not lost.
     const typing = terminal.onData((data) => {
-      if (attached) send(data);
+      if (attached()) send(data);
       else if (pendingInput.length < MAX_PENDING_INPUT) pendingInput += data;
     });
     // A size goes at once (the agent's next command starts at it, and a message sent right after
@@ -112,10 +121,11 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
 
     transport
       .call('terminal.attach', { threadId, terminalId })
-      .then(({ buffer }) => {
+      .then((answer) => {
         if (disposed) return;
-        attached = true;
-        if (buffer) terminal.write(buffer);
+        at = answer.at;
+        if (answer.buffer) terminal.write(answer.buffer);
+        for (const { data, end } of early.splice(0)) show(data, end);
         if (pendingInput) send(pendingInput);
         pendingInput = '';
         // xterm's own 80×24 is no size of the window's: a hidden view reports nothing.
@@ -134,7 +144,7 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
       resize.dispose();
       clearTimeout(resizeTimer);
       acks.flush();
-      if (attached) void transport.call('terminal.detach', { threadId, terminalId }).catch(() => undefined);
+      if (attached()) void transport.call('terminal.detach', { threadId, terminalId }).catch(() => undefined);
       terminal.dispose();
       term.current = null;
     };
