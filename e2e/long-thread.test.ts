@@ -167,17 +167,27 @@ describe('a long thread in the window', () => {
       )
       .toBeLessThanOrEqual(TURNS - 200);
     // On the page: the turns near the top, consecutive; not the hundreds loaded.
-    // No earlier page on its way: what is on the page stays.
+    // No earlier page on its way, and the rows that came measured (the window moves once more
+    // by their heights, in a later frame): what is on the page stays.
     await conversation(page).getByRole('button', { name: 'Show earlier messages' }).waitFor({ timeout: 60_000 });
-    const near = await userTexts(page);
+    let near = await userTexts(page);
+    await expect
+      .poll(async () => {
+        await page.waitForTimeout(250);
+        const now = await userTexts(page);
+        const same = now.join('\n') === near.join('\n');
+        near = now;
+        return same;
+      }, { timeout: 60_000 })
+      .toBe(true);
     expect(consecutive(near)).toBe(true);
     expect(near.length).toBeLessThan(60);
     expect(await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).count()).toBe(0);
     // The waiting approval, far below, is on the page and answerable.
     expect(await approval(page).getByRole('button', { name: 'Approve', exact: true }).count()).toBe(1);
 
-    // A card opened at the top, scrolled far away (it leaves the page) and back: still open.
-    const turn = near[1]!.split(' ')[1];
+    // A card opened in the middle of those (not at the window's edge), scrolled far away (it leaves the page) and back: still open.
+    const turn = near[Math.floor(near.length / 2)]!.split(' ')[1];
     const name = `details of execute make step-${turn}`;
     await conversation(page).getByRole('button', { name: `Show ${name}` }).click();
     await conversation(page).getByRole('button', { name: `Hide ${name}` }).waitFor();

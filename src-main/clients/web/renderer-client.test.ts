@@ -129,14 +129,14 @@ describe('renderer WebSocket transport', () => {
     const seen: unknown[] = [];
     const off = t.on('terminal.data', (payload) => seen.push(payload));
     await t.call('app.info', {});
-    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 42 } });
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 42, end: 2 } });
     api.emit({ event: 'nonsense' as 'threads.changed', payload: {} });
-    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'ok' } });
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'ok', end: 2 } });
     await until(() => seen.length === 1, 'the valid event');
-    expect(seen).toEqual([{ threadId: 't1', terminalId: 'shell', data: 'ok' }]);
+    expect(seen).toEqual([{ threadId: 't1', terminalId: 'shell', data: 'ok', end: 2 }]);
     expect(warn).toHaveBeenCalledTimes(2);
     off();
-    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'after' } });
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'after', end: 7 } });
     await t.call('app.info', {}); // frames arrive in order: the event came before this answer
     expect(seen).toHaveLength(1);
   });
@@ -192,7 +192,7 @@ describe('renderer WebSocket transport', () => {
     expect(statuses).toContain('closed');
     expect(statuses.at(-1)).toBe('open');
     expect(await t.call('app.info', {})).toEqual(INFO);
-    second.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'again' } });
+    second.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'again', end: 5 } });
     await until(() => seen.length === 1, 'the event after reconnect');
     expect(seen).toEqual(['again']);
   });

@@ -308,8 +308,8 @@ describe('web host: WebSocket', () => {
     const inA = inbox(a);
     const inB = inbox(b);
     await Promise.all([opened(a), opened(b)]);
-    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'hello' } });
-    const expected = { event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'hello' } };
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'hello', end: 5 } });
+    const expected = { event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'hello', end: 5 } };
     expect(await inA.next()).toEqual(expected);
     expect(await inB.next()).toEqual(expected);
   });
@@ -328,7 +328,7 @@ describe('web host: WebSocket', () => {
     expect(head).toMatch(/^HTTP\/1.1 101/);
     client.pause();
 
-    const payload = { threadId: 't1', terminalId: 'shell', data: 'x'.repeat(1024 * 1024) };
+    const payload = { threadId: 't1', terminalId: 'shell', data: 'x'.repeat(1024 * 1024), end: 1024 * 1024 };
     const events = 64;
     for (let i = 0; i < events; i++) api.emit({ event: 'terminal.data', payload });
 
