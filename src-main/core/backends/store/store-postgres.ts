@@ -103,8 +103,8 @@ interface Queryable {
 type NewContent = Pick<FileRecord, 'content' | 'encoding' | 'mimeType'>;
 
 /**
- * pg's Pool, made when first used: `pg` is loaded then (some 8 MB resident), so a process whose
- * memories stay in SQLite never holds it.
+ * pg's Pool, made when first used: `pg` is loaded then, so a process whose memories stay in
+ * SQLite never holds it.
  */
 class LazyPool {
   private made: Promise<pg.Pool> | null = null;

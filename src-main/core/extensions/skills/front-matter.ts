@@ -12,8 +12,9 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 
-/** `yaml` is loaded when a front matter is first parsed: most hosts never see one (it is ~10 MB resident). */
-const parseDocument: typeof Yaml.parseDocument = (...args) => (createRequire(import.meta.url)('yaml') as typeof Yaml).parseDocument(...args);
+/** `yaml` is loaded when a front matter is first parsed: a host that never sees one never holds it. */
+const requireHere = createRequire(import.meta.url);
+const parseDocument: typeof Yaml.parseDocument = (...args) => (requireHere('yaml') as typeof Yaml).parseDocument(...args);
 
 /** A name, a 1,024-character description and a few more fields fit several times over. */
 export const MAX_FRONT_MATTER_CHARS = 8 * 1024;
