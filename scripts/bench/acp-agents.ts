@@ -6,7 +6,7 @@
 // person types (`threads.prepare`) beside one started by the turn and beside the agent driven
 // directly; and its processes left 5 s after the thread is deleted.
 // Issue 98: what the sandbox around a cold agent costs: `true` launched as an agent is (its own
-// /tmp, the host's entries put back one mount each), beside the same sandbox without its own /tmp.
+// /tmp, an overlay over the host's), beside the same sandbox without its own /tmp.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -308,9 +308,9 @@ async function benchWarmTurn(report: Report, options: BenchOptions): Promise<voi
 
 /**
  * The sandbox around another agent, alone: `true` prepared as an agent's process is (long-lived,
- * its own /tmp) and run to its end, beside the same without its own /tmp, interleaved. bubblewrap
- * 0.8 has no overlay: each of the host's /tmp entries is put back with a mount of its own, and each
- * mount reads the whole mount table again, so the time grows with the square of /tmp's entries.
+ * its own /tmp) and run to its end, beside the same without its own /tmp, interleaved. The
+ * private /tmp is one overlay however many entries the host's holds (private-tmp.ts); the row says
+ * how many it held.
  */
 async function benchAgentSandbox(report: Report, options: BenchOptions): Promise<void> {
   const section = report.section('Issue 98 · another agent’s cold start: the sandbox around it');
@@ -338,7 +338,7 @@ async function benchAgentSandbox(report: Report, options: BenchOptions): Promise
       shared.push(await launch(false));
     }
     section.rows.push({
-      name: `\`true\` launched as another agent is (prepared, run, its folders removed), its own /tmp with the host's ${entries} entries put back, beside the same sandbox without its own /tmp (median of ${own.length}, interleaved; +${formatMs(median(own) - median(shared))})`,
+      name: `\`true\` launched as another agent is (prepared, run, its folders removed), its own /tmp over the host's ${entries} entries, beside the same sandbox without its own /tmp (median of ${own.length}, interleaved; +${formatMs(median(own) - median(shared))})`,
       ours: formatMs(median(own)),
       floor: formatMs(median(shared)),
       ratio: formatRatio(median(own), median(shared)),

@@ -89,6 +89,16 @@ describe('bwrapArgs', () => {
   });
 });
 
+describe('bwrapArgs: a private /tmp', () => {
+  it('with its overlay, binds the view at /tmp once, before everything below it, and binds none of the host’s entries', () => {
+    const policy = { ...resolvePolicy({ projectDir: '/tmp/p/app', dataDir: data, privateTmp: true }, { platform: 'linux', homes: ['/home/u'], env: {}, uid: 1000 }), hidden: [] };
+    const m = mounts(bwrapArgs({ policy, tmpDir: '/tmp/run', unreadableFile: '/tmp/hidden', cwd: '/tmp/p/app', kindOf: () => 'dir', tmpView: '/tmp/stage/view' }));
+    expect(m.slice(0, 4)).toEqual(['--ro-bind / /', '--dev /dev', '--proc /proc', '--bind /tmp/stage/view /tmp']);
+    expect(m.filter((x) => x.startsWith('--ro-bind-try') || x.startsWith('--tmpfs /tmp'))).toEqual([]);
+    expect(m.indexOf('--bind /tmp/p/app /tmp/p/app')).toBeGreaterThan(3);
+  });
+});
+
 describe('probeBwrap', () => {
   const bwrap = findBwrap();
   it.skipIf(bwrap === undefined)('a probe that only ran out of time is no verdict (asked again, not remembered as unavailable)', async () => {

@@ -24,6 +24,8 @@ export interface BwrapRun {
   cwd: string;
   /** What each path is, where the command runs (default: lstat on this machine; a remote sandbox asks the remote). */
   kindOf?: (path: string) => PathKind;
+  /** The private /tmp's view, where the launch mounts it (private-tmp.ts): bound at /tmp; without it, the host's entries are bound one by one. */
+  tmpView?: string;
   /** The seccomp filter bwrap installs (seccomp.ts): the launch must open it (withFilterOpen). */
   seccomp?: SeccompFilter;
 }
@@ -76,9 +78,10 @@ function depth(path: string): number {
 }
 
 /**
- * A private /tmp (`privateTmp`): an empty one of the run's own, with the host's entries of now
- * put back read-only (a folder in /tmp reads as before, and is no more writable than before);
- * a new name in it (a program's socket) is the run's alone, gone with it.
+ * A private /tmp (`privateTmp`) where no overlay of it can be mounted (private-tmp.ts): an empty
+ * one of the run's own, with the host's entries of now put back read-only (a folder in /tmp
+ * reads as before, and is no more writable than before); a new name in it (a program's socket)
+ * is the run's alone, gone with it.
  */
 function privateTmpMounts(): Mount[] {
   const mounts: Mount[] = [{ path: '/tmp', args: ['--perms', '1777', '--tmpfs', '/tmp'] }];
@@ -112,7 +115,7 @@ export function bwrapArgs(run: BwrapRun): string[] {
     { path: '/dev', args: ['--dev', '/dev'] },
     { path: '/proc', args: ['--proc', '/proc'] },
     // Before everything below it: the project folder, the temp folder and the covers are still mounted at their places inside.
-    ...(policy.privateTmp ? privateTmpMounts() : []),
+    ...(!policy.privateTmp ? [] : run.tmpView !== undefined ? [{ path: '/tmp', args: ['--bind', run.tmpView, '/tmp'] }] : privateTmpMounts()),
     { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
     { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
   ];

@@ -56,6 +56,7 @@ import { seccompFilter, withPrelude } from './seccomp';
 import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
 import { makeRunFolder, makeSocketFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
+import { createTmpOverlay, tmpOverlayWorks, type TmpOverlay } from './private-tmp';
 import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -247,15 +248,24 @@ class OsSandbox implements Sandbox {
     if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
     // Made first: with a layer, the look at the folder's repositories may be the last one (FolderLook).
     const layer = longLived || this.launcher.kind !== 'bubblewrap' ? undefined : await this.writeLayer(resolved.projectDir);
+    // A long-lived process has no layer: its private /tmp is the one overlay its launch mounts.
+    const tmpOverlay = resolved.privateTmp && !layer && this.launcher.kind === 'bubblewrap' ? await this.tmpOverlay() : undefined;
     try {
-      return await this.prepareRun(spec, options, resolved, layer);
+      return await this.prepareRun(spec, options, resolved, layer, tmpOverlay);
     } catch (err) {
       if (layer) discardLayer(layer.dir);
+      if (tmpOverlay) await removeRunFolder(tmpOverlay.dir);
       throw err;
     }
   }
 
-  private async prepareRun(spec: CommandSpec, options: PrepareOptions, resolved: ResolvedPolicy, layer: WriteLayer | undefined): Promise<PreparedCommand> {
+  /** A private /tmp's overlay, where one mounts here (else bwrap.ts binds the host's entries one by one). */
+  private async tmpOverlay(): Promise<TmpOverlay | undefined> {
+    const tools = await writeLayerTools();
+    return tools && (await tmpOverlayWorks(tools)) ? createTmpOverlay(tools) : undefined;
+  }
+
+  private async prepareRun(spec: CommandSpec, options: PrepareOptions, resolved: ResolvedPolicy, layer: WriteLayer | undefined, tmpOverlay: TmpOverlay | undefined): Promise<PreparedCommand> {
     const longLived = options.longLived === true;
     // Found before anything of the run is made, which a missing program would leave behind.
     const relay = this.launcher.kind === 'bubblewrap' && resolved.forwards.length + resolved.allowedDomains.length > 0 ? portRelay() : undefined;
@@ -311,19 +321,19 @@ class OsSandbox implements Sandbox {
       // The layer's own folders (the real project among them) are not the command's to see.
       const layerDir = layer?.dir;
       if (layerDir !== undefined && !resolved.hidden.some((h) => hides(h, layerDir))) resolved.hidden.push({ path: layerDir, why: "the command's write layer" });
-      // Inside the layer's user namespace the person is root: bwrap maps them back.
-      const ids = layer && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
+      // Inside the layer's (or the private /tmp's) user namespace the person is root: bwrap maps them back.
+      const ids = (layer || tmpOverlay) && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
       const seccomp = seccompFilter();
       // A bare name is found by a shell inside (its "not found" and 127, as a person would
       // see); a path (the shell every command runs in) is exec'd by bwrap itself.
       const inner = command[0]?.startsWith('/') ? command : ['/bin/sh', '-c', 'exec "$@"', 'sh', ...command];
-      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', ...inner];
+      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp, ...(tmpOverlay ? { tmpView: tmpOverlay.view } : {}) }), ...ids, '--', ...inner];
       // One shell before bwrap sets the process limit (inherited by everything inside), opens
       // the filter and reports the status: the fewest execs per command. With a layer,
       // overlay-exec mounts the overlay before it.
       const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}), ...(options.report ? { report: options.report } : {}) };
       const launch = withPrelude(prelude, this.launcher.path, args);
-      ({ file, args } = layer ? layer.wrap(launch.file, launch.args) : launch);
+      ({ file, args } = (layer ?? tmpOverlay)?.wrap(launch.file, launch.args) ?? launch);
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {
@@ -429,7 +439,7 @@ class OsSandbox implements Sandbox {
         // Nothing runs any more (enforce waited for the layer's check). A command's folders go
         // in the background, after its result; a server's as it ends (nobody waits on that).
         type Folder = readonly [string, (dir: string) => Promise<void>];
-        const folders: Folder[] = [...(layer ? [[layer.dir, discardLayerAsync] as const] : []), [tmpDir, removeTmpDir], ...(proxyDir ? [[proxyDir, removeRunFolder] as const] : [])];
+        const folders: Folder[] = [...(layer ? [[layer.dir, discardLayerAsync] as const] : []), [tmpDir, removeTmpDir], ...(proxyDir ? [[proxyDir, removeRunFolder] as const] : []), ...(tmpOverlay ? [[tmpOverlay.dir, removeRunFolder] as const] : [])];
         await proxy?.close();
         if (longLived) await Promise.all(folders.map(([dir, remove]) => remove(dir)));
         else for (const [dir, remove] of folders) removeRunFolderLater(dir, remove);

@@ -25,9 +25,9 @@ import { socketPathFits, socketPathLimit, socketTempDir } from '../fs/socket-pat
 import { isProcessAlive } from '../process/process-tree';
 
 /** What a run folder is for: the name it starts with. */
-export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-' | 'deepdesk-proxy-' | 'deepdesk-snapshot-';
+export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-' | 'deepdesk-proxy-' | 'deepdesk-snapshot-' | 'deepdesk-tmp-';
 
-const NAMED = /^deepdesk-(?:run|server|layer|layer-probe|proxy|snapshot)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+const NAMED = /^deepdesk-(?:run|server|layer|layer-probe|proxy|snapshot|tmp)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
 
 /** A proxy's folder as Deepdesk made it in the temp folder before they were named after their process (mkdtemp). */
 const UNNAMED_PROXY = /^deepdesk-proxy-[A-Za-z0-9]{6}$/;

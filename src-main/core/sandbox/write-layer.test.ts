@@ -71,7 +71,7 @@ describe.skipIf(!tools)('the write layer', () => {
       execFile(launch.file, launch.args, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
     });
     expect(ran.code).toBe(125);
-    expect(ran.stderr).toMatch(/^Deepdesk could not overlay the project folder for this command \(the overlay on .+: No such file or directory\)\n$/);
+    expect(ran.stderr).toMatch(/^Deepdesk could not mount this command's overlay \(the overlay on .+: No such file or directory\)\n$/);
     expect(fs.existsSync(marker)).toBe(false);
     expect(fs.readdirSync(project)).toEqual([]);
   });

@@ -1,13 +1,17 @@
 /*
  * overlay-exec: runs a program with a folder overlaid (the write layer, write-layer.ts).
  *
- *   overlay-exec BIND_SOURCE BIND_TARGET rw|ro OPTIONS TARGET FILE [ARG...]
+ *   overlay-exec [--tmpfs DIR] BIND_SOURCE BIND_TARGET rw|ro OPTIONS TARGET FILE [ARG...]
  *
  * In a new user and mount namespace (the person mapped to root, as `unshare -r -m` does, mounts
  * private as its default), BIND_SOURCE is bound at BIND_TARGET unless both are empty (the lower
  * layer's path where the folder's own path would break the options), an overlay with OPTIONS is
  * mounted at TARGET, read-only with `ro`, and FILE (an absolute path) replaces this process with
  * ARG... as its arguments, the environment unchanged.
+ *
+ * With `--tmpfs DIR`, the layers live in memory: a tmpfs is mounted at DIR first, with upper/,
+ * work/ and view/ made in it (a private /tmp: the overlay's lower is /tmp itself, so its upper
+ * cannot be a folder in /tmp's file system).
  *
  * The same system calls `unshare -r -m` and `mount` make, without their start-up (two programs
  * that load six libraries and, for mount, read the locale and /proc/filesystems): about a
@@ -21,6 +25,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -28,7 +33,7 @@
 #define FAILED 125
 
 static int fail(const char *what, const char *detail) {
-  fprintf(stderr, "Deepdesk could not overlay the project folder for this command (%s%s%s: %s)\n", what, detail[0] ? " " : "", detail, strerror(errno));
+  fprintf(stderr, "Deepdesk could not mount this command's overlay (%s%s%s: %s)\n", what, detail[0] ? " " : "", detail, strerror(errno));
   return FAILED;
 }
 
@@ -44,8 +49,15 @@ static int write_file(const char *file, const char *text) {
 }
 
 int main(int argc, char **argv) {
+  const char *tmpfs = NULL;
+  if (argc > 2 && strcmp(argv[1], "--tmpfs") == 0) {
+    tmpfs = argv[2];
+    argv[2] = argv[0];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 7) {
-    fprintf(stderr, "usage: overlay-exec BIND_SOURCE BIND_TARGET rw|ro OPTIONS TARGET FILE [ARG...]\n");
+    fprintf(stderr, "usage: overlay-exec [--tmpfs DIR] BIND_SOURCE BIND_TARGET rw|ro OPTIONS TARGET FILE [ARG...]\n");
     return FAILED;
   }
   const char *bind_source = argv[1], *bind_target = argv[2], *mode = argv[3], *options = argv[4], *target = argv[5], *file = argv[6];
@@ -70,6 +82,18 @@ int main(int argc, char **argv) {
   if (write_file("/proc/self/gid_map", map) != 0) return fail("the gid map", "");
   /* Nothing mounted here reaches the namespace it came from. */
   if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return fail("private mounts", "");
+  if (tmpfs != NULL) {
+    if (mount("tmpfs", tmpfs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0) return fail("a tmpfs at", tmpfs);
+    static const char *const made[] = {"upper", "work", "view"};
+    char path[4096];
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
+      if (snprintf(path, sizeof path, "%s/%s", tmpfs, made[i]) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return fail("the folder", tmpfs);
+      }
+      if (mkdir(path, 0755) != 0) return fail("the folder", path);
+    }
+  }
   if (bind_source[0] != '\0' && mount(bind_source, bind_target, NULL, MS_BIND, NULL) != 0) return fail("the bind of", bind_source);
   if (mount("overlay", target, "overlay", read_only ? MS_RDONLY : 0, options) != 0) return fail("the overlay on", target);
 

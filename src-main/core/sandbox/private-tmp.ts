@@ -1,0 +1,56 @@
+// A /tmp of its own for a long-lived process (SandboxPolicy.privateTmp: another agent's tree,
+// whose tools make sockets in /tmp whatever TMPDIR says). overlay-exec mounts, in its user and
+// mount namespace, an overlay whose lower layer is the host's /tmp and whose upper layer lives in
+// a tmpfs of the run's (`--tmpfs`); bubblewrap binds that view at /tmp. The host's entries read
+// as they are now, what the process writes or makes there is its alone and gone with it, and a
+// host service's socket there cannot be connected to (a socket is reached by its own inode, not
+// the overlay's). One mount however many entries /tmp holds: bound one by one, each costs
+// bubblewrap a read of the mount table, ~0.85 s for 770 entries.
+import { makeRunFolder } from './run-folders';
+import { realPathOf } from '../fs/real-path';
+import { runToEnd } from '../process/spawn';
+import { rmSync } from 'node:fs';
+import type { LayerTools } from './write-layer';
+
+export interface TmpOverlay {
+  /** The run's folder: the tmpfs is mounted over it in the namespace, so it stays empty here. */
+  readonly dir: string;
+  /** Where the merged /tmp is, inside the namespace: bubblewrap binds it at /tmp. */
+  readonly view: string;
+  wrap(file: string, args: string[]): { file: string; args: string[] };
+}
+
+/** A path overlay's options take as it is (their separators are ',' and ':'; '\\' escapes). */
+const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
+
+export function createTmpOverlay(tools: LayerTools): TmpOverlay | undefined {
+  const dir = realPathOf(makeRunFolder('deepdesk-tmp-'));
+  if (!PLAIN_OPTION_PATH.test(dir)) {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  const view = `${dir}/view`;
+  return {
+    dir,
+    view,
+    wrap: (file, args) => ({ file: tools.overlayExec, args: ['--tmpfs', dir, '', '', 'rw', `lowerdir=/tmp,upperdir=${dir}/upper,workdir=${dir}/work,userxattr`, view, file, ...args] }),
+  };
+}
+
+let probed: Promise<boolean> | undefined;
+
+/** Whether an overlay of /tmp with its upper layer in a tmpfs mounts here (user xattrs on tmpfs: Linux ≥ 6.6); asked once. */
+export function tmpOverlayWorks(tools: LayerTools): Promise<boolean> {
+  probed ??= (async () => {
+    const overlay = createTmpOverlay(tools);
+    if (!overlay) return false;
+    try {
+      const { file, args } = overlay.wrap('/bin/sh', ['-c', ': > "$1/.deepdesk-probe"', 'sh', overlay.view]);
+      const ran = await runToEnd({ role: 'probe', file, args, timeoutMs: 20_000 });
+      return ran.code === 0 && ran.spawnError === undefined;
+    } finally {
+      rmSync(overlay.dir, { recursive: true, force: true });
+    }
+  })();
+  return probed;
+}
