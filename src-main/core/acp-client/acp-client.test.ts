@@ -350,7 +350,7 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
   }, 60_000);
 
   it.skipIf(!available)('its private home is its own: written there, not in the person’s home', async () => {
-    const turn = await session.prompt(`own-write ${join(dataDir, 'agents', 'homes', 'scripted', 'state.txt')} s ;; own-write ${join(fakeHome, 'x.txt')} s`);
+    await session.prompt(`own-write ${join(dataDir, 'agents', 'homes', 'scripted', 'state.txt')} s ;; own-write ${join(fakeHome, 'x.txt')} s`);
     expect(existsSync(join(dataDir, 'agents', 'homes', 'scripted', 'state.txt'))).toBe(true);
     // Refused, or (this test's home lies in /tmp) kept in the agent's own /tmp: never in the home.
     expect(existsSync(join(fakeHome, 'x.txt'))).toBe(false);
