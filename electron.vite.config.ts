@@ -20,6 +20,10 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/desktop-main.ts'),
           cli: resolve(__dirname, 'src-main/cli/main.ts'),
         },
+        // V8 holds each module's source for lazy compiling: without the doc comments, and with
+        // every character past ASCII written as an escape (one ’ or — in a chunk made all of it
+        // a two-byte string; half the chunks were), a host holds ~3 MB less of it.
+        output: { charset: 'ascii', comments: { jsdoc: false, legal: true, annotation: false } },
       },
     },
   },

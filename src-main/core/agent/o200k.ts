@@ -32,9 +32,12 @@ function load(): Ranks {
   const { O200K_TOKEN_SPLIT_REGEX: split } = require(constants) as { O200K_TOKEN_SPLIT_REGEX: RegExp };
   // …/gpt-tokenizer/cjs/encodingParams/constants.js → …/gpt-tokenizer/data/o200k_base.tiktoken
   const file = readFileSync(path.join(path.dirname(constants), '..', '..', 'data', 'o200k_base.tiktoken'));
-  // Lines of `BASE64 RANK`, ranks 0, 1, 2… in order; the bytes never outgrow the file.
-  const bytes = new Uint8Array(file.length);
-  const offsets: number[] = [0];
+  // Lines of `BASE64 RANK`, ranks 0, 1, 2… in order. The bytes are decoded over the file's own
+  // text (they never catch up with it: four characters make three bytes), so that loading
+  // leaves no file-sized copy behind for the host to hold until a collection.
+  const bytes = file;
+  const starts = new Uint32Array(200_001);
+  let count = 0;
   let at = 0;
   for (let i = 0; i < file.length; ) {
     let bits = 0;
@@ -52,14 +55,12 @@ function load(): Ranks {
     let rank = 0;
     for (i++; i < file.length && file[i] !== 0x0a; i++) rank = rank * 10 + file[i]! - 0x30;
     i++;
-    if (rank !== offsets.length - 1) throw new Error(`o200k_base.tiktoken: rank ${rank} on line ${offsets.length}`);
-    offsets.push(at);
+    if (rank !== count || count === starts.length - 1) throw new Error(`o200k_base.tiktoken: rank ${rank} on line ${count + 1}`);
+    starts[++count] = at;
   }
-  const starts = Uint32Array.from(offsets);
-  const count = starts.length - 1;
   const table = new Int32Array(1 << Math.ceil(Math.log2(count * 2)));
   const kept = bytes.slice(0, at);
-  const result: Ranks = { bytes: kept, starts, table, split };
+  const result: Ranks = { bytes: kept, starts: starts.slice(0, count + 1), table, split };
   for (let r = 0; r < count; r++) {
     let slot = hash(kept, starts[r]!, starts[r + 1]!) & (table.length - 1);
     while (table[slot] !== 0) slot = (slot + 1) & (table.length - 1);
