@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, toolCard, type ServeHandle } from './harness';
 
@@ -122,6 +122,8 @@ describe('messages sent while the agent works', () => {
 describe('what the window says after a restart, and about flags', () => {
   it('the context meter shows the thread\'s last known usage as soon as it opens after a restart', async () => {
     const first = await startServe({ script: [{ text: 'Counted.', usage: { promptTokens: 12_345, completionTokens: 5 } }] });
+    // Stopped for good (its own home too) after the second one, which the afterEach stops.
+    onTestFinished(() => first.stop());
     const page = await openApp(browser, first.url);
     await sendMessage(page, 'Count tokens');
     await conversation(page).getByText('Counted.').waitFor({ timeout: 60_000 });
@@ -129,10 +131,7 @@ describe('what the window says after a restart, and about flags', () => {
     await expect.poll(() => meter.innerText()).toMatch(/^12k \//);
     await page.context().close();
     // Restart on the same data (stop only the process: the folders stay for the second one).
-    const exited = new Promise((r) => first.process.once('exit', r));
-    first.process.kill('SIGTERM');
-    await exited;
-    await first.model.close();
+    await first.stop({ keepData: true });
 
     serve = await startServe({ folder: first.folder, dataDir: first.dataDir });
     const again = await openApp(browser, serve.url);

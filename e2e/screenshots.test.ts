@@ -6,11 +6,11 @@
 // 1400×900 light window is also written to docs/images/window.png (the README's picture);
 // otherwise that committed file is left alone, so it changes only when asked to.
 
-import { copyFileSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { approval, conversation, repo, screenshotDir, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -80,7 +80,9 @@ async function shoot(page: Page, name: string): Promise<string> {
 describe('screenshots', () => {
   it('of the window at work and of Settings, at 1400×900 and 1024×700, light and dark', { timeout: 240_000 }, async () => {
     // Named as a person's project is (the header shows the folder's name).
-    const folder = join(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-shots-')), 'pricing');
+    const parent = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-shots-'));
+    onTestFinished(() => rmSync(parent, { recursive: true, force: true }));
+    const folder = join(parent, 'pricing');
     writeProject(folder);
     const serve = await e2e.serve({
       folder,

@@ -9,7 +9,7 @@
 // message: the longest frame of each; at the first message, ten screens down and back.
 
 import { chromium, type Page } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatMs, median } from './measure';
@@ -197,5 +197,6 @@ export async function benchLongThreadWindow(report: Report, repo: string): Promi
   } finally {
     await browser.close();
     await serve.stop();
+    rmSync(folder, { recursive: true, force: true });
   }
 }

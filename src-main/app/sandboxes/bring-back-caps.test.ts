@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box-provider';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import { formatBlockedLine, type BlockedItem } from '../../core/sandbox/blocked';
@@ -26,6 +26,7 @@ afterEach(() => {
 
 const MB = 1024 * 1024;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-data-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 async function started(): Promise<{ folder: string; sandbox: ProviderSandbox; manifest: Manifest }> {
   const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-back-')));

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box-provider';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import { resolvePolicy } from '../../core/sandbox/policy';
@@ -45,6 +45,7 @@ async function sandboxFor(): Promise<{ provider: LocalBoxProvider; sandbox: Prov
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-data-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('the folder goes up as git sees it', () => {
   it('sends tracked and untracked-not-ignored files, never .git, secrets or what is over the cap', async () => {

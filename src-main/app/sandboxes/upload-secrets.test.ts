@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box-provider';
 import { planUpload, uploadFolder, uploadSummary } from './folder-upload';
 
@@ -96,6 +96,7 @@ function repoWith(files: ReadonlyArray<{ rel: string; content?: string }>): stri
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-data-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('secrets stay behind by class', () => {
   it('sends none of a corpus of real credential files, and every ordinary file; the first line says what stayed behind and why', async () => {

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { MethodName, Params, Result, ThreadView } from '../../app/contract';
 import type { SecretCipher } from '../../app/settings/encrypted-file-secret-store';
 import { notApplicableUpdates } from '../../app/base/updates';
@@ -184,12 +184,12 @@ describe('the desktop app as a client of the agent host', () => {
     try {
       vi.stubEnv('DEEPDESK_SSH_COMMAND', sshd.sshCommand);
       const remote = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-desktop-remote-')));
+      onTestFinished(() => rmSync(remote, { recursive: true, force: true }));
       writeFileSync(join(remote, 'on-the-box.txt'), 'remote\n');
       const { call } = await open(null);
       const info = await call('app.openRemoteFolder', { host: 'deepdesk-test', path: remote });
       expect(info).toMatchObject({ folder: sshd.folderUrl(remote), folderName: basename(remote), host: 'deepdesk-test' });
       expect((await call('files.list', { path: '/' })).map((e) => e.path)).toEqual(['/on-the-box.txt']);
-      rmSync(remote, { recursive: true, force: true });
     } finally {
       vi.unstubAllEnvs();
       for (const window of windows.splice(0)) await window.close();

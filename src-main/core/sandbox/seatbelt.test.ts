@@ -1,15 +1,17 @@
 // The macOS profile as text (sandbox-exec cannot run on Linux): deny by default, reads
 // everywhere but the secrets, writes only in the folder and the private temp folder with
 // the protected paths carved out after the allow (later rules win in SBPL), no network.
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { resolvePolicy } from './policy';
 import { sbplString, seatbeltArgs, seatbeltProfile } from './seatbelt';
 
 /** A real folder with a `.git` (the profile protects git's files only where a repository exists). */
-const app = join(realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-'))), 'app');
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const app = join(root, 'app');
 mkdirSync(join(app, '.git'), { recursive: true });
 const policy = resolvePolicy(
   { projectDir: app, dataDir: '/Users/ann/.deepdesk', protectedPaths: [join(app, '.env')] },
@@ -94,7 +96,9 @@ describe('seatbelt profile', () => {
 
   it('keeps the data folder hidden around a worktree: only the worktree is allowed again, after the denies, and its protected paths denied after that', () => {
     // A real worktree layout (the profile protects git's files only where `.git` exists).
-    const data = join(realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-'))), 'data');
+    const dataRoot = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-')));
+    onTestFinished(() => rmSync(dataRoot, { recursive: true, force: true }));
+    const data = join(dataRoot, 'data');
     const worktree = join(data, 'worktrees', 'w');
     mkdirSync(worktree, { recursive: true });
     writeFileSync(join(worktree, '.git'), 'gitdir: /Users/ann/app/.git/worktrees/w\n');

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { hostPaths } from '../../host/paths';
 import { protocolKey, protocolKeyReader, rotateProtocolKey } from './protocol-key';
 
@@ -21,7 +21,9 @@ describe('the protocol key', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(hostPaths(dataDir).dir).mode & 0o777).toBe(0o700);
     expect(protocolKey(dataDir)).toBe(key);
-    expect(protocolKey(mkdtempSync(join(tmpdir(), 'protocol-key-other-')))).not.toBe(key);
+    const other = mkdtempSync(join(tmpdir(), 'protocol-key-other-'));
+    onTestFinished(() => rmSync(other, { recursive: true, force: true }));
+    expect(protocolKey(other)).not.toBe(key);
   });
 
   it('rotates: the reader sees the new key at its next call, the old one no more', () => {

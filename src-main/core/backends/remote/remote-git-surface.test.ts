@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Sandbox } from '../../sandbox/types';
 import { runRemoteCommand } from './remote-exec';
 import { createRemoteSandbox } from './remote-sandbox';
@@ -172,10 +172,22 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     let seen = '';
     let started!: () => void;
     const startedSeen = new Promise<void>((resolve) => (started = resolve));
+    // The lost run's folder on the remote (this machine's /tmp): removed before the next run.
+    const runFolders: string[] = [];
+    onTestFinished(() => runFolders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+    const watched: Sandbox = {
+      kind: sandbox.kind,
+      policy: sandbox.policy,
+      prepare: async (spec, options) => {
+        const prepared = await sandbox.prepare(spec, options);
+        runFolders.push(dirname(prepared.env.TMPDIR!));
+        return prepared;
+      },
+    };
     const pending = runRemoteCommand(connection, `${evilProgram()}; cp -r sub/.git ev; git --git-dir=ev config core.fsmonitor "$PWD/evil.sh"; echo "$PWD/ev" > sub/.git/commondir; echo started; sleep 60`, {
       cwd: project,
       timeoutS: 60,
-      sandbox,
+      sandbox: watched,
       onData: (chunk) => {
         seen += chunk;
         if (seen.includes('started')) started();
@@ -188,6 +200,7 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(lost.connectionError).toBeDefined();
     const next = await run('true');
     expect(next.sandboxBlocked).toContain('/sub/.git/commondir');
+    expect(runFolders.filter((dir) => existsSync(dir))).toEqual([]);
     await personUsesGit(join(project, 'sub'));
     expect(ran()).toEqual([]);
   });

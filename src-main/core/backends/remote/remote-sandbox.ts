@@ -137,6 +137,8 @@ class RemoteBwrapSandbox implements Sandbox {
   readonly kind = 'bubblewrap' as const;
   /** A run whose check could not be done (the connection went): done before the next one starts. */
   private unchecked: RunToCheck | undefined;
+  /** Run folders whose removal could not be done (the connection went): removed before the next run. */
+  private leftBehind: string[] = [];
 
   constructor(
     private readonly connection: SshConnection,
@@ -158,6 +160,15 @@ class RemoteBwrapSandbox implements Sandbox {
     return list;
   }
 
+  /** Removes run folders on the remote; those it cannot reach now are kept for the next run. */
+  private async remove(dirs: string[]): Promise<void> {
+    const removed = await this.connection.run(`rm -rf -- ${dirs.map(shQuote).join(' ')}`, { timeoutMs: 30_000 }).then(
+      (r) => r.code === 0,
+      () => false,
+    );
+    if (!removed) this.leftBehind.push(...dirs);
+  }
+
   async prepare(spec: CommandSpec): Promise<PreparedCommand> {
     const host = await remoteHost(this.connection);
     // Nothing runs on top of what an unchecked run may have left: it is checked first, and its undos reported with this run's.
@@ -168,6 +179,7 @@ class RemoteBwrapSandbox implements Sandbox {
       this.unchecked = undefined;
       carried = earlier.items;
     }
+    if (this.leftBehind.length > 0) await this.remove(this.leftBehind.splice(0));
     const candidates = this.candidates(host.uid);
     // Records, NUL-separated: the run's folder, the real project, cwd and home, then per
     // candidate its real path and kind (d, f, -; empty when the word was empty).
@@ -198,7 +210,7 @@ class RemoteBwrapSandbox implements Sandbox {
 
     const connection = this.connection;
     const python = this.python;
-    const removeBase = () => connection.run(`rm -rf -- ${shQuote(base)}`, { timeoutMs: 30_000 }).catch(() => undefined);
+    const removeBase = () => this.remove([base]);
     let gitBefore: GitSurface;
     let kindsBefore: FileKinds;
     try {

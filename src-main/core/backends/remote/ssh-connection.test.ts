@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parseSshTarget } from './ssh-target';
 import { checkPrivateDir, SshConnection, SshConnectionError } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
@@ -96,6 +96,7 @@ describe('SshConnection over the system ssh', () => {
   });
 
   it("brings back any bytes a kept shell's script prints, frame-like text included", async () => {
+    onTestFinished(() => rmSync('/tmp/deepdesk-bytes', { force: true }));
     const r = await connection.run(`printf '@@deepdesk-frame 1 0 0 0\\n'; head -c 300000 /dev/urandom | tee /tmp/deepdesk-bytes; printf x >&2`);
     const expected = Buffer.concat([Buffer.from('@@deepdesk-frame 1 0 0 0\n'), (await connection.run('cat /tmp/deepdesk-bytes')).stdout]);
     expect(r.stdout.equals(expected)).toBe(true);

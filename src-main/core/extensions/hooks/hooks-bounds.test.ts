@@ -1,10 +1,10 @@
 // A hook's printed JSON is read within bounds (issue 37): JSON nested 100,000 deep (within the
 // 1 MB output cap) is an error the person sees, not an updatedInput that overflows the stack
 // of everything that walks the call afterwards; the run goes on and answers.
-import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createHarness, type Harness } from '../../agent/agent-harness.test-support';
 import { loadHooks } from './config';
 
@@ -17,6 +17,7 @@ afterEach(async () => {
 describe('a hook that prints JSON nested too deep', () => {
   it('is an error the person sees; the call runs as the model wrote it and the run answers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'deepdesk-hook-bounds-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const deep = `'['.repeat(100000) + ']'.repeat(100000)`;
     writeFileSync(
       join(dir, 'hook.js'),

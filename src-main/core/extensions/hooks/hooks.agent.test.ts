@@ -27,8 +27,8 @@ afterEach(async () => {
   for (const dir of markerDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const markerDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-hooks-'));
+const markerDir = (prefix = 'deepdesk-hooks-'): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   markerDirs.push(dir);
   return dir;
 };
@@ -482,7 +482,7 @@ if "DONE" not in last:
 describe('PreSkillShellCommand', () => {
   it("fires before each shell line of a skill the model invoked (read): its block keeps the line from running, its approve lets it, invoked_by is model, and the decision is recorded", async () => {
     const dir = markerDir();
-    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const home = markerDir('deepdesk-skill-home-');
     const skillDir = join(home, '.agents', 'skills', 'mkfiles');
     mkdirSync(skillDir, { recursive: true });
     writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: mkfiles\ndescription: Makes the files.\n---\nFirst:\n!`touch blocked.txt`\n!`touch allowed.txt`\n');
@@ -537,7 +537,7 @@ describe('PreSkillShellCommand', () => {
 
   it("hookSpecificOutput.permissionDecision deny refuses the line; a hook whose matcher names another skill is not asked", async () => {
     const dir = markerDir();
-    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const home = markerDir('deepdesk-skill-home-');
     const skillDir = join(home, '.agents', 'skills', 'cleanup');
     mkdirSync(skillDir, { recursive: true });
     writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: cleanup\ndescription: Cleans up.\n---\n!`touch cleaned.txt`\n');
@@ -565,7 +565,7 @@ describe('PreSkillShellCommand', () => {
 
   it("with a reviewer (SPEC §23), a skill's shell line its hook answers ask about goes to the reviewer, as every line that asks: its deny never runs it", async () => {
     const dir = markerDir();
-    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const home = markerDir('deepdesk-skill-home-');
     const skillDir = join(home, '.agents', 'skills', 'cleanup');
     mkdirSync(skillDir, { recursive: true });
     writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: cleanup\ndescription: Cleans up.\n---\n!`touch cleaned.txt`\n');

@@ -1,10 +1,10 @@
 // The hub against real servers: server-everything over stdio and streamable HTTP (and its
 // SSE transport through the fallback), server-filesystem, and the test server of __fixtures__.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { detectSandbox } from '../../sandbox';
 import { createTestHub, EVERYTHING, FILESYSTEM, httpEntry, startHttpServer, stdioEntry, TEST_SERVER, type HttpServerProcess, type TestHub } from './hub.test-support';
 
@@ -109,7 +109,9 @@ describe('McpHub over stdio', () => {
   });
 
   it('a call past its entry timeout ends with the timeout error and the server sees notifications/cancelled', async () => {
-    const log = join(mkdtempSync(join(tmpdir(), 'mcp-log-')), 'log');
+    const logDir = mkdtempSync(join(tmpdir(), 'mcp-log-'));
+    onTestFinished(() => rmSync(logDir, { recursive: true, force: true }));
+    const log = join(logDir, 'log');
     writeFileSync(log, '');
     t = createTestHub();
     // The timeout is every call's: long enough for the quick ones on a loaded machine.
@@ -123,7 +125,9 @@ describe('McpHub over stdio', () => {
   });
 
   it('Stop (the signal) cancels a running call: notifications/cancelled reaches the server', async () => {
-    const log = join(mkdtempSync(join(tmpdir(), 'mcp-log-')), 'log');
+    const logDir = mkdtempSync(join(tmpdir(), 'mcp-log-'));
+    onTestFinished(() => rmSync(logDir, { recursive: true, force: true }));
+    const log = join(logDir, 'log');
     writeFileSync(log, '');
     t = createTestHub();
     await t.hub.configure([stdioEntry('s', [TEST_SERVER], { env: { MCP_TEST_LOG: log } })], []);

@@ -1,10 +1,10 @@
 // MCP tools in the real agent loop: the scripted model server, real MCP servers (server-
 // everything and the test server over stdio), approval, modes, eviction, list_changed,
 // tool_search deferral and Stop.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createHarness, textOf, toolMessages, type Harness } from '../../agent/agent-harness.test-support';
 import { DEFAULT_RULES } from '../../agent/permissions/rules';
 import type { RecordedRequest } from '../../models/testing/scripted-server';
@@ -97,7 +97,9 @@ describe('MCP tools in the agent', () => {
   });
 
   it('Stop during an MCP call cancels it at the server (notifications/cancelled)', async () => {
-    const log = join(mkdtempSync(join(tmpdir(), 'mcp-log-')), 'log');
+    const logDir = mkdtempSync(join(tmpdir(), 'mcp-log-'));
+    onTestFinished(() => rmSync(logDir, { recursive: true, force: true }));
+    const log = join(logDir, 'log');
     writeFileSync(log, '');
     t = createTestHub();
     await t.hub.configure([stdioEntry('test', [TEST_SERVER], { env: { MCP_TEST_LOG: log } })], []);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { LocalBox, daemonLine } from './local-box';
 import { sleepingLine } from './left-running.test-support';
 
@@ -25,6 +25,7 @@ describe('LocalBox (the stand-ins’ sandbox)', () => {
   it('follows links inside the box, never to this machine’s files', async () => {
     const b = box();
     const secret = fs.mkdtempSync('/tmp/host-secret-');
+    onTestFinished(() => fs.rmSync(secret, { recursive: true, force: true }));
     fs.writeFileSync(`${secret}/key`, 'host');
     await b.exec(`ln -s ${secret}/key /home/user/link; ln -s /etc/hostname /home/user/sys`);
     expect(() => b.readFile('/home/user/link')).toThrow(/no such file/);
