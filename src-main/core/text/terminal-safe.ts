@@ -8,8 +8,11 @@
 
 import { invisiblePatternSource } from './invisible';
 
-/** Characters that change what a person sees without showing themselves. */
-const HIDDEN = new RegExp(invisiblePatternSource(), 'gu');
+/** Characters that change what a person sees without showing themselves (made at first need: ~1 ms of a command's start). */
+let hidden: RegExp | undefined;
+const hiddenPattern = (): RegExp => (hidden ??= new RegExp(invisiblePatternSource(), 'gu'));
+/** Text no terminal acts on and nothing hides in: printable ASCII, and newlines and tabs. */
+const PLAIN = /^[\x20-\x7e\n\t]*$/;
 
 /** The escape a hidden character is shown as: `\x1b`, `\u202e`, `\u{e0041}`. */
 export function visibleEscape(char: string): string {
@@ -21,14 +24,15 @@ export function visibleEscape(char: string): string {
 
 /** `text` with every control and invisible character shown as an escape; `\n` and `\t` kept unless `singleLine`. */
 export function terminalSafe(text: string, options: { singleLine?: boolean } = {}): string {
-  return text.replace(HIDDEN, (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visibleEscape(char)));
+  if (PLAIN.test(text) && (!options.singleLine || !/[\n\t]/.test(text))) return text;
+  return text.replace(hiddenPattern(), (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visibleEscape(char)));
 }
 
 /** A JSON string literal for `text` whose hidden characters are `\uXXXX` escapes (JSON's own short forms for controls). */
 function safeJsonString(text: string): string {
   let out = '';
   let last = 0;
-  for (const match of text.matchAll(HIDDEN)) {
+  for (const match of text.matchAll(hiddenPattern())) {
     out += JSON.stringify(text.slice(last, match.index)).slice(1, -1);
     const char = match[0];
     out += char.charCodeAt(0) < 0x20 ? JSON.stringify(char).slice(1, -1) : char.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
