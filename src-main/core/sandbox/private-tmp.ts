@@ -10,7 +10,7 @@ import { makeRunFolder } from './run-folders';
 import { realPathOf } from '../fs/real-path';
 import { runToEnd } from '../process/spawn';
 import { rmSync } from 'node:fs';
-import type { LayerTools } from './write-layer';
+import { PLAIN_OPTION_PATH, type LayerTools } from './write-layer';
 
 export interface TmpOverlay {
   /** The run's folder: the tmpfs is mounted over it in the namespace, so it stays empty here. */
@@ -19,9 +19,6 @@ export interface TmpOverlay {
   readonly view: string;
   wrap(file: string, args: string[]): { file: string; args: string[] };
 }
-
-/** A path overlay's options take as it is (their separators are ',' and ':'; '\\' escapes). */
-const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
 
 export function createTmpOverlay(tools: LayerTools): TmpOverlay | undefined {
   const dir = realPathOf(makeRunFolder('deepdesk-tmp-'));

@@ -59,7 +59,7 @@ export interface WriteLayer {
 }
 
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
-const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
+export const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
 
 /** The lower layer's path in a mount option: the folder itself, or a bind of it in the layer's folder. */
 function lowerOf(layer: { dir: string; projectDir: string }): string {
