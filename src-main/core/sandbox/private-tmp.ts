@@ -36,7 +36,7 @@ export function createTmpOverlay(tools: LayerTools): TmpOverlay | undefined {
 
 let probed: Promise<boolean> | undefined;
 
-/** Whether an overlay of /tmp with its upper layer in a tmpfs mounts here (user xattrs on tmpfs: Linux ≥ 6.6); asked once. */
+/** Whether an overlay of /tmp with its upper layer in a tmpfs mounts and takes a new name here; asked once. */
 export function tmpOverlayWorks(tools: LayerTools): Promise<boolean> {
   probed ??= (async () => {
     const overlay = createTmpOverlay(tools);
