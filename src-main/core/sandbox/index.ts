@@ -56,7 +56,7 @@ import { seccompFilter, withPrelude } from './seccomp';
 import { withStatusReport } from '../process/status-report';
 import { launcherFile } from './launcher-files';
 import { makeRunFolder, makeSocketFolder, removeRunFolder, removeRunFolderLater, runFoldersDir, sweepUnnamedProxyFoldersOnce } from './run-folders';
-import { createTmpOverlay, tmpOverlayWorks, type TmpOverlay } from './private-tmp';
+import { createTmpOverlay, mountsBelowTmp, tmpOverlayWorks, type TmpOverlay } from './private-tmp';
 import { createWriteLayer, discardLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -262,7 +262,7 @@ class OsSandbox implements Sandbox {
   /** A private /tmp's overlay, where one mounts here (else bwrap.ts binds the host's entries one by one). */
   private async tmpOverlay(): Promise<TmpOverlay | undefined> {
     const tools = await writeLayerTools();
-    return tools && (await tmpOverlayWorks(tools)) ? createTmpOverlay(tools) : undefined;
+    return tools && !mountsBelowTmp() && (await tmpOverlayWorks(tools)) ? createTmpOverlay(tools) : undefined;
   }
 
   private async prepareRun(spec: CommandSpec, options: PrepareOptions, resolved: ResolvedPolicy, layer: WriteLayer | undefined, tmpOverlay: TmpOverlay | undefined): Promise<PreparedCommand> {

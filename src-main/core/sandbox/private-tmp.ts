@@ -9,7 +9,7 @@
 import { makeRunFolder } from './run-folders';
 import { realPathOf } from '../fs/real-path';
 import { runToEnd } from '../process/spawn';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { PLAIN_OPTION_PATH, type LayerTools } from './write-layer';
 
 export interface TmpOverlay {
@@ -32,6 +32,21 @@ export function createTmpOverlay(tools: LayerTools): TmpOverlay | undefined {
     view,
     wrap: (file, args) => ({ file: tools.overlayExec, args: ['--tmpfs', dir, '', '', 'rw', `lowerdir=/tmp,upperdir=${dir}/upper,workdir=${dir}/work,userxattr`, view, file, ...args] }),
   };
+}
+
+/**
+ * Whether something is mounted below /tmp (a small disk, an AppImage's FUSE mount): the kernel
+ * then refuses /tmp as an overlay's lower layer in a user namespace (the mounts below it are
+ * locked there), so the host's entries are bound one by one instead.
+ */
+export function mountsBelowTmp(mountinfo = (): string => readFileSync('/proc/self/mountinfo', 'utf8')): boolean {
+  try {
+    return mountinfo()
+      .split('\n')
+      .some((line) => line.split(' ')[4]?.startsWith('/tmp/') === true);
+  } catch {
+    return true;
+  }
 }
 
 let probed: Promise<boolean> | undefined;
