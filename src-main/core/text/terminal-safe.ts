@@ -11,8 +11,9 @@ import { invisiblePatternSource } from './invisible';
 /** Characters that change what a person sees without showing themselves (made at first need: ~1 ms of a command's start). */
 let hidden: RegExp | undefined;
 const hiddenPattern = (): RegExp => (hidden ??= new RegExp(invisiblePatternSource(), 'gu'));
-/** Text no terminal acts on and nothing hides in: printable ASCII, and newlines and tabs. */
+/** Text no terminal acts on and nothing hides in: printable ASCII, with or without newlines and tabs. */
 const PLAIN = /^[\x20-\x7e\n\t]*$/;
+const PLAIN_LINE = /^[\x20-\x7e]*$/;
 
 /** The escape a hidden character is shown as: `\x1b`, `\u202e`, `\u{e0041}`. */
 export function visibleEscape(char: string): string {
@@ -24,7 +25,7 @@ export function visibleEscape(char: string): string {
 
 /** `text` with every control and invisible character shown as an escape; `\n` and `\t` kept unless `singleLine`. */
 export function terminalSafe(text: string, options: { singleLine?: boolean } = {}): string {
-  if (PLAIN.test(text) && (!options.singleLine || !/[\n\t]/.test(text))) return text;
+  if ((options.singleLine ? PLAIN_LINE : PLAIN).test(text)) return text;
   return text.replace(hiddenPattern(), (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visibleEscape(char)));
 }
 
