@@ -306,6 +306,113 @@ describe('New thread', () => {
   });
 });
 
+/**
+ * A window whose first thread is being made until `release()`: the host's answer to
+ * `threads.create` is held. `gateReads`: each file the page reads is handed over only once the
+ * thread is shown (in the commit that shows it, before that commit's passive effects).
+ */
+async function openMakingFirst(url: string, gateReads = false): Promise<{ page: Page; release(): void }> {
+  const context = await session.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  cleanups.push(() => context.close());
+  const creates = new Set<unknown>();
+  let held: Array<() => void> | null = [];
+  await context.routeWebSocket(/.*/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: string }) : undefined;
+      if (call?.method === 'threads.create') creates.add(call.id);
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      const frame = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
+      if (held !== null && frame?.id !== undefined && creates.has(frame.id)) held.push(() => ws.send(m));
+      else ws.send(m);
+    });
+  });
+  if (gateReads) {
+    await context.addInitScript(() => {
+      const reads: Array<() => void> = [];
+      let shown = false;
+      (window as unknown as { heldReads: () => number }).heldReads = () => reads.length;
+      const readAsDataURL = FileReader.prototype.readAsDataURL;
+      FileReader.prototype.readAsDataURL = function (this: FileReader, blob: Blob) {
+        const reader = new FileReader();
+        reader.onload = () => {
+          const hand = (): void => {
+            Object.defineProperty(this, 'result', { value: reader.result });
+            this.onload?.call(this, new ProgressEvent('load') as ProgressEvent<FileReader>);
+          };
+          if (shown) hand();
+          else reads.push(hand);
+        };
+        readAsDataURL.call(reader, blob);
+      };
+      // The heading names the thread in the commit that opens it; an observer's callback runs
+      // right after that commit's changes, before React's passive effects.
+      new MutationObserver(() => {
+        if (shown || document.querySelector('h1.thread-heading')?.getAttribute('title') !== 'Untitled thread') return;
+        shown = true;
+        for (const hand of reads.splice(0)) hand();
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['title'], childList: true });
+    });
+  }
+  const page = await context.newPage();
+  await page.goto(url);
+  await messageBox(page).waitFor();
+  await poll(() => creates.size).toBe(1);
+  return {
+    page,
+    release: () => {
+      for (const answer of held?.splice(0) ?? []) answer();
+      held = null;
+    },
+  };
+}
+
+describe('before the window’s first thread is made', () => {
+  it('what is typed and pasted then, read as the thread opens, goes to it and is sent with the first message', { timeout: 90_000 }, async () => {
+    const serve = await session.serve({ script: [{ text: 'A picture and a question.' }] });
+    const { page, release } = await openMakingFirst(serve.url, true);
+    await messageBox(page).fill('what is this?');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+    await page.evaluate((base64) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'dot.png', { type: 'image/png' }));
+      document.querySelector('textarea[aria-label="Message"]')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+    }, png.toString('base64'));
+    await poll(() => page.evaluate(() => (window as unknown as { heldReads: () => number }).heldReads())).toBe(1);
+    release();
+    await poll(() => pendingFiles(page).allInnerTexts()).toEqual([expect.stringContaining('dot.png')]);
+    await poll(() => page.locator('h1.thread-heading').getAttribute('title')).toBe('Untitled thread');
+    expect(await messageBox(page).inputValue()).toBe('what is this?');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('A picture and a question.').waitFor({ timeout: 60_000 });
+    const user = (serve.model.requests[0]!.messages as Array<{ role: string; content: unknown }>).findLast((m) => m.role === 'user')!;
+    const parts = user.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+    expect(parts.some((p) => p.type === 'image_url' && p.image_url?.url === `data:image/png;base64,${png.toString('base64')}`)).toBe(true);
+    expect(parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n')).toContain('what is this?');
+  });
+
+  it('New thread pressed then: the first thread keeps the draft and its file, and the new one opens empty', { timeout: 90_000 }, async () => {
+    const serve = await session.serve();
+    const { page, release } = await openMakingFirst(serve.url);
+    await messageBox(page).fill('typed before any thread');
+    await attach(page, 'early.txt');
+    await threadList(page).getByRole('button', { name: 'New thread' }).press('Enter');
+    release();
+    await poll(() => threadList(page).locator('.thread-select').count()).toBe(2);
+    await poll(() => messageBox(page).inputValue()).toBe('');
+    expect(await pendingFiles(page).count()).toBe(0);
+    const rows = threadList(page).locator('.thread-select');
+    await poll(() => rows.evaluateAll((all) => all.map((row) => row.getAttribute('aria-current')).filter((c) => c === 'true').length)).toBe(1);
+    const other = rows.nth(await rows.evaluateAll((all) => all.findIndex((row) => row.getAttribute('aria-current') !== 'true')));
+    await other.click();
+    await poll(() => other.getAttribute('aria-current')).toBe('true');
+    await poll(() => messageBox(page).inputValue()).toBe('typed before any thread');
+    expect(await pendingFiles(page).allInnerTexts()).toEqual([expect.stringContaining('early.txt')]);
+  });
+});
+
 const TITLES = [
   'Why does test_rounding fail on Python 3.12 with the new Decimal context',
   'Add a --dry-run flag to the release script',

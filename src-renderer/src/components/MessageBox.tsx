@@ -46,13 +46,13 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   const textarea = useRef<HTMLTextAreaElement>(null);
   const focusBox = (): void => textarea.current?.focus();
   const [text, setText] = useState(() => loadDraft(focusKey));
-  /** The thread whose box the effects last saw (files attached before any thread follow it). */
+  /** The thread whose box the effects last saw (none while the window's first one is made). */
   const draftOf = useRef(focusKey);
   // Where the caret goes once a text set by the box itself is in the page: placed right after
   // the commit, before the next key is handled (a frame later would move it back past keys
   // typed meanwhile).
   const pendingCaret = useRef<number | null>(null);
-  const attachments = useAttachments(focusKey, draftOf, focusBox);
+  const attachments = useAttachments(focusKey, focusBox);
   const files = attachments.files;
   const put = (next: string, caret: number): void => {
     pendingCaret.current = caret;
@@ -75,7 +75,6 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
     setShownKey(focusKey);
     if (shownKey === null) {
       setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
-      attachments.adoptEarly(focusKey);
     } else {
       setText(loadDraft(focusKey));
       suggestions.closeMention();

@@ -76,7 +76,8 @@ export function useMessageQueue({ threadId, select, state, dispatch, current, lo
   useEffect(() => {
     if (threadId !== null) creating.current = null;
   }, [threadId]);
-  const createThread = useCallback(() => {
+  const createThread = useCallback((another = false) => {
+    if (another) creating.current = null;
     creating.current ??= api.safe('threads.create', {}).then((made) => {
       if (made === undefined) creating.current = null;
       return made;

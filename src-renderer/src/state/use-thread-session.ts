@@ -18,8 +18,11 @@ export interface ThreadSession {
   select(threadId: string | null): void;
   /** Opens `threadId` unless a thread was opened meanwhile (e.g. a message sent while it was being made). */
   selectIfNone(threadId: string): void;
-  /** Makes a new thread; while one is being made, that one (a message sent then goes to it, not to a second). */
-  createThread(): Promise<{ id: string } | undefined>;
+  /**
+   * Makes a new thread; while one is being made, that one (a message sent then goes to it, not
+   * to a second). `another`: the one just made is open, and this is to be another.
+   */
+  createThread(another?: boolean): Promise<{ id: string } | undefined>;
   /** Sends a message, creating a thread first when none is open. */
   send(text: string, attachments?: readonly PendingFile[]): Promise<boolean>;
   stop(): Promise<void>;

@@ -1,7 +1,7 @@
 // Files pasted, dropped or picked (Attach files) into the message box, kept by thread while
 // the window is open, and why those that could not be attached were not.
 
-import { useRef, useState, type RefObject } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { addFiles, type PendingFile } from '../../lib/pending-files';
 import { IconButton } from '../Icon';
 
@@ -17,8 +17,6 @@ interface Attachments {
   button: React.JSX.Element;
   problems: React.JSX.Element | null;
   remove(id: string): void;
-  /** The files attached before any thread was open go to the thread `key`, which opened. */
-  adoptEarly(key: string | null): void;
   /** The files of `key` are being sent; `restore` puts them back if sending failed. */
   clear(key: string | null): void;
   restore(key: string | null, sent: Files): void;
@@ -26,8 +24,7 @@ interface Attachments {
 
 const carriesFiles = (event: React.DragEvent): boolean => [...event.dataTransfer.types].includes('Files');
 
-/** `draftOf`: the thread whose box the effects last saw (files attached before any thread follow it). */
-export function useAttachments(focusKey: string | null, draftOf: RefObject<string | null>, focusBox: () => void): Attachments {
+export function useAttachments(focusKey: string | null, focusBox: () => void): Attachments {
   /** Files waiting to be sent, by thread ('' before one is open). */
   const [byThread, setByThread] = useState<Readonly<Record<string, Files>>>({});
   const setFiles = (key: string | null, update: (files: Files) => Files): void => setByThread((all) => ({ ...all, [key ?? '']: update(all[key ?? ''] ?? []) }));
@@ -37,15 +34,22 @@ export function useAttachments(focusKey: string | null, draftOf: RefObject<strin
   /** Files are being dragged over the box. */
   const [dropping, setDropping] = useState(false);
 
+  // Files attached while no thread was open (the first one, or a new one, still being made)
+  // belong to the thread that opens: moved in the commit that shows it, or in the one that
+  // shows them if they were read only after it opened. Decided by the state, not by which
+  // came first, so no interleaving of the read and the opening loses them.
+  const early = byThread[''] ?? [];
+  useLayoutEffect(() => {
+    if (focusKey === null || early.length === 0) return;
+    setByThread(({ '': moved = [], ...rest }) => ({ ...rest, [focusKey]: [...(rest[focusKey] ?? []), ...moved] }));
+  }, [focusKey, early]);
+
   const attach = (list: readonly File[], refocus = true): void => {
     const key = focusKey;
     if (list.length > 0) {
       void addFiles(byThread[key ?? ''] ?? [], list).then((added) => {
-        // Attached before the first thread opened: they go to the thread that opened meanwhile
-        // (the move of early files has already run by then, and would not see these).
-        const target = key === null ? draftOf.current : key;
         // Read against the files there were: the ones added meanwhile stay.
-        setFiles(target, (now) => [...now, ...added.files.filter((f) => !now.some((n) => n.id === f.id))]);
+        setFiles(key, (now) => [...now, ...added.files.filter((f) => !now.some((n) => n.id === f.id))]);
         setProblems(added.problems);
       });
     }
@@ -53,7 +57,8 @@ export function useAttachments(focusKey: string | null, draftOf: RefObject<strin
   };
 
   return {
-    files: byThread[focusKey ?? ''] ?? [],
+    // Early files are the open thread's from the render that opens it, before they are moved.
+    files: focusKey === null ? early : [...(byThread[focusKey] ?? []), ...early],
     dropZone: {
       'data-dropping': dropping ? '' : undefined,
       onDragOver: (event) => {
@@ -107,7 +112,6 @@ export function useAttachments(focusKey: string | null, draftOf: RefObject<strin
       setFiles(focusKey, (now) => now.filter((f) => f.id !== id));
       focusBox();
     },
-    adoptEarly: (key) => setByThread(({ '': early = [], ...rest }) => ({ ...rest, [key ?? '']: [...(rest[key ?? ''] ?? []), ...early] })),
     clear: (key) => {
       setFiles(key, () => []);
       setProblems([]);

@@ -7,7 +7,7 @@ import { needYouCount } from '../../lib/agents';
 import { focusMessageBox } from '../../lib/focus';
 import { pageTitle } from '../../lib/page-title';
 import { useAgents } from '../../state/agents-context';
-import { hasDraft } from '../../state/drafts';
+import { draftOnceShown, hasDraft } from '../../state/drafts';
 import { useApi } from '../../state/use-api';
 import { usePageLooking } from '../../state/use-page-looking';
 import type { ThreadSession } from '../../state/use-thread-session';
@@ -47,13 +47,16 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
     // draft there, the new thread starts empty beside it; without, the first one is the new one.
     // Only while it is made: a click as the list loads (its most recent thread chosen, not yet
     // open) makes a new thread, not waits for one that is not coming.
+    let another = false;
     if (threadId === null && !startup && makingFirst.current) {
       const first = await createThread();
       if (!first) return;
+      // Asked before it opens: the box's note as it shows the first thread answers.
+      const drafted = draftOnceShown(first.id);
       selectIfNone(first.id);
       void refreshThreads();
-      await afterPaint();
-      if (!hasDraft(first.id)) return;
+      if (!(await drafted)) return;
+      another = true;
     } else if (currentEmpty && threadId !== null && !hasDraft(threadId)) {
       // An empty thread is already a new thread: don't pile up empty ones. Unless a draft was
       // typed in it: that stays there, and the new thread starts empty.
@@ -66,7 +69,7 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
     // From the click on, what is typed belongs to the thread that opens, not to the one left
     // (the message box gives what was typed while no thread was open to the one that opens).
     select(null);
-    const created = await createThread();
+    const created = await createThread(another);
     if (created) {
       selectIfNone(created.id);
       void refreshThreads();
@@ -132,9 +135,4 @@ export function useOpenThread(info: AppInfo, session: ThreadSession, list: Retur
   }, [currentSummary, syncRunning]);
 
   return { threads, currentSummary, title, backTo: backTo?.from === threadId ? backTo : null, openThread, newThread };
-}
-
-/** Once the window has drawn what was set before (its effects have run). */
-function afterPaint(): Promise<void> {
-  return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
