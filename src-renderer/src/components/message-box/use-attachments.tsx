@@ -6,6 +6,7 @@ import { addFiles, type PendingFile } from '../../lib/pending-files';
 import { IconButton } from '../Icon';
 
 type Files = readonly PendingFile[];
+const NO_FILES: Files = [];
 
 interface Attachments {
   /** The open thread's files. */
@@ -38,7 +39,7 @@ export function useAttachments(focusKey: string | null, focusBox: () => void): A
   // belong to the thread that opens: moved in the commit that shows it, or in the one that
   // shows them if they were read only after it opened. Decided by the state, not by which
   // came first, so no interleaving of the read and the opening loses them.
-  const early = byThread[''] ?? [];
+  const early = byThread[''] ?? NO_FILES;
   useLayoutEffect(() => {
     if (focusKey === null || early.length === 0) return;
     setByThread(({ '': moved = [], ...rest }) => ({ ...rest, [focusKey]: [...(rest[focusKey] ?? []), ...moved] }));
@@ -58,7 +59,7 @@ export function useAttachments(focusKey: string | null, focusBox: () => void): A
 
   return {
     // Early files are the open thread's from the render that opens it, before they are moved.
-    files: focusKey === null ? early : [...(byThread[focusKey] ?? []), ...early],
+    files: focusKey === null || early.length === 0 ? (byThread[focusKey ?? ''] ?? NO_FILES) : [...(byThread[focusKey] ?? NO_FILES), ...early],
     dropZone: {
       'data-dropping': dropping ? '' : undefined,
       onDragOver: (event) => {
