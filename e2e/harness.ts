@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { chromiumPath } from '../scripts/test-setup/system-tools';
@@ -169,6 +169,83 @@ export async function openApp(browser: Browser, url: string, options: OpenAppOpt
     await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 60_000 });
   }
   return page;
+}
+
+/** A socket frame as JSON (undefined when it is not). */
+export function frameOf<T>(m: string | Buffer): T | undefined {
+  try {
+    return typeof m === 'string' ? (JSON.parse(m) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RelayOptions {
+  holding?: boolean;
+  refuseFirst?: boolean;
+  sendAfterLoad?: boolean;
+  /** Run in the page before its own scripts. */
+  init?: () => void;
+}
+
+/** The host's answers to `threads.create`, held back while `holding`. */
+export interface CreatesGate {
+  creates: unknown[];
+  held: Array<() => void>;
+  holding: boolean;
+  release(): void;
+}
+
+/**
+ * Opens `url` in a context of its own and relays its socket, holding the host's answers to `threads.create` back while
+ * `holding` (the first one is refused instead, when `refuseFirst`). With `sendAfterLoad` a
+ * `threads.send` reaches the host only after an answer to `threads.get` has reached the page.
+ */
+export async function openRelayingCreates(browser: Browser, url: string, { holding = true, refuseFirst = false, sendAfterLoad = false, init }: RelayOptions = {}): Promise<{ context: BrowserContext; page: Page; gate: CreatesGate }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const gate: CreatesGate = {
+    creates: [],
+    held: [],
+    holding,
+    release(): void {
+      gate.holding = false;
+      for (const answer of gate.held.splice(0)) answer();
+    },
+  };
+  let refuse = refuseFirst;
+  const parse = (m: string | Buffer) => frameOf<{ id?: unknown; method?: unknown }>(m);
+  const gets: unknown[] = [];
+  let sends: Array<() => void> | undefined = sendAfterLoad ? [] : undefined;
+  await context.routeWebSocket(/.*/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const call = parse(m);
+      if (call?.method === 'threads.create') gate.creates.push(call.id);
+      if (call?.method === 'threads.get') gets.push(call.id);
+      if (call?.method === 'threads.send' && sends !== undefined) sends.push(() => server.send(m));
+      else server.send(m);
+    });
+    server.onMessage((m) => {
+      const id = parse(m)?.id;
+      if (gets.includes(id) && sends !== undefined) {
+        ws.send(m);
+        for (const send of sends) send();
+        sends = undefined;
+      } else if (id === undefined || !gate.creates.includes(id)) ws.send(m);
+      else if (refuse) {
+        refuse = false;
+        ws.send(JSON.stringify({ id, error: { message: 'the thread store is full', code: 'failed' } }));
+      } else if (gate.holding) gate.held.push(() => ws.send(m));
+      else ws.send(m);
+    });
+  });
+  if (init) await context.addInitScript(init);
+  const page = await context.newPage();
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  await page.goto(url);
+  return { context, page, gate };
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, printFailedPages, repo, screenshot, startServe, toolCard, type ServeHandle } from './harness';
+import { frameOf, launchBrowser, openRelayingCreates, printFailedPages, repo, screenshot, startServe, toolCard, type CreatesGate, type RelayOptions, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -53,15 +53,6 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
-/** A socket frame as JSON (undefined when it is not). */
-function frameOf<T>(m: string | Buffer): T | undefined {
-  try {
-    return typeof m === 'string' ? (JSON.parse(m) as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Three writes in one step (asked about together), then `text`. */
 const threeWrites = (text: string): ScriptStep[] => [
   {
@@ -74,55 +65,11 @@ const threeWrites = (text: string): ScriptStep[] => [
   { text },
 ];
 
-/**
- * Opens `url` in a context of its own and relays its socket, holding the host's answers to `threads.create` back while
- * `holding` (the first one is refused instead, when `refuseFirst`). With `sendAfterLoad` a
- * `threads.send` reaches the host only after an answer to `threads.get` has reached the page.
- */
-async function openRelayingCreates(url: string, { holding = true, refuseFirst = false, sendAfterLoad = false } = {}) {
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const gate = {
-    creates: [] as unknown[],
-    held: [] as Array<() => void>,
-    holding,
-    release(): void {
-      gate.holding = false;
-      for (const answer of gate.held.splice(0)) answer();
-    },
-  };
-  let refuse = refuseFirst;
-  const parse = (m: string | Buffer) => frameOf<{ id?: unknown; method?: unknown }>(m);
-  const gets: unknown[] = [];
-  let sends: Array<() => void> | undefined = sendAfterLoad ? [] : undefined;
-  await context.routeWebSocket(/.*/, (ws) => {
-    const server = ws.connectToServer();
-    ws.onMessage((m) => {
-      const call = parse(m);
-      if (call?.method === 'threads.create') gate.creates.push(call.id);
-      if (call?.method === 'threads.get') gets.push(call.id);
-      if (call?.method === 'threads.send' && sends !== undefined) sends.push(() => server.send(m));
-      else server.send(m);
-    });
-    server.onMessage((m) => {
-      const id = parse(m)?.id;
-      if (gets.includes(id) && sends !== undefined) {
-        ws.send(m);
-        for (const send of sends) send();
-        sends = undefined;
-      } else if (id === undefined || !gate.creates.includes(id)) ws.send(m);
-      else if (refuse) {
-        refuse = false;
-        ws.send(JSON.stringify({ id, error: { message: 'the thread store is full', code: 'failed' } }));
-      } else if (gate.holding) gate.held.push(() => ws.send(m));
-      else ws.send(m);
-    });
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  await page.goto(url);
-  return { page, gate };
+/** openRelayingCreates in this file's context (closed after each test). */
+async function openRelaying(url: string, options: RelayOptions = {}): Promise<{ page: Page; gate: CreatesGate }> {
+  const opened = await openRelayingCreates(browser, url, options);
+  context = opened.context;
+  return opened;
 }
 
 async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
@@ -522,7 +469,7 @@ describe('conversation', () => {
   it('a message sent while the window’s first thread is still being made goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     // The answers to threads.create are held back until the message has been sent.
-    const { page, gate } = await openRelayingCreates(serve.url);
+    const { page, gate } = await openRelaying(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     // The window makes its first thread (there is none): its answer has not come yet.
     await poll(() => gate.held.length).toBe(1);
@@ -537,7 +484,7 @@ describe('conversation', () => {
 
   it('a message sent when the first thread is made but not yet open goes to that thread: one thread, not two', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
-    const { page, gate } = await openRelayingCreates(serve.url);
+    const { page, gate } = await openRelaying(serve.url);
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there');
     await poll(() => gate.held.length).toBe(1);
     // Send is pressed in the same task as the answer to threads.create, once what it resolves
@@ -567,7 +514,7 @@ describe('conversation', () => {
   it('a message sent in the moment its thread opens shows in it and is not kept as its draft', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     // The message reaches the host after the thread's first load: it must still show.
-    const { page, gate } = await openRelayingCreates(serve.url, { sendAfterLoad: true });
+    const { page, gate } = await openRelaying(serve.url, { sendAfterLoad: true });
     const message = page.getByRole('textbox', { name: 'Message', exact: true });
     await message.fill('Hello there');
     await poll(() => gate.held.length).toBe(1);
@@ -590,7 +537,7 @@ describe('conversation', () => {
   it('a creation the host refused, or one that ended with another thread open, is never handed to a later message or New thread', async () => {
     serve = await startServe({ script: [{ text: 'Answered.' }] });
     // The host fails the window's first creation.
-    const { page, gate } = await openRelayingCreates(serve.url, { holding: false, refuseFirst: true });
+    const { page, gate } = await openRelaying(serve.url, { holding: false, refuseFirst: true });
     await page.getByText('the thread store is full').waitFor({ timeout: 60_000 });
     expect(gate.creates).toHaveLength(1);
 

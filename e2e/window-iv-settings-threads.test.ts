@@ -14,7 +14,7 @@ import { ThreadStore } from '../src-main/app/threads/thread-store';
 import { openDatabase } from '../src-main/core/backends/store/store';
 import { newThreadState } from '../src-main/core/agent/types';
 import { auditEveryWay, describeViolations } from './axe';
-import { heldServerArgs, openApp, repo, screenshot, useE2ESession } from './harness';
+import { heldServerArgs, openApp, openRelayingCreates, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -307,72 +307,48 @@ describe('New thread', () => {
 });
 
 /**
- * A window whose first thread is being made until `release()`: the host's answer to
- * `threads.create` is held. `gateReads`: each file the page reads is handed over only once the
- * thread is shown (in the commit that shows it, before that commit's passive effects).
+ * Each file the page reads is handed over only once the window's first thread is shown: in the
+ * commit that shows it, before that commit's passive effects.
  */
-async function openMakingFirst(url: string, gateReads = false): Promise<{ page: Page; release(): void }> {
-  const context = await session.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  cleanups.push(() => context.close());
-  const creates = new Set<unknown>();
-  let held: Array<() => void> | null = [];
-  await context.routeWebSocket(/.*/, (ws) => {
-    const server = ws.connectToServer();
-    ws.onMessage((m) => {
-      const call = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: string }) : undefined;
-      if (call?.method === 'threads.create') creates.add(call.id);
-      server.send(m);
-    });
-    server.onMessage((m) => {
-      const frame = typeof m === 'string' ? (JSON.parse(m) as { id?: unknown }) : undefined;
-      if (held !== null && frame?.id !== undefined && creates.has(frame.id)) held.push(() => ws.send(m));
-      else ws.send(m);
-    });
-  });
-  if (gateReads) {
-    await context.addInitScript(() => {
-      const reads: Array<() => void> = [];
-      let shown = false;
-      (window as unknown as { heldReads: () => number }).heldReads = () => reads.length;
-      const readAsDataURL = FileReader.prototype.readAsDataURL;
-      FileReader.prototype.readAsDataURL = function (this: FileReader, blob: Blob) {
-        const reader = new FileReader();
-        reader.onload = () => {
-          const hand = (): void => {
-            Object.defineProperty(this, 'result', { value: reader.result });
-            this.onload?.call(this, new ProgressEvent('load') as ProgressEvent<FileReader>);
-          };
-          if (shown) hand();
-          else reads.push(hand);
-        };
-        readAsDataURL.call(reader, blob);
+function holdReadsUntilThreadShown(): void {
+  const reads: Array<() => void> = [];
+  let shown = false;
+  (window as unknown as { heldReads: () => number }).heldReads = () => reads.length;
+  const readAsDataURL = FileReader.prototype.readAsDataURL;
+  FileReader.prototype.readAsDataURL = function (this: FileReader, blob: Blob) {
+    const reader = new FileReader();
+    reader.onload = () => {
+      const hand = (): void => {
+        Object.defineProperty(this, 'result', { value: reader.result });
+        this.onload?.call(this, new ProgressEvent('load') as ProgressEvent<FileReader>);
       };
-      // The heading names the thread in the commit that opens it; an observer's callback runs
-      // right after that commit's changes, before React's passive effects.
-      new MutationObserver(() => {
-        if (shown || document.querySelector('h1.thread-heading')?.getAttribute('title') !== 'Untitled thread') return;
-        shown = true;
-        for (const hand of reads.splice(0)) hand();
-      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['title'], childList: true });
-    });
-  }
-  const page = await context.newPage();
-  await page.goto(url);
-  await messageBox(page).waitFor();
-  await poll(() => creates.size).toBe(1);
-  return {
-    page,
-    release: () => {
-      for (const answer of held?.splice(0) ?? []) answer();
-      held = null;
-    },
+      if (shown) hand();
+      else reads.push(hand);
+    };
+    readAsDataURL.call(reader, blob);
   };
+  // The heading names the thread in the commit that opens it; an observer's callback runs
+  // right after that commit's changes, before React's passive effects.
+  new MutationObserver(() => {
+    if (shown || document.querySelector('h1.thread-heading')?.getAttribute('title') !== 'Untitled thread') return;
+    shown = true;
+    for (const hand of reads.splice(0)) hand();
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['title'], childList: true });
+}
+
+/** A window whose first thread is being made until `release()` (the host's answer to `threads.create` is held). */
+async function openMakingFirst(url: string, init?: () => void): Promise<{ page: Page; release(): void }> {
+  const { context, page, gate } = await openRelayingCreates(session.browser, url, { init });
+  cleanups.push(() => context.close());
+  await messageBox(page).waitFor();
+  await poll(() => gate.creates.length).toBe(1);
+  return { page, release: () => gate.release() };
 }
 
 describe('before the window’s first thread is made', () => {
   it('what is typed and pasted then, read as the thread opens, goes to it and is sent with the first message', { timeout: 90_000 }, async () => {
     const serve = await session.serve({ script: [{ text: 'A picture and a question.' }] });
-    const { page, release } = await openMakingFirst(serve.url, true);
+    const { page, release } = await openMakingFirst(serve.url, holdReadsUntilThreadShown);
     await messageBox(page).fill('what is this?');
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
     await page.evaluate((base64) => {
